@@ -1,0 +1,92 @@
+// See bench_runner.h.
+#include "bench/bench_runner.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+
+namespace dst::bench {
+
+namespace {
+
+// Console output as usual, plus the numbers the summary needs.
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || run.iterations == 0) continue;
+      const std::string name = run.benchmark_name();
+      ns_per_iteration_[name] = run.GetAdjustedRealTime() * multiplier(run.time_unit);
+      for (const auto& [key, counter] : run.counters) counters_[name + ":" + key] = counter.value;
+    }
+  }
+
+  void print_summary() const {
+    std::printf("\nsummary (goals from issue #2):\n");
+    print_ns("fiber switch round trip", "sim/fiber_switch_round_trip", 40.0);
+    print_ns("raw Boost.Context round trip", "sim/raw_context_round_trip", 0);
+    print_rate("scheduler events", "sim/scheduler_events", 5e6);
+    print_rate("fiber sleep events", "sim/fiber_sleep_events", 0);
+    print_rate("network datagrams", "sim/network_datagrams", 0);
+    print_rate("network stream messages", "sim/network_stream_messages", 0);
+    auto it = counters_.find("sim/demo_world_10s:virtual_s_per_wall_s");
+    if (it != counters_.end()) {
+      std::printf("  %-30s %12.0f virtual s per wall s\n", "demo world", it->second);
+    }
+  }
+
+ private:
+  static double multiplier(benchmark::TimeUnit unit) {
+    switch (unit) {
+      case benchmark::kNanosecond: return 1;
+      case benchmark::kMicrosecond: return 1e3;
+      case benchmark::kMillisecond: return 1e6;
+      case benchmark::kSecond: return 1e9;
+    }
+    return 1;
+  }
+  void print_ns(const char* label, const std::string& name, double goal_max) const {
+    auto it = ns_per_iteration_.find(name);
+    if (it == ns_per_iteration_.end()) return;
+    std::printf("  %-30s %12.1f ns", label, it->second);
+    if (goal_max > 0) std::printf("   (goal <= %.0f ns: %s)", goal_max, it->second <= goal_max ? "met" : "NOT met");
+    std::printf("\n");
+  }
+  void print_rate(const char* label, const std::string& name, double goal_min) const {
+    auto it = ns_per_iteration_.find(name);
+    if (it == ns_per_iteration_.end()) return;
+    const double per_second = 1e9 / it->second;
+    std::printf("  %-30s %12.2f M/s", label, per_second / 1e6);
+    if (goal_min > 0) {
+      std::printf("   (goal >= %.0f M/s: %s)", goal_min / 1e6, per_second >= goal_min ? "met" : "NOT met");
+    }
+    std::printf("\n");
+  }
+
+  std::map<std::string, double> ns_per_iteration_;
+  std::map<std::string, double> counters_;
+};
+
+}  // namespace
+
+int run_benchmarks(const std::string& prefix, const std::vector<std::string>& args) {
+  std::vector<std::string> storage = {"dst-bench", "--benchmark_filter=^" + prefix + "/"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : storage) argv.push_back(s.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
+  SummaryReporter reporter;
+  const size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (ran == 0) {
+    std::fprintf(stderr, "dst bench: no benchmark matches '%s'\n", prefix.c_str());
+    return 2;
+  }
+  reporter.print_summary();
+  return 0;
+}
+
+}  // namespace dst::bench

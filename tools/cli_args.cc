@@ -1,0 +1,128 @@
+// See cli_args.h.
+#include "tools/cli_args.h"
+
+#include <charconv>
+
+#include "sim/time.h"
+
+namespace dst::cli {
+
+Args::Args(std::string command, std::vector<std::string> argv)
+    : command_(std::move(command)), argv_(std::move(argv)) {
+  flag("help", "show this help");
+}
+
+void Args::flag(const std::string& name, const std::string& help) { specs_[name] = Spec{false, "", help}; }
+
+void Args::option(const std::string& name, const std::string& value_name, const std::string& help) {
+  specs_[name] = Spec{true, value_name, help};
+}
+
+void Args::positional(const std::string& name, const std::string& help, bool optional) {
+  positional_specs_.push_back(PositionalSpec{name, help, optional});
+}
+
+Status Args::parse() {
+  size_t next_positional = 0;
+  for (size_t i = 0; i < argv_.size(); ++i) {
+    const std::string& a = argv_[i];
+    if (a == "--") {
+      passthrough_.assign(argv_.begin() + static_cast<long>(i) + 1, argv_.end());
+      break;
+    }
+    if (a == "-h") {
+      values_["help"] = "";
+      continue;
+    }
+    if (a.size() > 1 && a[0] == '-' && a[1] != '-') {
+      return Status(StatusCode::kInvalidArgument,
+                    command_ + ": unknown option '" + a + "' (options are spelled --name)");
+    }
+    if (a.rfind("--", 0) == 0) {
+      std::string name = a.substr(2), inline_value;
+      const size_t eq = name.find('=');
+      const bool has_inline = eq != std::string::npos;
+      if (has_inline) {
+        inline_value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      }
+      auto it = specs_.find(name);
+      if (it == specs_.end()) {
+        return Status(StatusCode::kInvalidArgument, command_ + ": unknown option '--" + name + "'");
+      }
+      if (!it->second.takes_value) {
+        if (has_inline) return Status(StatusCode::kInvalidArgument, command_ + ": --" + name + " takes no value");
+        values_[name] = "";
+      } else if (has_inline) {
+        values_[name] = inline_value;
+      } else if (i + 1 < argv_.size() && argv_[i + 1].rfind("--", 0) != 0) {
+        values_[name] = argv_[++i];
+      } else {
+        return Status(StatusCode::kInvalidArgument,
+                      command_ + ": --" + name + " expects a value (" + it->second.value_name + ")");
+      }
+      continue;
+    }
+    if (next_positional >= positional_specs_.size()) {
+      return Status(StatusCode::kInvalidArgument, command_ + ": unexpected argument '" + a + "'");
+    }
+    positionals_[positional_specs_[next_positional++].name] = a;
+  }
+  if (has("help")) return Status::ok();
+  for (size_t i = next_positional; i < positional_specs_.size(); ++i) {
+    if (!positional_specs_[i].optional) {
+      return Status(StatusCode::kInvalidArgument, command_ + ": missing " + positional_specs_[i].name);
+    }
+  }
+  return Status::ok();
+}
+
+bool Args::has(const std::string& name) const { return values_.count(name) != 0; }
+
+std::optional<std::string> Args::value(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> Args::positional_value(const std::string& name) const {
+  auto it = positionals_.find(name);
+  if (it == positionals_.end()) return std::nullopt;
+  return it->second;
+}
+
+Result<uint64_t> Args::u64(const std::string& name, uint64_t default_value) const {
+  auto v = value(name);
+  if (!v) return default_value;
+  uint64_t out = 0;
+  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (ec != std::errc() || end != v->data() + v->size() || v->empty()) {
+    return Status(StatusCode::kInvalidArgument,
+                  command_ + ": --" + name + " expects an unsigned 64-bit integer, got '" + *v + "'");
+  }
+  return out;
+}
+
+Result<int64_t> Args::duration_ns(const std::string& name, int64_t default_value) const {
+  auto v = value(name);
+  if (!v) return default_value;
+  sim::DurationNs d;
+  if (!sim::parse_duration(*v, &d)) {
+    return Status(StatusCode::kInvalidArgument, command_ + ": --" + name +
+                                                    " expects a duration like 500ms, 10s or 2m, got '" + *v + "'");
+  }
+  return d;
+}
+
+std::string Args::usage() const {
+  std::string out = "usage: " + command_ + " [options]";
+  for (const PositionalSpec& p : positional_specs_) out += p.optional ? " [" + p.name + "]" : " " + p.name;
+  out += "\n";
+  for (const PositionalSpec& p : positional_specs_) out += "  " + p.name + "\n      " + p.help + "\n";
+  for (const auto& [name, spec] : specs_) {
+    out += "  --" + name + (spec.takes_value ? " " + spec.value_name : "") + "\n      " + spec.help + "\n";
+  }
+  return out;
+}
+
+}  // namespace dst::cli

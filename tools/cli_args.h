@@ -1,0 +1,59 @@
+// A small, strict command-line parser for dst's subcommands.
+//
+// Every flag is declared with its help text; an unknown flag, a missing value or a bad value is a
+// usage error (exit 2) whose message names the flag and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace dst::cli {
+
+class Args {
+ public:
+  // `command` is for messages ("dst run").
+  Args(std::string command, std::vector<std::string> argv);
+
+  // Declarations, before parse().
+  void flag(const std::string& name, const std::string& help);                     // --name
+  void option(const std::string& name, const std::string& value_name, const std::string& help);  // --name V
+  void positional(const std::string& name, const std::string& help, bool optional);
+
+  Status parse();
+
+  bool has(const std::string& name) const;
+  std::optional<std::string> value(const std::string& name) const;
+  Result<uint64_t> u64(const std::string& name, uint64_t default_value) const;
+  Result<int64_t> duration_ns(const std::string& name, int64_t default_value) const;
+  std::optional<std::string> positional_value(const std::string& name) const;
+  // Arguments after "--", passed through untouched.
+  const std::vector<std::string>& passthrough() const { return passthrough_; }
+
+  std::string usage() const;
+
+ private:
+  struct Spec {
+    bool takes_value;
+    std::string value_name;
+    std::string help;
+  };
+  struct PositionalSpec {
+    std::string name;
+    std::string help;
+    bool optional;
+  };
+  std::string command_;
+  std::vector<std::string> argv_;
+  std::map<std::string, Spec> specs_;
+  std::vector<PositionalSpec> positional_specs_;
+  std::map<std::string, std::string> values_;
+  std::map<std::string, std::string> positionals_;
+  std::vector<std::string> passthrough_;
+};
+
+}  // namespace dst::cli

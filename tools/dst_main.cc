@@ -1,0 +1,155 @@
+// The dst command line: `dst run`, `dst bench`, `dst help`.
+//
+// Exit codes (DESIGN.md): 0 pass, 1 a guarantee was violated, 2 usage or input error, 3 a checker
+// gave up. `dst run` prints its seed and reproduce command first and its trace hash last.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench_runner.h"
+#include "demo/demo_world.h"
+#include "sim/determinism.h"
+#include "sim/simulator.h"
+#include "sim/wall_clock.h"
+#include "tools/cli_args.h"
+
+namespace dst {
+namespace {
+
+constexpr int kExitPass = 0;
+constexpr int kExitViolation = 1;
+constexpr int kExitUsage = 2;
+
+const char* kTopUsage =
+    "dst: deterministic simulation and verification of etcd-style clusters\n"
+    "\n"
+    "usage: dst <command> [options]      (dst <command> --help for its options)\n"
+    "\n"
+    "commands:\n"
+    "  run [WORLD]    run one simulated world with a seed and check it (WORLD: demo, the default;\n"
+    "                 Lua scenarios come later)\n"
+    "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
+    "  help           this text\n"
+    "\n"
+    "exit codes: 0 pass, 1 violation, 2 usage or input error, 3 checker gave up\n";
+
+int usage_error(const Status& st, const cli::Args& args) {
+  std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
+  return kExitUsage;
+}
+
+int run_command(const std::string& self, const std::vector<std::string>& argv) {
+  cli::Args args("dst run", argv);
+  args.positional("WORLD", "the world to run: 'demo' (the built-in demo world)", true);
+  args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
+  args.option("duration", "D", "virtual time to run, e.g. 10s (default 10s)");
+  args.option("peers", "N", "peers in the demo world (default 5)");
+  args.flag("no-faults", "run without the nemesis");
+  args.option("bug", "NAME", "switch on a deliberate bug: ack-before-fsync");
+  args.flag("check-determinism", "run the seed twice and report the first diverging event");
+  if (Status st = args.parse(); !st.is_ok()) return usage_error(st, args);
+  if (args.has("help")) {
+    std::printf("%s", args.usage().c_str());
+    return kExitPass;
+  }
+  const std::string world = args.positional_value("WORLD").value_or("demo");
+  if (world != "demo") {
+    std::fprintf(stderr, "dst run: unknown world '%s'; built-in worlds: demo\n", world.c_str());
+    return kExitUsage;
+  }
+  Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
+  Result<int64_t> duration = args.duration_ns("duration", sim::seconds(10));
+  Result<uint64_t> peers = args.u64("peers", 5);
+  for (const Status* st : {&seed.status(), &duration.status(), &peers.status()}) {
+    if (!st->is_ok()) return usage_error(*st, args);
+  }
+  demo::DemoOptions options;
+  options.duration = *duration;
+  options.peers = static_cast<int>(*peers);
+  options.faults = !args.has("no-faults");
+  if (auto bug = args.value("bug")) {
+    if (*bug != "ack-before-fsync") {
+      std::fprintf(stderr, "dst run: unknown --bug '%s'; known bugs: ack-before-fsync\n", bug->c_str());
+      return kExitUsage;
+    }
+    options.bug_ack_before_fsync = true;
+  }
+  if (*peers < 2 || *peers > 64) {
+    std::fprintf(stderr, "dst run: --peers must be between 2 and 64, got %llu\n",
+                 static_cast<unsigned long long>(*peers));
+    return kExitUsage;
+  }
+
+  // The reproduce command repeats every option that changes the run.
+  std::string reproduce = self + " run " + world + " --seed " + std::to_string(*seed);
+  if (args.has("duration")) reproduce += " --duration " + *args.value("duration");
+  if (args.has("peers")) reproduce += " --peers " + *args.value("peers");
+  if (!options.faults) reproduce += " --no-faults";
+  if (options.bug_ack_before_fsync) reproduce += " --bug ack-before-fsync";
+  std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(*seed), reproduce.c_str());
+  std::fflush(stdout);
+
+  demo::DemoStats stats;
+  std::string summary;
+  auto world_fn = [&](sim::Simulator& sim) {
+    stats = demo::run_demo_world(sim, options);
+    summary = demo::format_demo_summary(stats, sim);
+  };
+  uint64_t hash = 0;
+  bool deterministic = true;
+  std::string determinism_report;
+  const int64_t wall_start = sim::wall_clock_ns();
+  if (args.has("check-determinism")) {
+    sim::DeterminismReport report = sim::check_determinism(*seed, world_fn);
+    deterministic = report.deterministic;
+    determinism_report = report.describe();
+    hash = report.hash_first;
+  } else {
+    sim::Simulator sim(*seed);
+    world_fn(sim);
+    hash = sim.trace().hash();
+  }
+  const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
+
+  std::printf("%s", summary.c_str());
+  if (!stats.fault_log.empty()) {
+    std::printf("fault schedule    (first 10 of %zu)\n", stats.fault_log.size());
+    for (size_t i = 0; i < stats.fault_log.size() && i < 10; ++i) std::printf("  %s\n", stats.fault_log[i].c_str());
+  }
+  std::printf("wall time         %.3fs\n", wall_s);
+  if (!determinism_report.empty()) std::printf("determinism       %s\n", determinism_report.c_str());
+  const bool pass = stats.violations.empty() && deterministic;
+  std::printf("verdict           %s\n", pass ? "PASS" : "FAIL");
+  std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
+  return pass ? kExitPass : kExitViolation;
+}
+
+int bench_command(const std::vector<std::string>& argv) {
+  if (argv.empty() || argv[0] == "--help") {
+    std::printf("usage: dst bench sim [google benchmark flags, e.g. --benchmark_min_time=1]\n");
+    return argv.empty() ? kExitUsage : kExitPass;
+  }
+  if (argv[0] != "sim") {
+    std::fprintf(stderr, "dst bench: unknown suite '%s'; suites: sim\n", argv[0].c_str());
+    return kExitUsage;
+  }
+  return bench::run_benchmarks(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
+}
+
+}  // namespace
+}  // namespace dst
+
+int main(int argc, char** argv) {
+  const std::string self = argv[0];
+  std::vector<std::string> rest(argv + 1, argv + argc);
+  if (rest.empty() || rest[0] == "help" || rest[0] == "--help" || rest[0] == "-h") {
+    std::printf("%s", dst::kTopUsage);
+    return rest.empty() ? dst::kExitUsage : dst::kExitPass;
+  }
+  const std::string command = rest[0];
+  rest.erase(rest.begin());
+  if (command == "run") return dst::run_command(self, rest);
+  if (command == "bench") return dst::bench_command(rest);
+  std::fprintf(stderr, "dst: unknown command '%s'\n\n%s", command.c_str(), dst::kTopUsage);
+  return dst::kExitUsage;
+}
