@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dst needs, only those that are missing. Idempotent; safe to run often.
+# Runs apt-get through sudo when not root.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libboost-context-dev     # fibers (Boost.Context)
+  libsqlite3-dev           # the node backend and the run database
+  libprotobuf-dev protobuf-compiler  # raft messages, WAL records, the etcd API
+  liblua5.4-dev            # scenarios
+  libgtest-dev             # unit tests
+  libbenchmark-dev         # dst bench
+  gnuplot-nox              # reports
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
