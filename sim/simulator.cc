@@ -47,7 +47,11 @@ struct Simulator::Fiber {
   std::string name;
   UniqueFunction body;
   ctx::fiber context;        // this fiber's continuation while it is not running
-  uint64_t wait_epoch = 0;   // bumped when a wait ends; tickets of older waits are stale
+  // A fresh value from the Simulator's counter whenever a wait ends, so (record, epoch) names one
+  // wait of one fiber for good: tickets and wake-ups of older waits, or of an earlier fiber that
+  // used this record, are stale.
+  uint64_t wait_epoch = 0;
+  Process* owner = nullptr;  // processes_ entries never move
   bool blocked = true;       // waiting (a new fiber waits for its start event)
   bool wake_pending = false; // a wake event for the current wait is queued
   WaitResult wake_result = WaitResult::kOk;
@@ -371,7 +375,7 @@ TimeNs Simulator::next_event_time() {
 void Simulator::push_ready(Fiber* f, EventKind kind, WaitResult result) {
   DST_ASSERT_MSG(events_pending_ < limits::kEventsPendingMax, "too many pending events");
   ++events_pending_;
-  ready_.emplace_back(ReadyEntry{next_seq_++, f, f->id, f->wait_epoch, result, kind});
+  ready_.emplace_back(ReadyEntry{next_seq_++, f, f->wait_epoch, result, kind});
 }
 
 // Runs the first ready entry (the caller checked it is the next event).
@@ -379,21 +383,22 @@ void Simulator::run_ready() {
   const ReadyEntry& front = ready_[ready_head_];
   Fiber* f = front.fiber;
   --events_pending_;
-  if (f->id != front.id || !processes_[f->process]->alive) {  // the fiber or its process is gone
+  // Stale (that wait already ended, or the record now serves another fiber) or the process died.
+  if (f->wait_epoch != front.epoch || !f->blocked || !f->owner->alive) {
     advance_fifo(ready_, ready_head_);
     return;
   }
-  if (processes_[f->process]->paused) {
+  if (f->owner->paused) {
     const ReadyEntry r = front;
     advance_fifo(ready_, ready_head_);
     return freeze_ready(r);
   }
-  const bool current = f->blocked && f->wait_epoch == front.epoch;
   const WaitResult result = front.result;
-  DST_ASSERT_MSG(++events_executed_ <= limits::kEventsExecutedMax, "event budget exhausted");
-  trace_.record(now_, front.kind, f->process, front.id);
+  const EventKind kind = front.kind;
   advance_fifo(ready_, ready_head_);
-  if (current) resume_fiber(f, result);  // else stale: its wait already ended
+  DST_ASSERT_MSG(++events_executed_ <= limits::kEventsExecutedMax, "event budget exhausted");
+  trace_.record(now_, kind, f->process, f->id);
+  resume_fiber(f, result);
 }
 
 // A wake-up of a paused process waits in a slot, with the others frozen, until resume.
@@ -404,10 +409,10 @@ void Simulator::freeze_ready(const ReadyEntry& r) {
   e.owner = r.fiber->process;
   e.shift_on_pause = false;
   e.result = r.result;
-  e.fiber = r.id;
+  e.fiber = r.fiber->id;
   e.fiber_record = r.fiber;
   e.epoch = r.epoch;
-  e.digest = r.id;
+  e.digest = r.fiber->id;
   e.time = now_;
   e.seq = r.seq;
   e.state = EventSlot::State::kFrozen;
@@ -605,6 +610,8 @@ FiberId Simulator::spawn(ProcessId process, std::string name, UniqueFunction bod
   Fiber* f = new_fiber_record();
   *f = Fiber{};
   f->id = next_fiber_id_++;
+  f->wait_epoch = next_epoch_++;
+  f->owner = &p;
   f->process = process;
   f->name = std::move(name);
   f->body = std::move(body);
@@ -632,7 +639,7 @@ void Simulator::resume_fiber(Fiber* f, WaitResult result) {
   f->blocked = false;
   f->wake_pending = false;
   f->wake_result = result;
-  ++f->wait_epoch;
+  f->wait_epoch = next_epoch_++;
   if (f->timeout_slot != kNil) {
     free_slot(f->timeout_slot);
     f->timeout_slot = kNil;
@@ -645,7 +652,7 @@ void Simulator::resume_fiber(Fiber* f, WaitResult result) {
   current_process_ = kNoProcess;
   if (f->finished) {
     finish_fiber(f);
-  } else if (!processes_[f->process]->alive) {
+  } else if (!f->owner->alive) {
     destroy_fiber(f);  // it killed its own process and parked itself in kill()
   }
 }
@@ -697,7 +704,7 @@ WaitTicket Simulator::current_ticket() const {
 
 WaitResult Simulator::block(TimeNs deadline) {
   Fiber& f = running_fiber("a blocking call");
-  if (f.cancel_requested || !processes_[f.process]->alive) return WaitResult::kCancelled;
+  if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
   DST_ASSERT(!f.blocked);
   f.blocked = true;
   if (deadline != kTimeNever) {
@@ -711,7 +718,7 @@ WaitResult Simulator::block(TimeNs deadline) {
 bool Simulator::waiting(const WaitTicket& ticket) const {
   const Fiber* f = fiber_of(ticket);
   return f != nullptr && f->blocked && !f->wake_pending && f->wait_epoch == ticket.epoch &&
-         processes_[f->process]->alive;
+         f->owner->alive;
 }
 
 bool Simulator::wake(const WaitTicket& ticket, WaitResult result) {
@@ -741,7 +748,7 @@ WaitResult Simulator::sleep(DurationNs local) {
 
 WaitResult Simulator::yield() {
   Fiber& f = running_fiber("yield");
-  if (f.cancel_requested || !processes_[f.process]->alive) return WaitResult::kCancelled;
+  if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
   f.wake_pending = true;
   push_ready(&f, EventKind::kFiberWake, WaitResult::kOk);
   f.blocked = true;

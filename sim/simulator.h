@@ -236,11 +236,10 @@ class Simulator {
   void dispatch(uint32_t slot);
   // Fiber wake-ups due now skip the slot table and the heap (the hot path of every notify and
   // yield) but take a sequence number like any event, so the (time, seq) order is unchanged.
-  struct ReadyEntry {
+  struct ReadyEntry {  // 32 bytes
     uint64_t seq;
     Fiber* fiber;
-    FiberId id;
-    uint64_t epoch;
+    uint64_t epoch;  // unique per wait across all fibers, so it also identifies the fiber
     WaitResult result;
     EventKind kind;
   };
@@ -276,6 +275,7 @@ class Simulator {
   std::vector<Fiber*> free_fibers_;
   std::map<FiberId, Fiber*> fibers_;  // the live ones, for lookups by id
   FiberId next_fiber_id_ = 1;
+  uint64_t next_epoch_ = 1;  // 0 is never a live epoch: pooled records carry it
 
   std::vector<EventSlot> slots_;
   std::vector<uint32_t> free_slots_;
