@@ -85,3 +85,20 @@ TEST(DemoWorld, AckBeforeFsyncBugIsCaught) {
 
 }  // namespace
 }  // namespace dst::demo
+
+namespace dst::demo {
+namespace {
+
+// The same seed must give the same run in every build of dst: this test runs in the normal and the
+// sanitizer builds (different Boost.Context backends, different optimisation), and on every
+// machine CI uses. When a deliberate change to sim/ or demo/ changes the run, update the constant
+// in the same commit and say so in its message.
+TEST(DemoWorld, GoldenTraceHashIsTheSameInEveryBuild) {
+  sim::Simulator sim(3);
+  DemoStats stats = run_demo_world(sim, DemoOptions{});
+  EXPECT_EQ(sim::format_trace_hash(sim.trace().hash()), "0xb994eaf8c8b899f9");
+  EXPECT_EQ(stats.records_acknowledged, 4526u);
+}
+
+}  // namespace
+}  // namespace dst::demo
