@@ -15,6 +15,16 @@ constexpr uint16_t kEphemeralPortFirst = 32768;
 constexpr DurationNs kSynRetransmitFirst = seconds(1);
 }  // namespace
 
+namespace {
+// How a wait inside a blocking network call ended, as the call's failure; nullopt while it may go on
+// (notified, or woken by the queue closing: the caller's loop re-checks what it waits for).
+std::optional<Status> wait_failure(WaitResult r, const char* call) {
+  if (r == WaitResult::kTimeout) return Status(StatusCode::kTimeout, std::string(call) + " timed out");
+  if (r == WaitResult::kCancelled) return Status(StatusCode::kCancelled, std::string(call) + " cancelled");
+  return std::nullopt;
+}
+}  // namespace
+
 std::string Address::to_string() const {
   return "host" + std::to_string(host) + ":" + std::to_string(port);
 }
@@ -252,8 +262,7 @@ Result<Datagram> Network::recv_from(SocketId socket, DurationNs timeout) {
       return d;
     }
     const WaitResult r = s.readers.wait_until(deadline);
-    if (r == WaitResult::kTimeout) return Status(StatusCode::kTimeout, "recv_from timed out");
-    if (r == WaitResult::kCancelled) return Status(StatusCode::kCancelled, "recv_from cancelled");
+    if (auto failed = wait_failure(r, "recv_from")) return *failed;
   }
 }
 
@@ -292,8 +301,7 @@ Result<StreamId> Network::accept(ListenerId listener, DurationNs timeout) {
       if (s != nullptr && !s->end[1].released) return (id << 1) | 1;  // skip ones reset while queued
     }
     const WaitResult r = l.acceptors.wait_until(deadline);
-    if (r == WaitResult::kTimeout) return Status(StatusCode::kTimeout, "accept timed out");
-    if (r == WaitResult::kCancelled) return Status(StatusCode::kCancelled, "accept cancelled");
+    if (auto failed = wait_failure(r, "accept")) return *failed;
   }
 }
 
@@ -303,9 +311,8 @@ void Network::close_listener(ListenerId listener) {
   auto lit = listeners_by_address_.find(it->second);
   // Connections never accepted are reset, as the kernel does when a listening socket closes.
   for (StreamId id : lit->second->backlog) {
-    if (Stream* s = find_stream(id)) {
-      s->end[1].released = true;
-      transmit_frame(*s, 1, Frame{Frame::Kind::kReset, {}});
+    if (Stream* s = find_stream(id); s != nullptr && !s->end[1].released) {
+      release_end(*s, 1, /*orderly=*/false);
     }
   }
   listeners_by_address_.erase(lit);
@@ -370,7 +377,7 @@ Result<StreamId> Network::connect(ProcessId owner, Address to) {
       const bool usable = s != nullptr && !s->broken;
       // When connect() will not return the connecting end, nobody will ever hold it: reset it, or
       // the acceptor would keep a half-open stream whose peer never sends, closes or breaks.
-      if (s != nullptr && (cancelled || !usable)) reset_end(*s, 0);
+      if (s != nullptr && (cancelled || !usable)) release_end(*s, 0, /*orderly=*/false);
       if (cancelled) return Status(StatusCode::kCancelled, "connect cancelled");
       if (!st.is_ok()) return st;
       if (!usable) return Status(StatusCode::kUnavailable, "connection reset");
@@ -379,11 +386,8 @@ Result<StreamId> Network::connect(ProcessId owner, Address to) {
     // SYN lost to a cut link: retransmit with exponential backoff until the connect timeout. With
     // a latency longer than the timeout the loss is noticed after the deadline: give up at once
     // rather than block until a time already past (which asserts).
-    if (sim_.now() >= give_up_at) {
-      return Status(StatusCode::kUnavailable, "connect to " + to.to_string() + " timed out");
-    }
-    const TimeNs retry_at = std::min(sim_.now() + backoff, give_up_at);
-    if (sim_.block(retry_at) == WaitResult::kCancelled) {
+    if (sim_.now() < give_up_at &&
+        sim_.block(std::min(sim_.now() + backoff, give_up_at)) == WaitResult::kCancelled) {
       return Status(StatusCode::kCancelled, "connect cancelled");
     }
     if (sim_.now() >= give_up_at) {
@@ -579,27 +583,23 @@ Result<std::string> Network::recv(StreamId handle, DurationNs timeout) {
     if (s->broken) return Status(StatusCode::kUnavailable, s->break_reason);
     if (me.fin_received) return Status(StatusCode::kClosed, "closed by peer");
     const WaitResult r = me.readers->wait_until(deadline);
-    if (r == WaitResult::kTimeout) return Status(StatusCode::kTimeout, "recv timed out");
-    if (r == WaitResult::kCancelled) return Status(StatusCode::kCancelled, "recv cancelled");
+    if (auto failed = wait_failure(r, "recv")) return *failed;
   }
 }
 
 void Network::close_stream(StreamId handle) {
   int d;
-  Stream* s = stream_of_handle(handle, d);
-  if (s == nullptr) return;
-  const StreamId id = s->id;
-  s->end[d].released = true;
-  s->end[d].readers->notify_all();
-  if (!s->broken) transmit_frame(*s, d, Frame{Frame::Kind::kFin, {}});
-  if (s->end[1 - d].released) streams_.erase(id);
+  if (Stream* s = stream_of_handle(handle, d)) release_end(*s, d, /*orderly=*/true);
 }
 
-// Lets go of end d without an orderly close, because nobody holds it: the peer sees a reset.
-void Network::reset_end(Stream& s, int d) {
+// Lets go of end d: orderly with a FIN (an orderly close: the peer reads what was sent, then kClosed) or a
+// reset (nobody holds the end any more: the peer sees kUnavailable). The stream is freed once both
+// ends are released; `s` may be dangling afterwards.
+void Network::release_end(Stream& s, int d, bool orderly) {
+  DST_ASSERT(!s.end[d].released);
   s.end[d].released = true;
   s.end[d].readers->notify_all();
-  if (!s.broken) transmit_frame(s, d, Frame{Frame::Kind::kReset, {}});
+  if (!s.broken) transmit_frame(s, d, Frame{orderly ? Frame::Kind::kFin : Frame::Kind::kReset, {}});
   if (s.end[1 - d].released) streams_.erase(s.id);
 }
 
@@ -618,16 +618,15 @@ void Network::on_process_killed(ProcessId process) {
     if (listeners_by_address_.at(address)->owner == process) listeners.push_back(id);
   }
   for (ListenerId id : listeners) close_listener(id);
-  std::vector<StreamId> dead;
-  for (auto& [id, s] : streams_) {
+  std::vector<StreamId> owned;  // release_end may free streams: collect first
+  for (const auto& [id, s] : streams_) {
     for (int d = 0; d < 2; ++d) {
-      if (s->end[d].owner != process || s->end[d].released) continue;
-      s->end[d].released = true;
-      if (!s->broken) transmit_frame(*s, d, Frame{Frame::Kind::kReset, {}});
+      if (s->end[d].owner == process && !s->end[d].released) owned.push_back((id << 1) | d);
     }
-    if (s->end[0].released && s->end[1].released) dead.push_back(id);
   }
-  for (StreamId id : dead) streams_.erase(id);
+  for (StreamId handle : owned) {
+    if (Stream* s = find_stream(handle >> 1)) release_end(*s, static_cast<int>(handle & 1), /*orderly=*/false);
+  }
 }
 
 }  // namespace dst::sim

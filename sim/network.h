@@ -151,7 +151,7 @@ class Network {
   void arm_break_check(StreamId id, HostId a, HostId b);
   void check_break(StreamId id, HostId from, HostId to, uint64_t generation);
   void break_stream(Stream& stream, const std::string& why);
-  void reset_end(Stream& stream, int end);
+  void release_end(Stream& stream, int end, bool orderly);
   void on_process_killed(ProcessId process);
   Stream* find_stream(StreamId id);
   const Stream* find_stream(StreamId id) const;

@@ -43,7 +43,6 @@ const char* wait_result_name(WaitResult r) {
 
 struct Simulator::Fiber {
   FiberId id = 0;  // 0 while the record sits in the pool
-  ProcessId process = kNoProcess;
   std::string name;
   UniqueFunction body;
   ctx::fiber context;        // this fiber's continuation while it is not running
@@ -53,10 +52,9 @@ struct Simulator::Fiber {
   uint64_t wait_epoch = 0;
   Process* owner = nullptr;  // processes_ entries never move
   bool blocked = true;       // waiting (a new fiber waits for its start event)
-  bool wake_pending = false; // a wake event for the current wait is queued
+  bool wake_pending = true;  // a wake event for the current wait is queued (the start, at first)
   WaitResult wake_result = WaitResult::kOk;
   uint32_t timeout_slot = kNil;
-  bool started = false;
   bool finished = false;
   bool cancel_requested = false;
   std::vector<WaitTicket> joiners;
@@ -89,8 +87,7 @@ struct Simulator::EventSlot {
   WaitResult result = WaitResult::kOk;
   ProcessId owner = kNoProcess;
   uint32_t prev = kNil, next = kNil;  // in the owner's event list
-  FiberId fiber = 0;
-  Fiber* fiber_record = nullptr;  // valid only while fiber_record->id == fiber
+  Fiber* fiber_record = nullptr;  // for fiber events: the wait they end is (record, epoch)
   uint64_t epoch = 0;
   uint64_t digest = 0;
   UniqueFunction fn;
@@ -202,7 +199,7 @@ void Simulator::kill(ProcessId id, KillOptions options) {
     Fiber* f = find_fiber(fid);  // may be gone: an earlier one's unwinding can end others
     if (f != nullptr && f != current_) destroy_fiber(f);
   }
-  if (current_ != nullptr && current_->process == id) {
+  if (current_ != nullptr && current_->owner->id == id) {
     switch_to_scheduler();
     DST_UNREACHABLE("a fiber of a killed process was resumed");
   }
@@ -210,7 +207,7 @@ void Simulator::kill(ProcessId id, KillOptions options) {
 
 void Simulator::pause(ProcessId id) {
   Process& p = process_ref(id);
-  DST_ASSERT_MSG(!(current_ != nullptr && current_->process == id),
+  DST_ASSERT_MSG(!(current_ != nullptr && current_->owner->id == id),
                  "a process cannot pause itself from one of its own fibers");
   if (!p.alive || p.paused) return;
   p.paused = true;
@@ -272,9 +269,10 @@ uint32_t Simulator::alloc_slot() {
 void Simulator::free_slot(uint32_t s) {
   EventSlot& e = slots_[s];
   DST_ASSERT(e.state != EventSlot::State::kFree);
-  if (e.kind == EventKind::kFiberTimeout && e.fiber_record->id == e.fiber &&
-      e.fiber_record->timeout_slot == s) {
-    e.fiber_record->timeout_slot = kNil;  // the fiber's note of its timeout must not outlive it
+  // The fiber's note of its timeout must not outlive the slot. (A slot serves one event at a time,
+  // so a record whose note names this slot is the one this timeout belongs to.)
+  if (e.kind == EventKind::kFiberTimeout && e.fiber_record->timeout_slot == s) {
+    e.fiber_record->timeout_slot = kNil;
   }
   if (e.owner != kNoProcess && e.shift_on_pause) unlink_from_owner(s);
   e.state = EventSlot::State::kFree;
@@ -397,7 +395,7 @@ void Simulator::run_ready() {
   const EventKind kind = front.kind;
   advance_fifo(ready_, ready_head_);
   DST_ASSERT_MSG(++events_executed_ <= limits::kEventsExecutedMax, "event budget exhausted");
-  trace_.record(now_, kind, f->process, f->id);
+  trace_.record(now_, kind, f->owner->id, f->id);
   resume_fiber(f, result);
 }
 
@@ -406,10 +404,9 @@ void Simulator::freeze_ready(const ReadyEntry& r) {
   const uint32_t s = alloc_slot();
   EventSlot& e = slots_[s];
   e.kind = r.kind;
-  e.owner = r.fiber->process;
+  e.owner = r.fiber->owner->id;
   e.shift_on_pause = false;
   e.result = r.result;
-  e.fiber = r.fiber->id;
   e.fiber_record = r.fiber;
   e.epoch = r.epoch;
   e.digest = r.fiber->id;
@@ -451,18 +448,18 @@ bool Simulator::cancel_event(EventId id) {
   return true;
 }
 
-uint32_t Simulator::schedule_fiber_event(Fiber* f, TimeNs at, EventKind kind, WaitResult result) {
+// A fiber's deadline: a timer of its process (it shifts with a pause).
+uint32_t Simulator::schedule_timeout(Fiber* f, TimeNs at) {
   const uint32_t s = alloc_slot();
   EventSlot& e = slots_[s];
-  e.kind = kind;
-  e.owner = f->process;
-  e.shift_on_pause = kind == EventKind::kFiberTimeout;
-  e.result = result;
-  e.fiber = f->id;
+  e.kind = EventKind::kFiberTimeout;
+  e.owner = f->owner->id;
+  e.shift_on_pause = true;
+  e.result = WaitResult::kTimeout;
   e.fiber_record = f;
   e.epoch = f->wait_epoch;
   e.digest = f->id;
-  if (e.shift_on_pause) link_to_owner(s);
+  link_to_owner(s);
   enqueue(s, at);
   return s;
 }
@@ -470,40 +467,37 @@ uint32_t Simulator::schedule_fiber_event(Fiber* f, TimeNs at, EventKind kind, Wa
 // ---------------------------------------------------------------------------------------------
 // Running
 
-bool Simulator::step() {
-  // Hot path (every notify and yield): a wake-up is ready and no slot event can be due now.
-  if (ready_head_ < ready_.size() && now_fifo_head_ == now_fifo_.size() &&
-      (heap_.empty() || heap_.front().time > now_)) {
-    DST_ASSERT_MSG(++events_at_instant_ <= limits::kEventsAtOneInstantMax,
-                   "livelock: too many events at virtual time " + format_time(now_) +
-                       " without time advancing");
-    run_ready();
-    return true;
-  }
+// Whether the first ready entry is the next event: ready entries are due now, so one runs first
+// unless a slot event due now has a smaller seq. The first test is the hot path (every notify and
+// yield) and needs no look at the slots.
+bool Simulator::ready_is_next() {
+  if (ready_head_ == ready_.size()) return false;
+  if (now_fifo_head_ == now_fifo_.size() && (heap_.empty() || heap_.front().time > now_)) return true;
   QueueEntry next;
-  const bool have_slot = peek_valid(next);
-  if (ready_head_ < ready_.size()) {
-    // Ready entries are due now; one runs first unless a slot event due now has a smaller seq.
-    if (!have_slot || next.time > now_ || next.seq > ready_[ready_head_].seq) {
-      DST_ASSERT_MSG(++events_at_instant_ <= limits::kEventsAtOneInstantMax,
-                     "livelock: too many events at virtual time " + format_time(now_) +
-                         " without time advancing");
-      run_ready();
-      return true;
-    }
-  }
-  if (!have_slot) return false;
-  uint32_t s;
-  DST_ASSERT(pop_next(s));
-  EventSlot& e = slots_[s];
-  DST_ASSERT_GE(e.time, now_);
-  if (e.time != now_) {
-    now_ = e.time;
+  return !peek_valid(next) || next.time > now_ || next.seq > ready_[ready_head_].seq;
+}
+
+void Simulator::count_event_at(TimeNs t) {
+  DST_ASSERT_GE(t, now_);
+  if (t != now_) {
+    now_ = t;
     events_at_instant_ = 0;
   }
   DST_ASSERT_MSG(++events_at_instant_ <= limits::kEventsAtOneInstantMax,
                  "livelock: too many events at virtual time " + format_time(now_) +
                      " without time advancing");
+}
+
+bool Simulator::step() {
+  if (ready_is_next()) {
+    count_event_at(now_);
+    run_ready();
+    return true;
+  }
+  uint32_t s;
+  if (!pop_next(s)) return false;
+  EventSlot& e = slots_[s];
+  count_event_at(e.time);
   DST_ASSERT_MSG(++events_executed_ <= limits::kEventsExecutedMax, "event budget exhausted");
   if (e.owner != kNoProcess && hold_for_owner(s)) {
     --events_executed_;
@@ -534,12 +528,11 @@ void Simulator::dispatch(uint32_t s) {
   if (e.kind == EventKind::kFiberStart || e.kind == EventKind::kFiberWake ||
       e.kind == EventKind::kFiberTimeout) {
     Fiber* f = e.fiber_record;
-    const FiberId id = e.fiber;
     const uint64_t epoch = e.epoch;
     const WaitResult result = e.result;
     const bool is_timeout = e.kind == EventKind::kFiberTimeout;
     free_slot(s);
-    if (f->id != id || !f->blocked || f->wait_epoch != epoch) return;  // stale
+    if (!f->blocked || f->wait_epoch != epoch) return;  // stale
     if (is_timeout && f->wake_pending) return;  // a wake for this wait is already queued
     resume_fiber(f, result);
     return;
@@ -612,7 +605,6 @@ FiberId Simulator::spawn(ProcessId process, std::string name, UniqueFunction bod
   f->id = next_fiber_id_++;
   f->wait_epoch = next_epoch_++;
   f->owner = &p;
-  f->process = process;
   f->name = std::move(name);
   f->body = std::move(body);
   f->context = ctx::fiber(std::allocator_arg, PooledStackAllocator(stacks_.get()),
@@ -645,8 +637,7 @@ void Simulator::resume_fiber(Fiber* f, WaitResult result) {
     f->timeout_slot = kNil;
   }
   current_ = f;
-  current_process_ = f->process;
-  f->started = true;
+  current_process_ = f->owner->id;
   f->context = std::move(f->context).resume();
   current_ = nullptr;
   current_process_ = kNoProcess;
@@ -664,7 +655,7 @@ void Simulator::switch_to_scheduler() {
 
 void Simulator::finish_fiber(Fiber* f) {
   for (const WaitTicket& t : f->joiners) wake(t, WaitResult::kOk);
-  process_ref(f->process).fibers.erase(f->id);
+  f->owner->fibers.erase(f->id);
   fibers_.erase(f->id);
   DST_ASSERT(!f->context);  // finished or unwound: its stack is already released
   *f = Fiber{};             // id 0: tickets and events naming the old id are now stale
@@ -682,7 +673,7 @@ void Simulator::destroy_fiber(Fiber* f) {
     f->timeout_slot = kNil;
   }
   current_ = f;
-  current_process_ = f->process;
+  current_process_ = f->owner->id;
   { ctx::fiber doomed = std::move(f->context); }  // runs the unwinding
   current_ = saved;
   current_process_ = saved_process;
@@ -694,7 +685,7 @@ void Simulator::cancel(FiberId id) {
   Fiber* f = find_fiber(id);
   if (f == nullptr || f->cancel_requested) return;
   f->cancel_requested = true;
-  if (f->blocked && f->started) wake(WaitTicket{f->id, f->wait_epoch, f}, WaitResult::kCancelled);
+  wake(WaitTicket{f->id, f->wait_epoch, f}, WaitResult::kCancelled);  // no-op unless it waits
 }
 
 WaitTicket Simulator::current_ticket() const {
@@ -709,7 +700,7 @@ WaitResult Simulator::block(TimeNs deadline) {
   f.blocked = true;
   if (deadline != kTimeNever) {
     DST_ASSERT_GE(deadline, now_);
-    f.timeout_slot = schedule_fiber_event(&f, deadline, EventKind::kFiberTimeout, WaitResult::kTimeout);
+    f.timeout_slot = schedule_timeout(&f, deadline);
   }
   switch_to_scheduler();
   return f.wake_result;

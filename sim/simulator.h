@@ -232,7 +232,9 @@ class Simulator {
   void link_to_owner(uint32_t slot);
   void unlink_from_owner(uint32_t slot);
   bool hold_for_owner(uint32_t slot);
-  uint32_t schedule_fiber_event(Fiber* f, TimeNs at, EventKind kind, WaitResult result);
+  uint32_t schedule_timeout(Fiber* f, TimeNs at);
+  bool ready_is_next();
+  void count_event_at(TimeNs t);
   void dispatch(uint32_t slot);
   // Fiber wake-ups due now skip the slot table and the heap (the hot path of every notify and
   // yield) but take a sequence number like any event, so the (time, seq) order is unchanged.
