@@ -29,9 +29,36 @@ void BM_RawContextRoundTrip(benchmark::State& state) {
 }
 BENCHMARK(BM_RawContextRoundTrip)->Name("sim/raw_context_round_trip");
 
-// One round trip through our scheduler: the fiber yields (switch out, a wake event queued), the
-// scheduler pops the event and switches back in.
+// The fiber switch round trip: two fibers ping-pong through a pair of wait queues, each waking the
+// other and blocking. Every wake is a traced event taken in (time, seq) order; inside a run loop
+// the blocking fiber hands the CPU straight to the one it woke, so a round trip is two switches.
+// One item is one round trip; a benchmark iteration runs 1000 of them.
 void BM_FiberSwitchRoundTrip(benchmark::State& state) {
+  constexpr int kRoundTripsPerRun = 1000;
+  Simulator sim(1);
+  const ProcessId p = sim.start_process(sim.add_host("h"), "p");
+  WaitQueue ping(sim), pong(sim);
+  int rounds = 0;
+  sim.spawn(p, "ponger", [&] {
+    while (ping.wait() == WaitResult::kOk) pong.notify_one();
+  });
+  sim.spawn(p, "pinger", [&] {
+    sim.yield();  // let the ponger start waiting
+    while (true) {
+      ping.notify_one();
+      if (pong.wait() != WaitResult::kOk) return;
+      if (++rounds % kRoundTripsPerRun == 0) sim.stop();
+    }
+  });
+  for (auto _ : state) sim.run_until_idle();
+  state.SetItemsProcessed(state.iterations() * kRoundTripsPerRun);
+  sim.kill(p);
+}
+BENCHMARK(BM_FiberSwitchRoundTrip)->Name("sim/fiber_switch_round_trip");
+
+// One yield through the scheduler's own stack (single steps never hand off): the fiber yields
+// (switch out, a wake event queued), the scheduler pops the event and switches back in.
+void BM_YieldViaScheduler(benchmark::State& state) {
   Simulator sim(1);
   const ProcessId p = sim.start_process(sim.add_host("h"), "p");
   bool stop = false;
@@ -44,7 +71,7 @@ void BM_FiberSwitchRoundTrip(benchmark::State& state) {
   sim.run_until_idle();
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_FiberSwitchRoundTrip)->Name("sim/fiber_switch_round_trip");
+BENCHMARK(BM_YieldViaScheduler)->Name("sim/yield_via_scheduler");
 
 // Scheduler throughput with a realistic queue: 1024 pending timers at random future times, each of
 // which reschedules itself when it fires.

@@ -16,19 +16,6 @@ namespace ctx = boost::context;
 
 namespace {
 constexpr uint32_t kNil = UINT32_MAX;
-
-// Consumed prefixes of the FIFOs are reclaimed: all of it when drained, else once it is most of
-// the vector, so a fiber that keeps yielding at one instant does not grow memory.
-template <typename T>
-void advance_fifo(std::vector<T>& fifo, size_t& head) {
-  if (++head == fifo.size()) {
-    fifo.clear();
-    head = 0;
-  } else if (head >= 1024 && head * 2 >= fifo.size()) {
-    fifo.erase(fifo.begin(), fifo.begin() + static_cast<long>(head));
-    head = 0;
-  }
-}
 }  // namespace
 
 const char* wait_result_name(WaitResult r) {
@@ -200,7 +187,7 @@ void Simulator::kill(ProcessId id, KillOptions options) {
     if (f != nullptr && f != current_) destroy_fiber(f);
   }
   if (current_ != nullptr && current_->owner->id == id) {
-    switch_to_scheduler();
+    switch_to(nullptr);  // never a hand-off: only the scheduler may destroy this fiber
     DST_UNREACHABLE("a fiber of a killed process was resumed");
   }
 }
@@ -330,21 +317,15 @@ bool Simulator::entry_valid(const QueueEntry& q) const {
 
 // Drops stale entries at the front of both queues; sets `entry` to the earliest valid one.
 bool Simulator::peek_valid(QueueEntry& entry) {
-  while (now_fifo_head_ < now_fifo_.size() && !entry_valid(now_fifo_[now_fifo_head_])) {
-    ++now_fifo_head_;
-  }
-  if (now_fifo_head_ == now_fifo_.size()) {
-    now_fifo_.clear();
-    now_fifo_head_ = 0;
-  }
+  while (!now_fifo_.empty() && !entry_valid(now_fifo_.front())) now_fifo_.pop_front();
   while (!heap_.empty() && !entry_valid(heap_.front())) {
     std::pop_heap(heap_.begin(), heap_.end(), QueueEntryLater{});
     heap_.pop_back();
   }
-  const bool have_fifo = now_fifo_head_ < now_fifo_.size();
+  const bool have_fifo = !now_fifo_.empty();
   if (!have_fifo && heap_.empty()) return false;
-  if (have_fifo && (heap_.empty() || QueueEntryLater{}(heap_.front(), now_fifo_[now_fifo_head_]))) {
-    entry = now_fifo_[now_fifo_head_];
+  if (have_fifo && (heap_.empty() || QueueEntryLater{}(heap_.front(), now_fifo_.front()))) {
+    entry = now_fifo_.front();
   } else {
     entry = heap_.front();
   }
@@ -354,8 +335,8 @@ bool Simulator::peek_valid(QueueEntry& entry) {
 bool Simulator::pop_next(uint32_t& slot) {
   QueueEntry entry;
   if (!peek_valid(entry)) return false;
-  if (now_fifo_head_ < now_fifo_.size() && now_fifo_[now_fifo_head_].seq == entry.seq) {
-    advance_fifo(now_fifo_, now_fifo_head_);
+  if (!now_fifo_.empty() && now_fifo_.front().seq == entry.seq) {
+    now_fifo_.pop_front();
   } else {
     std::pop_heap(heap_.begin(), heap_.end(), QueueEntryLater{});
     heap_.pop_back();
@@ -365,7 +346,7 @@ bool Simulator::pop_next(uint32_t& slot) {
 }
 
 TimeNs Simulator::next_event_time() {
-  if (ready_head_ < ready_.size()) return now_;
+  if (!ready_.empty()) return now_;
   QueueEntry entry;
   return peek_valid(entry) ? entry.time : kTimeNever;
 }
@@ -373,30 +354,28 @@ TimeNs Simulator::next_event_time() {
 void Simulator::push_ready(Fiber* f, EventKind kind, WaitResult result) {
   DST_ASSERT_MSG(events_pending_ < limits::kEventsPendingMax, "too many pending events");
   ++events_pending_;
-  ready_.emplace_back(ReadyEntry{next_seq_++, f, f->wait_epoch, result, kind});
+  ready_.push_back(ReadyEntry{next_seq_++, f, f->wait_epoch, result, kind});
 }
 
-// Runs the first ready entry (the caller checked it is the next event).
-void Simulator::run_ready() {
-  const ReadyEntry& front = ready_[ready_head_];
-  Fiber* f = front.fiber;
+// Executes the first ready entry (the caller checked it is the next event) up to the switch: the
+// fiber it wakes, ready to be switched to, or nullptr if the entry was stale, of a dead process, or
+// frozen for a paused one.
+Simulator::Fiber* Simulator::pop_ready() {
+  count_event_at(now_);
+  const ReadyEntry r = ready_.front();
+  ready_.pop_front();
+  Fiber* f = r.fiber;
   --events_pending_;
   // Stale (that wait already ended, or the record now serves another fiber) or the process died.
-  if (f->wait_epoch != front.epoch || !f->blocked || !f->owner->alive) {
-    advance_fifo(ready_, ready_head_);
-    return;
-  }
+  if (f->wait_epoch != r.epoch || !f->blocked || !f->owner->alive) return nullptr;
   if (f->owner->paused) {
-    const ReadyEntry r = front;
-    advance_fifo(ready_, ready_head_);
-    return freeze_ready(r);
+    freeze_ready(r);
+    return nullptr;
   }
-  const WaitResult result = front.result;
-  const EventKind kind = front.kind;
-  advance_fifo(ready_, ready_head_);
   DST_ASSERT_MSG(++events_executed_ <= limits::kEventsExecutedMax, "event budget exhausted");
-  trace_.record(now_, kind, f->owner->id, f->id);
-  resume_fiber(f, result);
+  trace_.record(now_, r.kind, f->owner->id, f->id);
+  prepare_resume(f, r.result);
+  return f;
 }
 
 // A wake-up of a paused process waits in a slot, with the others frozen, until resume.
@@ -471,15 +450,15 @@ uint32_t Simulator::schedule_timeout(Fiber* f, TimeNs at) {
 // unless a slot event due now has a smaller seq. The first test is the hot path (every notify and
 // yield) and needs no look at the slots.
 bool Simulator::ready_is_next() {
-  if (ready_head_ == ready_.size()) return false;
-  if (now_fifo_head_ == now_fifo_.size() && (heap_.empty() || heap_.front().time > now_)) return true;
+  if (ready_.empty()) return false;
+  if (now_fifo_.empty() && (heap_.empty() || heap_.front().time > now_)) return true;
   QueueEntry next;
-  return !peek_valid(next) || next.time > now_ || next.seq > ready_[ready_head_].seq;
+  return !peek_valid(next) || next.time > now_ || next.seq > ready_.front().seq;
 }
 
 void Simulator::count_event_at(TimeNs t) {
-  DST_ASSERT_GE(t, now_);
   if (t != now_) {
+    DST_ASSERT_GT(t, now_);
     now_ = t;
     events_at_instant_ = 0;
   }
@@ -490,8 +469,7 @@ void Simulator::count_event_at(TimeNs t) {
 
 bool Simulator::step() {
   if (ready_is_next()) {
-    count_event_at(now_);
-    run_ready();
+    if (Fiber* f = pop_ready()) run_fiber(f);
     return true;
   }
   uint32_t s;
@@ -534,7 +512,8 @@ void Simulator::dispatch(uint32_t s) {
     free_slot(s);
     if (!f->blocked || f->wait_epoch != epoch) return;  // stale
     if (is_timeout && f->wake_pending) return;  // a wake for this wait is already queued
-    resume_fiber(f, result);
+    prepare_resume(f, result);
+    run_fiber(f);
     return;
   }
   UniqueFunction fn = std::move(e.fn);
@@ -546,18 +525,26 @@ void Simulator::dispatch(uint32_t s) {
   current_process_ = saved;
 }
 
+// In the run loops, fibers may hand the CPU straight to the fiber the next event wakes (both loops
+// would run that event next anyway); a single step() runs exactly one event.
 void Simulator::run_until(TimeNs t) {
+  DST_ASSERT_MSG(current_ == nullptr, "run_until called from a fiber");
   DST_ASSERT_GE(t, now_);
   stop_requested_ = false;
+  handoff_allowed_ = true;
   while (!stop_requested_ && next_event_time() <= t) step();
+  handoff_allowed_ = false;
   if (!stop_requested_) now_ = t;
   stop_requested_ = false;
 }
 
 void Simulator::run_until_idle() {
+  DST_ASSERT_MSG(current_ == nullptr, "run_until_idle called from a fiber");
   stop_requested_ = false;
+  handoff_allowed_ = true;
   while (!stop_requested_ && step()) {
   }
+  handoff_allowed_ = false;
   stop_requested_ = false;
 }
 
@@ -608,8 +595,8 @@ FiberId Simulator::spawn(ProcessId process, std::string name, UniqueFunction bod
   f->name = std::move(name);
   f->body = std::move(body);
   f->context = ctx::fiber(std::allocator_arg, PooledStackAllocator(stacks_.get()),
-                          [this, f](ctx::fiber&& scheduler) {
-                            scheduler_ctx_ = std::move(scheduler);
+                          [this, f](ctx::fiber&& caller) {
+                            keep_caller(std::move(caller));
                             try {
                               f->body();
                             } catch (const ctx::detail::forced_unwind&) {
@@ -617,7 +604,11 @@ FiberId Simulator::spawn(ProcessId process, std::string name, UniqueFunction bod
                             } catch (const std::exception& ex) {
                               DST_UNREACHABLE("fiber '" + f->name + "' threw: " + ex.what());
                             }
+                            // Finished: back to the scheduler, which frees the record.
                             f->finished = true;
+                            switched_from_ = f;
+                            current_ = nullptr;
+                            current_process_ = kNoProcess;
                             return std::move(scheduler_ctx_);
                           });
   p.fibers.insert(f->id);
@@ -626,8 +617,8 @@ FiberId Simulator::spawn(ProcessId process, std::string name, UniqueFunction bod
   return f->id;
 }
 
-void Simulator::resume_fiber(Fiber* f, WaitResult result) {
-  DST_ASSERT(current_ == nullptr);  // only the scheduler resumes fibers
+// Ends the fiber's wait: from here it counts as running, whoever switches to it.
+void Simulator::prepare_resume(Fiber* f, WaitResult result) {
   f->blocked = false;
   f->wake_pending = false;
   f->wake_result = result;
@@ -636,21 +627,49 @@ void Simulator::resume_fiber(Fiber* f, WaitResult result) {
     free_slot(f->timeout_slot);
     f->timeout_slot = kNil;
   }
-  current_ = f;
-  current_process_ = f->owner->id;
-  f->context = std::move(f->context).resume();
-  current_ = nullptr;
-  current_process_ = kNoProcess;
-  if (f->finished) {
-    finish_fiber(f);
-  } else if (!f->owner->alive) {
-    destroy_fiber(f);  // it killed its own process and parked itself in kill()
+}
+
+// The scheduler runs a prepared fiber. Control comes back when some fiber (this one or one it
+// handed off to) blocks without a hand-off, finishes, or parks itself after killing its process.
+void Simulator::run_fiber(Fiber* f) {
+  DST_ASSERT(current_ == nullptr);  // the scheduler's side
+  switch_to(f);
+  Fiber* back = switched_from_;
+  if (back->finished) {
+    finish_fiber(back);
+  } else if (!back->owner->alive) {
+    destroy_fiber(back);  // it killed its own process and parked itself in kill()
   }
 }
 
-void Simulator::switch_to_scheduler() {
-  ctx::fiber scheduler = std::move(scheduler_ctx_);
-  scheduler_ctx_ = std::move(scheduler).resume();
+// Every switch goes through here, fiber to fiber or to and from the scheduler (nullptr). The side
+// that switches notes itself in switched_from_; the side that resumes stores the continuation it
+// receives there, so each suspended side's continuation is always in its own slot: the fiber's
+// context, or scheduler_ctx_ for the scheduler. While any fiber runs, scheduler_ctx_ is the
+// scheduler's.
+void Simulator::switch_to(Fiber* to) {
+  DST_ASSERT(to != current_);
+  switched_from_ = current_;
+  current_ = to;
+  current_process_ = to == nullptr ? kNoProcess : to->owner->id;
+  ctx::fiber target = std::move(to == nullptr ? scheduler_ctx_ : to->context);
+  keep_caller(std::move(target).resume());
+}
+
+void Simulator::keep_caller(ctx::fiber&& caller) {
+  (switched_from_ == nullptr ? scheduler_ctx_ : switched_from_->context) = std::move(caller);
+}
+
+// A fiber that just blocked gives up the CPU: straight to the fiber the next event wakes when that
+// is allowed (in a run loop, not stopped), or itself if the event wakes it, else to the scheduler.
+void Simulator::suspend_current() {
+  Fiber* self = current_;
+  Fiber* next = nullptr;
+  while (handoff_allowed_ && !stop_requested_ && next == nullptr && ready_is_next()) {
+    next = pop_ready();
+  }
+  if (next == self) return;
+  switch_to(next);
 }
 
 void Simulator::finish_fiber(Fiber* f) {
@@ -702,19 +721,20 @@ WaitResult Simulator::block(TimeNs deadline) {
     DST_ASSERT_GE(deadline, now_);
     f.timeout_slot = schedule_timeout(&f, deadline);
   }
-  switch_to_scheduler();
+  suspend_current();
   return f.wake_result;
 }
 
 bool Simulator::waiting(const WaitTicket& ticket) const {
   const Fiber* f = fiber_of(ticket);
-  return f != nullptr && f->blocked && !f->wake_pending && f->wait_epoch == ticket.epoch &&
-         f->owner->alive;
+  return f != nullptr && f->blocked && !f->wake_pending && f->wait_epoch == ticket.epoch && f->owner->alive;
 }
 
 bool Simulator::wake(const WaitTicket& ticket, WaitResult result) {
-  if (!waiting(ticket)) return false;
   Fiber* f = fiber_of(ticket);
+  if (f == nullptr || !f->blocked || f->wake_pending || f->wait_epoch != ticket.epoch || !f->owner->alive) {
+    return false;  // that wait is over (or was never)
+  }
   f->wake_pending = true;
   push_ready(f, EventKind::kFiberWake, result);
   return true;
@@ -743,7 +763,7 @@ WaitResult Simulator::yield() {
   f.wake_pending = true;
   push_ready(&f, EventKind::kFiberWake, WaitResult::kOk);
   f.blocked = true;
-  switch_to_scheduler();
+  suspend_current();
   return f.wake_result;
 }
 

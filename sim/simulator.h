@@ -4,6 +4,9 @@
 // the events, the random sub-streams, the network, each host's disk and clock, and every fiber.
 // It runs on one OS thread. Events execute in (time, sequence) order and nothing else breaks ties, so
 // a seed determines the whole run; every executed event feeds the trace hash (sim/trace.h).
+// Inside run_until / run_until_idle, a fiber that blocks hands the CPU straight to the fiber the
+// next event wakes (the event is still taken in order and traced) instead of bouncing through the
+// scheduler's stack; step() always runs exactly one event and returns.
 //
 // Vocabulary:
 // - Host: a simulated machine with a name, a disk and a clock. It outlives crashes.
@@ -35,6 +38,7 @@
 #include "base/status.h"
 #include "sim/clock.h"
 #include "sim/disk.h"
+#include "sim/ring_queue.h"
 #include "sim/rng.h"
 #include "sim/stack_pool.h"
 #include "sim/time.h"
@@ -246,7 +250,7 @@ class Simulator {
     EventKind kind;
   };
   void push_ready(Fiber* f, EventKind kind, WaitResult result);
-  void run_ready();
+  Fiber* pop_ready();
   void freeze_ready(const ReadyEntry& r);
 
   // fibers
@@ -254,8 +258,11 @@ class Simulator {
   Fiber* fiber_of(const WaitTicket& ticket) const;
   Fiber* new_fiber_record();
   Fiber& running_fiber(const char* what) const;
-  void resume_fiber(Fiber* f, WaitResult result);
-  void switch_to_scheduler();
+  void prepare_resume(Fiber* f, WaitResult result);
+  void run_fiber(Fiber* f);
+  void switch_to(Fiber* to);
+  void keep_caller(boost::context::fiber&& caller);
+  void suspend_current();
   void destroy_fiber(Fiber* f);
   void finish_fiber(Fiber* f);
   Process& process_ref(ProcessId id);
@@ -282,10 +289,8 @@ class Simulator {
   std::vector<EventSlot> slots_;
   std::vector<uint32_t> free_slots_;
   std::vector<QueueEntry> heap_;       // min-heap on (time, seq) via QueueEntryLater
-  std::vector<QueueEntry> now_fifo_;   // entries scheduled for the current instant, in seq order
-  size_t now_fifo_head_ = 0;
-  std::vector<ReadyEntry> ready_;      // fiber wake-ups due now, in seq order
-  size_t ready_head_ = 0;
+  RingQueue<QueueEntry> now_fifo_;  // entries scheduled for the current instant, in seq order
+  RingQueue<ReadyEntry> ready_;     // fiber wake-ups due now, in seq order
   uint64_t next_seq_ = 1;
   size_t events_pending_ = 0;
   uint64_t events_executed_ = 0;
@@ -295,6 +300,8 @@ class Simulator {
   Fiber* current_ = nullptr;
   ProcessId current_process_ = kNoProcess;
   boost::context::fiber scheduler_ctx_;  // the scheduler's continuation while a fiber runs
+  Fiber* switched_from_ = nullptr;       // who made the latest switch (nullptr: the scheduler)
+  bool handoff_allowed_ = false;         // inside run_until / run_until_idle
   std::unique_ptr<Network> net_;
   std::function<void(ProcessId)> net_kill_hook_;
 };

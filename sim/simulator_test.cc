@@ -357,3 +357,71 @@ TEST(SimulatorDeathTest, FiberExceptionNamesTheFiber) {
 
 }  // namespace
 }  // namespace dst::sim
+
+namespace dst::sim {
+namespace {
+
+// Two fibers waking each other: in a run loop the blocking fiber hands the CPU to the woken one.
+// The order of events (and so the trace) must be exactly what single steps give.
+uint64_t ping_pong_hash(bool single_steps, uint64_t* events) {
+  Simulator sim(11);
+  const ProcessId p = sim.start_process(sim.add_host("h"), "p");
+  WaitQueue ping(sim), pong(sim);
+  sim.spawn(p, "ponger", [&] {
+    while (ping.wait() == WaitResult::kOk) pong.notify_one();
+  });
+  sim.spawn(p, "pinger", [&] {
+    sim.yield();
+    for (int i = 0; i < 100; ++i) {
+      ping.notify_one();
+      pong.wait();
+      if (i % 10 == 0) sim.sleep(microseconds(5));
+    }
+  });
+  if (single_steps) {
+    uint64_t before = sim.events_executed();
+    while (sim.step()) {
+      EXPECT_LE(sim.events_executed(), before + 1) << "a single step ran more than one event";
+      before = sim.events_executed();
+    }
+  } else {
+    sim.run_until_idle();
+  }
+  *events = sim.events_executed();
+  return sim.trace().hash();
+}
+
+TEST(Simulator, HandOffBetweenFibersKeepsTheEventOrder) {
+  uint64_t stepped_events = 0, run_events = 0;
+  const uint64_t stepped = ping_pong_hash(true, &stepped_events);
+  const uint64_t run = ping_pong_hash(false, &run_events);
+  EXPECT_EQ(stepped, run);
+  EXPECT_EQ(stepped_events, run_events);
+  EXPECT_GT(run_events, 200u);
+}
+
+TEST(Simulator, StopInsideAFiberEndsTheRunLoopEvenAmidHandOffs) {
+  Simulator sim(1);
+  const ProcessId p = sim.start_process(sim.add_host("h"), "p");
+  WaitQueue ping(sim), pong(sim);
+  int rounds = 0;
+  sim.spawn(p, "ponger", [&] {
+    while (ping.wait() == WaitResult::kOk) pong.notify_one();
+  });
+  sim.spawn(p, "pinger", [&] {
+    sim.yield();
+    while (true) {
+      ping.notify_one();
+      if (pong.wait() != WaitResult::kOk) return;
+      if (++rounds % 5 == 0) sim.stop();
+    }
+  });
+  sim.run_until_idle();
+  EXPECT_EQ(rounds, 5);
+  sim.run_until_idle();
+  EXPECT_EQ(rounds, 10);
+  sim.kill(p);
+}
+
+}  // namespace
+}  // namespace dst::sim

@@ -8,11 +8,11 @@ namespace dst::sim {
 WaitResult WaitQueue::wait_until(TimeNs deadline) {
   if (waiters_.size() >= compact_at_) {
     // Drop tickets whose waits ended; they would never wake anything.
-    std::deque<WaitTicket> live;
-    for (const WaitTicket& t : waiters_) {
-      if (sim_->waiting(t)) live.push_back(t);
+    RingQueue<WaitTicket> live;
+    for (size_t i = 0; i < waiters_.size(); ++i) {
+      if (sim_->waiting(waiters_[i])) live.push_back(waiters_[i]);
     }
-    waiters_.swap(live);
+    std::swap(waiters_, live);
     compact_at_ = std::max<size_t>(16, waiters_.size() * 2);
   }
   waiters_.push_back(sim_->current_ticket());
@@ -29,9 +29,9 @@ bool WaitQueue::notify_one(WaitResult result) {
 }
 
 void WaitQueue::notify_all(WaitResult result) {
-  std::deque<WaitTicket> all;
-  all.swap(waiters_);
-  for (const WaitTicket& t : all) sim_->wake(t, result);
+  RingQueue<WaitTicket> all;
+  std::swap(all, waiters_);
+  for (size_t i = 0; i < all.size(); ++i) sim_->wake(all[i], result);
 }
 
 }  // namespace dst::sim

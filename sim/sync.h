@@ -15,6 +15,7 @@
 
 #include "base/assert.h"
 #include "base/limits.h"
+#include "sim/ring_queue.h"
 #include "sim/simulator.h"
 
 namespace dst::sim {
@@ -47,7 +48,7 @@ class WaitQueue {
 
  private:
   Simulator* sim_;
-  std::deque<WaitTicket> waiters_;
+  RingQueue<WaitTicket> waiters_;
   size_t compact_at_ = 16;
 };
 
