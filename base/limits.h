@@ -71,4 +71,49 @@ inline constexpr uint64_t kDiskSectorBytes = 512;
 // Divergence after that many events is still detected (the hashes differ) but not located.
 inline constexpr size_t kTraceRecordsKeptMax = 8'000'000;
 
+// --- node: raft ------------------------------------------------------------------------------
+// Appends in flight to one follower; etcd uses 256 by default, more only hides a slow follower.
+inline constexpr size_t kRaftInflightMsgsMax = 4096;
+// ReadIndex requests a leader queues while it has not yet committed an entry of its term, and
+// requests waiting for their heartbeat quorum; clients time out and retry, so dropping is safe.
+inline constexpr size_t kRaftPendingReadIndexMax = 10'000;
+// Voters plus learners in one cluster.
+inline constexpr size_t kRaftMembersMax = 64;
+
+// --- node: wal ------------------------------------------------------------------------------
+// Largest single WAL record (one entry, hard state, marker or metadata). etcd caps a request at
+// 1.5 MiB by default and an entry holds one request plus a few bytes of framing; 16 MiB leaves room
+// for scenarios that raise the request limit while keeping a corrupted length field from making
+// us allocate gigabytes.
+inline constexpr uint64_t kWalRecordBytesMax = 16ull * 1024 * 1024;
+// Bytes one Wal::save may append. Raft's Ready batches are bounded by its in-flight and message
+// size limits (a few MiB); a bigger batch is a caller bug, refused before anything is written.
+inline constexpr uint64_t kWalSaveBytesMax = 64ull * 1024 * 1024;
+// Default segment size at which the WAL cuts a new file. etcd uses 64 MiB; simulated disks are
+// small and cuts are where bugs hide, so the default is smaller to exercise them in every run.
+inline constexpr uint64_t kWalSegmentBytesDefault = 4ull * 1024 * 1024;
+// Largest segment size an option may ask for; a segment is read whole into memory at open.
+inline constexpr uint64_t kWalSegmentBytesMax = 256ull * 1024 * 1024;
+// Largest segment file open() accepts: one save may push a segment past the cut size, and a
+// segment starts with a small header (metadata, hard state, snapshot marker).
+inline constexpr uint64_t kWalSegmentFileBytesMax = kWalSegmentBytesMax + kWalSaveBytesMax + 4096;
+// Segments one WAL may hold. Segments are released after every snapshot, so thousands means
+// release_to is never called; open() refuses more instead of reading without end.
+inline constexpr size_t kWalSegmentsMax = 10'000;
+// Entries open() may return. etcd snapshots every 100k applied entries (3.4 default), so ten
+// million unsnapshotted entries means snapshots are broken.
+inline constexpr size_t kWalReplayEntriesMax = 10'000'000;
+// Payload bytes open() may checksum while searching for a valid record after a bad one (to tell a
+// torn tail from corruption in the middle). Past it the bad record is reported as corruption, the
+// safe answer: it never silently drops data it could not prove torn.
+inline constexpr uint64_t kWalResyncScanBytesMax = 64ull * 1024 * 1024;
+
+// --- node: snapshots ------------------------------------------------------------------------
+// Largest snapshot file: etcd's default backend quota is 2 GiB and the snapshot is the backend.
+inline constexpr uint64_t kSnapshotFileBytesMax = 2ull * 1024 * 1024 * 1024;
+// Snapshot files looked at in one directory listing; old ones are removed after each save.
+inline constexpr size_t kSnapshotFilesMax = 10'000;
+// Snapshot files kept by default when older ones are purged (etcd's --max-snapshots default).
+inline constexpr size_t kSnapshotsKeptDefault = 5;
+
 }  // namespace dst::limits

@@ -1,0 +1,73 @@
+// Raft safety invariants over a whole cluster, checked as the cluster runs (in the manner of
+// LogCabin's RaftConsensusInvariants). The simulation calls observe() after every step of every
+// node and observe_ready() after every Ready a node handled; the golden interaction tests do the
+// same after every command. Violations are collected, not asserted, so that a run with a safety
+// bug switched on reports what broke instead of stopping at the first symptom.
+//
+// Checked (Raft paper Figure 3):
+//   Election Safety      at most one leader per term, ever.
+//   Vote Safety          a node never votes for two candidates in one term (even across crashes).
+//   Log Matching         entries with the same index and term have the same data and predecessor.
+//   Leader Completeness  a node that becomes leader holds every entry committed so far.
+//   State Machine Safety nodes apply the same entry at each index; a committed entry is never
+//                        overwritten, also after crashes that lose unsynced writes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "node/raft/raft.h"
+#include "node/raft/ready.h"
+
+namespace dst::raft {
+
+class Invariants {
+ public:
+  // After any input to `r` (step, tick, propose, advance, restart).
+  void observe(const Raft& r);
+  // After `r` handled `rd` (persisted, sent, applied) and before or after advance().
+  void observe_ready(const Raft& r, const Ready& rd);
+  // The node crashed; its volatile view (commit index, role) starts over.
+  void observe_restart(uint64_t id);
+
+  const std::vector<std::string>& violations() const { return violations_; }
+  bool ok() const { return violations_.empty(); }
+  // The highest index known committed anywhere in the cluster.
+  uint64_t max_committed() const { return committed_.size(); }
+  // The term and data hash of committed entry `index` (1-based, <= max_committed()).
+  std::pair<uint64_t, uint64_t> committed_entry(uint64_t index) const;
+  // Bounded: the first kViolationsKept violations are kept with full text, the rest only counted.
+  uint64_t violation_count() const { return violation_count_; }
+
+ private:
+  struct EntryId {
+    uint64_t term = 0;
+    uint64_t hash = 0;
+    bool operator==(const EntryId&) const = default;
+  };
+  struct NodeView {
+    Role role = Role::kFollower;
+    uint64_t term = 0;
+    uint64_t checked_commit = 0;  // entries up to here were compared with the committed record
+  };
+
+  void violate(std::string what);
+  void record_committed(const Raft& r, uint64_t index);
+  void check_leader_completeness(const Raft& r);
+  static EntryId id_of(const raftpb::Entry& e);
+
+  std::vector<EntryId> committed_;       // committed_[i - 1]: the entry committed at index i
+  std::vector<EntryId> applied_;         // applied_[i - 1]: what was applied at index i
+  std::map<uint64_t, uint64_t> leaders_;  // term -> leader
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> votes_;  // (node, term) -> vote
+  // (index, term) -> (term of the previous entry, data hash): Log Matching by induction.
+  std::map<std::pair<uint64_t, uint64_t>, std::pair<uint64_t, uint64_t>> entries_;
+  std::map<uint64_t, NodeView> nodes_;
+  std::vector<std::string> violations_;
+  uint64_t violation_count_ = 0;
+};
+
+}  // namespace dst::raft
