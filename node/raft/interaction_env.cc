@@ -213,7 +213,8 @@ Status InteractionEnv::process_ready(uint64_t id, std::string& out) {
   return Status::ok();
 }
 
-bool InteractionEnv::deliver(uint64_t id, const std::vector<uint64_t>& drop, std::string& out) {
+bool InteractionEnv::deliver(uint64_t id, const std::vector<uint64_t>& drop, const std::vector<uint64_t>& dup,
+                             std::string& out) {
   std::vector<InFlight> mine;
   std::vector<InFlight> rest;
   for (InFlight& f : queue_) (f.message.to() == id ? mine : rest).push_back(std::move(f));
@@ -229,9 +230,12 @@ bool InteractionEnv::deliver(uint64_t id, const std::vector<uint64_t>& drop, std
       out += "  dropped: " + describe_message(m) + "\n";
       continue;
     }
-    out += "  " + describe_message(m) + "\n";
-    Status s = node(id).raft->step(m);
-    if (!s.is_ok()) out += "  " + s.to_string() + "\n";
+    int copies = std::find(dup.begin(), dup.end(), id) != dup.end() ? 2 : 1;
+    for (int k = 0; k < copies; ++k) {
+      out += std::string(k == 0 ? "  " : "  duplicate: ") + describe_message(m) + "\n";
+      Status s = node(id).raft->step(m);
+      if (!s.is_ok()) out += "  " + s.to_string() + "\n";
+    }
   }
   note_changes(out);
   return true;
@@ -246,7 +250,7 @@ Status InteractionEnv::stabilize(const std::vector<uint64_t>& ids, std::string& 
       Status s = process_ready(id, out);
       if (!s.is_ok()) return s;
     }
-    for (uint64_t id : ids) busy = deliver(id, {}, out) || busy;
+    for (uint64_t id : ids) busy = deliver(id, {}, {}, out) || busy;
     if (!busy) return Status::ok();
   }
   out += "stabilize: still busy after " + std::to_string(kStabilizeRoundsMax) + " rounds\n";
@@ -331,6 +335,7 @@ Result<std::string> InteractionEnv::handle(const datadriven::Command& cmd) {
   } else if (c == "read-index") {
     DST_TRY(need(2, "read-index ID CONTEXT"));
     DST_TRY_ASSIGN(id, first_node());
+    invariants_.read_requested(pos[1]);
     report(node(id).raft->read_index(pos[1]));
   } else if (c == "transfer-leader") {
     DST_TRY(need(2, "transfer-leader FROM TO"));
@@ -354,12 +359,16 @@ Result<std::string> InteractionEnv::handle(const datadriven::Command& cmd) {
   } else if (c == "deliver-msgs") {
     DST_TRY_ASSIGN(ids, node_list(cmd, pos));
     if (ids.empty()) ids = all_ids();
-    std::vector<uint64_t> drop;
+    std::vector<uint64_t> drop, dup;
     if (auto d = cmd.find("drop")) {
       DST_TRY_ASSIGN(dropped, node_list(cmd, *d));
       drop = dropped;
     }
-    for (uint64_t id : ids) deliver(id, drop, out);
+    if (auto d = cmd.find("dup")) {
+      DST_TRY_ASSIGN(duplicated, node_list(cmd, *d));
+      dup = duplicated;
+    }
+    for (uint64_t id : ids) deliver(id, drop, dup, out);
   } else if (c == "stabilize") {
     DST_TRY_ASSIGN(ids, node_list(cmd, pos));
     if (ids.empty()) ids = all_ids();

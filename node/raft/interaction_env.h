@@ -48,7 +48,10 @@ class InteractionEnv {
 
   Status add_nodes(const datadriven::Command& cmd, std::string& out);
   Status process_ready(uint64_t id, std::string& out);
-  bool deliver(uint64_t id, const std::vector<uint64_t>& drop, std::string& out);
+  // Delivers the queued messages for `id`; those for nodes in `drop` are lost, those for nodes in
+  // `dup` arrive twice (the network may duplicate).
+  bool deliver(uint64_t id, const std::vector<uint64_t>& drop, const std::vector<uint64_t>& dup,
+               std::string& out);
   Status stabilize(const std::vector<uint64_t>& ids, std::string& out);
   void restart(uint64_t id, bool lose_unsynced, std::string& out);
   void note_changes(std::string& out);

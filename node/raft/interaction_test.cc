@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "node/raft/datadriven.h"
@@ -70,6 +71,42 @@ INSTANTIATE_TEST_SUITE_P(Scripts, InteractionTest, ::testing::ValuesIn(scripts()
                            std::replace_if(name.begin(), name.end(), [](char c) { return !isalnum(c); }, '_');
                            return name;
                          });
+
+// Each script that expects a violation switches on a safety bug. The same script with the bug
+// switched off must run clean: so the violation is caused by the removed rule and nothing else,
+// and the rule has a test that fails when it is removed.
+TEST(SafetyRules, EachBugScriptIsCleanWithoutTheBug) {
+  std::set<std::string> bugs_exercised;
+  for (const std::string& name : scripts()) {
+    std::string path = std::string(DST_RAFT_TESTDATA_DIR) + "/" + name;
+    std::string text = read_file(path);
+    if (text.find("# expect: violation") == std::string::npos) continue;
+    auto script = datadriven::parse(path, text);
+    ASSERT_TRUE(script.is_ok()) << script.status().to_string();
+    bool had_bug = false;
+    for (datadriven::Command& cmd : script->commands) {
+      auto& args = cmd.args;
+      for (const auto& a : args)
+        if (a.key == "bug") {
+          had_bug = true;
+          for (const std::string& b : a.values) bugs_exercised.insert(b);
+        }
+      args.erase(std::remove_if(args.begin(), args.end(), [](const datadriven::Arg& a) { return a.key == "bug"; }),
+                 args.end());
+    }
+    EXPECT_TRUE(had_bug) << name << " expects a violation but switches on no bug";
+    InteractionEnv env;
+    for (const datadriven::Command& cmd : script->commands) {
+      auto out = env.handle(cmd);
+      ASSERT_TRUE(out.is_ok()) << name << ": " << out.status().to_string();
+    }
+    EXPECT_TRUE(env.invariants().ok()) << name << " without its bug: " << env.invariants().violations().front();
+  }
+  for (Bug b : all_bugs()) {
+    EXPECT_EQ(bugs_exercised.count(std::string(bug_name(b))), 1u)
+        << "no golden script shows a violation for bug " << bug_name(b);
+  }
+}
 
 TEST(DataDriven, ParseErrorsNameTheLine) {
   auto r = datadriven::parse("x.txt", "add-nodes 3\nnot-a-separator\n");

@@ -76,7 +76,7 @@ void Invariants::observe(const Raft& r) {
   NodeView& view = nodes_[r.id()];
   if (r.role() == Role::kLeader) {
     auto [it, inserted] = leaders_.emplace(r.term(), r.id());
-    if (!inserted && it->second != r.id()) {
+    if (!inserted && it->second != r.id() && second_leaders_reported_.emplace(r.term(), r.id()).second) {
       violate("Election Safety: nodes " + std::to_string(it->second) + " and " + std::to_string(r.id()) +
               " were both leader in term " + std::to_string(r.term()));
     }
@@ -128,6 +128,16 @@ void Invariants::observe_ready(const Raft& r, const Ready& rd) {
               " term " + std::to_string(e.term()) + " with different data or predecessor");
     }
   }
+  for (const ReadState& rs : rd.read_states) {
+    auto it = reads_.find(rs.context);
+    if (it == reads_.end()) continue;
+    if (rs.index < it->second) {
+      violate("Read Safety: node " + std::to_string(id) + " answered read " + rs.context + " with index " +
+              std::to_string(rs.index) + " but index " + std::to_string(it->second) +
+              " was already committed when the read was requested");
+    }
+    reads_.erase(it);
+  }
   for (const raftpb::Entry& e : rd.committed_entries) {
     EntryId eid = id_of(e);
     if (e.index() <= applied_.size()) {
@@ -141,6 +151,12 @@ void Invariants::observe_ready(const Raft& r, const Ready& rd) {
     applied_.resize(e.index() - 1);  // gaps (snapshots) stay unknown
     applied_.push_back(eid);
   }
+}
+
+void Invariants::read_requested(const std::string& context) {
+  // Bounded: answered reads are erased; unanswered ones (dropped requests) age out.
+  if (reads_.size() >= kEntriesRemembered) reads_.erase(reads_.begin());
+  reads_[context] = committed_.size();
 }
 
 void Invariants::observe_restart(uint64_t id) {

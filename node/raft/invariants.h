@@ -11,10 +11,13 @@
 //   Leader Completeness  a node that becomes leader holds every entry committed so far.
 //   State Machine Safety nodes apply the same entry at each index; a committed entry is never
 //                        overwritten, also after crashes that lose unsynced writes.
+//   Read Safety          a ReadIndex answer is at least the highest index that was committed
+//                        anywhere when the read was requested (§8: otherwise the read is stale).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +33,8 @@ class Invariants {
   void observe(const Raft& r);
   // After `r` handled `rd` (persisted, sent, applied) and before or after advance().
   void observe_ready(const Raft& r, const Ready& rd);
+  // A ReadIndex request with this (unique) context was made; its answer must not be older.
+  void read_requested(const std::string& context);
   // The node crashed; its volatile view (commit index, role) starts over.
   void observe_restart(uint64_t id);
 
@@ -62,10 +67,12 @@ class Invariants {
   std::vector<EntryId> committed_;       // committed_[i - 1]: the entry committed at index i
   std::vector<EntryId> applied_;         // applied_[i - 1]: what was applied at index i
   std::map<uint64_t, uint64_t> leaders_;  // term -> leader
+  std::set<std::pair<uint64_t, uint64_t>> second_leaders_reported_;  // (term, node), reported once
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> votes_;  // (node, term) -> vote
   // (index, term) -> (term of the previous entry, data hash): Log Matching by induction.
   std::map<std::pair<uint64_t, uint64_t>, std::pair<uint64_t, uint64_t>> entries_;
   std::map<uint64_t, NodeView> nodes_;
+  std::map<std::string, uint64_t> reads_;  // context -> highest committed index at request time
   std::vector<std::string> violations_;
   uint64_t violation_count_ = 0;
 };

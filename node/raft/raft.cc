@@ -192,6 +192,7 @@ void Raft::tick() {
       continue;
     }
     if (++it->second >= 2 * config_.election_tick) {
+      pr->second.pending_snapshot = 0;  // treat it as failed: the follower may not have it
       pr->second.become_probe();
       it = snapshot_wait_ticks_.erase(it);
       continue;
@@ -995,6 +996,7 @@ std::string Raft::status() const {
                   " log=" + std::to_string(log_.first_index()) + ".." + std::to_string(log_.last_index()) +
                   " commit=" + std::to_string(log_.committed()) + " applied=" + std::to_string(log_.applied());
   if (role_ == Role::kLeader) {
+    if (lead_transferee_ != 0) s += " transferring-to=" + std::to_string(lead_transferee_);
     for (const auto& [id, pr] : progress_) s += "\n  " + std::to_string(id) + ": " + pr.describe();
   }
   return s;
