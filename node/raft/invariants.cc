@@ -1,5 +1,7 @@
 #include "node/raft/invariants.h"
 
+#include <algorithm>
+
 #include "base/hash.h"
 #include "node/raft/describe.h"
 
@@ -86,13 +88,15 @@ void Invariants::observe(const Raft& r) {
   view.term = r.term();
 
   uint64_t commit = r.log().committed();
+  view.max_commit = std::max(view.max_commit, commit);
   if (view.checked_commit > commit) view.checked_commit = commit;
   for (uint64_t i = view.checked_commit + 1; i <= commit; ++i) record_committed(r, i);
   view.checked_commit = commit;
 
   if (r.committed_overwrites() > 0) {
     violate("State Machine Safety: node " + std::to_string(r.id()) + " overwrote " +
-            std::to_string(r.committed_overwrites()) + " committed entries in its log");
+            std::to_string(r.committed_overwrites()) +
+            " committed entries in its log (or committed past its end)");
   }
 }
 
@@ -106,12 +110,13 @@ void Invariants::observe_ready(const Raft& r, const Ready& rd) {
               std::to_string(rd.hard_state->term()));
     }
   }
+  const uint64_t max_commit = nodes_[id].max_commit;
   for (const raftpb::Entry& e : rd.entries) {
-    if (e.index() <= committed_.size()) {
+    if (e.index() <= committed_.size() && e.index() <= max_commit) {
       const EntryId& c = committed_[e.index() - 1];
       if (c.term != 0 && !(c == id_of(e))) {
         violate("State Machine Safety: node " + std::to_string(id) + " appended " + describe_entry(e) +
-                " over committed index " + std::to_string(e.index()) + " (committed term " +
+                " over index " + std::to_string(e.index()) + ", which it had committed (committed term " +
                 std::to_string(c.term) + ")");
       }
     }

@@ -9,8 +9,10 @@
 //   Vote Safety          a node never votes for two candidates in one term (even across crashes).
 //   Log Matching         entries with the same index and term have the same data and predecessor.
 //   Leader Completeness  a node that becomes leader holds every entry committed so far.
-//   State Machine Safety nodes apply the same entry at each index; a committed entry is never
-//                        overwritten, also after crashes that lose unsynced writes.
+//   State Machine Safety nodes apply the same entry at each index; a node never replaces an entry
+//                        at an index it once knew committed, also after crashes that lose
+//                        unsynced writes. (Any node may append a conflicting *uncommitted* entry
+//                        at a committed index, e.g. a stale leader in a minority: that is legal.)
 //   Read Safety          a ReadIndex answer is at least the highest index that was committed
 //                        anywhere when the read was requested (§8: otherwise the read is stale).
 #pragma once
@@ -57,6 +59,7 @@ class Invariants {
     Role role = Role::kFollower;
     uint64_t term = 0;
     uint64_t checked_commit = 0;  // entries up to here were compared with the committed record
+    uint64_t max_commit = 0;      // the highest commit index it ever had, across restarts
   };
 
   void violate(std::string what);

@@ -22,6 +22,11 @@ void Inflights::free_le(uint64_t index) {
   if (count_ == 0) start_ = 0;
 }
 
+void Inflights::free_first_one() {
+  if (count_ == 0) return;
+  free_le(buffer_[start_]);
+}
+
 const char* progress_state_name(ProgressState s) {
   switch (s) {
     case ProgressState::kProbe: return "StateProbe";

@@ -26,6 +26,8 @@ class Inflights {
   // An acknowledgement up to `index` frees every message whose last index is <= index.
   void free_le(uint64_t index);
   void reset() { start_ = count_ = 0; }
+  // Forgets the oldest message in flight (presumed lost), opening one slot.
+  void free_first_one();
 
  private:
   std::vector<uint64_t> buffer_;

@@ -25,7 +25,7 @@ Raft::Raft(Config config, RandomSource& random, InitialState initial)
     : config_(std::move(config)),
       random_(random),
       log_(initial.snapshot.metadata(), std::move(initial.entries), initial.hard_state.commit(),
-           initial.applied) {
+           initial.applied, config_.bugs != 0) {
   Status valid = config_.validate();
   DST_ASSERT_MSG(valid.is_ok(), valid.to_string());
   DST_ASSERT_GE(initial.hard_state.term(), log_.last_term());
@@ -647,7 +647,7 @@ void Raft::handle_append(const raftpb::Message& m) {
     return;
   }
   std::optional<uint64_t> last_new =
-      log_.maybe_append(m.index(), m.log_term(), m.commit(), m.entries(), config_.bugs != 0);
+      log_.maybe_append(m.index(), m.log_term(), m.commit(), m.entries());
   if (last_new.has_value()) {
     r.set_index(*last_new);
     send(std::move(r));
@@ -739,6 +739,10 @@ void Raft::handle_append_response(const raftpb::Message& m, Progress& pr) {
 void Raft::handle_heartbeat_response(const raftpb::Message& m, Progress& pr) {
   pr.recent_active = true;
   pr.probe_sent = false;
+  // A full window whose messages were all lost would block replication to this follower forever;
+  // the follower is alive (it answered), so let one more append through. If the window's messages
+  // were lost, that append is rejected and the leader falls back to probing.
+  if (pr.state == ProgressState::kReplicate && pr.inflights.full()) pr.inflights.free_first_one();
   if (pr.match < log_.last_index()) send_append(m.from());
   if (!m.context().empty()) read_index_ack(m.from(), m.context());
 }

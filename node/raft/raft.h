@@ -83,8 +83,8 @@ class Raft {
   bool is_voter(uint64_t id) const { return voters_.count(id) != 0; }
   const std::map<uint64_t, Progress>& progress() const { return progress_; }
   uint64_t lead_transferee() const { return lead_transferee_; }
-  // Entries from an old term that were overwritten although committed: only possible with a
-  // safety bug switched on (otherwise it is an assertion).
+  // Committed entries overwritten or commit indexes pointing past the log: only possible with a
+  // safety bug switched on (otherwise they are assertions).
   uint64_t committed_overwrites() const { return log_.committed_overwrites(); }
   std::string status() const;
 

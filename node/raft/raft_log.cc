@@ -7,16 +7,26 @@
 namespace dst::raft {
 
 RaftLog::RaftLog(raftpb::SnapshotMetadata snapshot, std::vector<raftpb::Entry> entries,
-                 uint64_t committed, uint64_t applied)
-    : snapshot_(std::move(snapshot)), entries_(std::move(entries)) {
+                 uint64_t committed, uint64_t applied, bool tolerate_broken_safety)
+    : snapshot_(std::move(snapshot)), entries_(std::move(entries)), tolerate_(tolerate_broken_safety) {
   for (size_t k = 0; k < entries_.size(); ++k) {
     DST_ASSERT_EQ(entries_[k].index(), snapshot_.index() + 1 + k);
     uint64_t prev_term = k == 0 ? snapshot_.term() : entries_[k - 1].term();
-    DST_ASSERT_GE(entries_[k].term(), prev_term);
+    if (entries_[k].term() < prev_term) {
+      // Terms in a log never decrease; a log that does was written by a broken (bugged) Raft.
+      DST_ASSERT_MSG(tolerate_, "log terms decrease at index " + std::to_string(entries_[k].index()));
+      ++committed_overwrites_;
+    }
   }
   stabled_ = last_index();
   committed_ = std::max(committed, snapshot_.index());
-  applied_ = std::max(applied, snapshot_.index());
+  if (committed_ > last_index()) {
+    // The durable commit index names entries that were not durable: only with a safety bug.
+    DST_ASSERT_MSG(tolerate_, "durable commit index beyond the durable log");
+    ++committed_overwrites_;
+    committed_ = last_index();
+  }
+  applied_ = std::min(std::max(applied, snapshot_.index()), committed_);
   DST_ASSERT_LE(committed_, last_index());
   DST_ASSERT_LE(applied_, committed_);
 }
@@ -57,7 +67,7 @@ uint64_t RaftLog::find_conflict(const google::protobuf::RepeatedPtrField<raftpb:
 
 std::optional<uint64_t> RaftLog::maybe_append(
     uint64_t index, uint64_t log_term, uint64_t commit,
-    const google::protobuf::RepeatedPtrField<raftpb::Entry>& entries, bool tolerate_committed_conflicts) {
+    const google::protobuf::RepeatedPtrField<raftpb::Entry>& entries) {
   if (!match_term(index, log_term)) return std::nullopt;
   uint64_t last_new = index + entries.size();
   for (int k = 0; k < entries.size(); ++k) DST_ASSERT_EQ(entries[k].index(), index + 1 + k);
@@ -65,7 +75,7 @@ std::optional<uint64_t> RaftLog::maybe_append(
   if (conflict != 0) {
     if (conflict <= committed_) {
       // A committed entry is never overwritten: that would be the end of safety, not a conflict.
-      DST_ASSERT_MSG(tolerate_committed_conflicts, "append conflicts with a committed entry");
+      DST_ASSERT_MSG(tolerate_, "append conflicts with a committed entry");
       DST_ASSERT_GT(conflict, snapshot_.index());
       ++committed_overwrites_;
       committed_ = conflict - 1;
@@ -108,7 +118,12 @@ uint64_t RaftLog::find_conflict_by_term(uint64_t index, uint64_t term) const {
 
 void RaftLog::commit_to(uint64_t index) {
   if (index <= committed_) return;  // commit never moves back
-  DST_ASSERT_MSG(index <= last_index(), "commit index beyond the end of the log");
+  if (index > last_index()) {
+    DST_ASSERT_MSG(tolerate_, "commit index beyond the end of the log");
+    ++committed_overwrites_;
+    index = last_index();
+    if (index <= committed_) return;
+  }
   committed_ = index;
 }
 

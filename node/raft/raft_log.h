@@ -22,8 +22,11 @@ class RaftLog {
  public:
   // An empty log whose compaction point is `snapshot` (index 0, term 0 for a brand-new node).
   // `entries` follow it contiguously and are already durable.
+  // `tolerate_broken_safety`: a safety bug is switched on (Config::bugs), so states that correct
+  // Raft never reaches (a commit index beyond the log, a conflict below it) are counted in
+  // committed_overwrites() for the invariants checker instead of stopping the process.
   RaftLog(raftpb::SnapshotMetadata snapshot, std::vector<raftpb::Entry> entries, uint64_t committed,
-          uint64_t applied);
+          uint64_t applied, bool tolerate_broken_safety = false);
 
   uint64_t first_index() const { return snapshot_.index() + 1; }
   uint64_t last_index() const { return snapshot_.index() + entries_.size(); }
@@ -54,11 +57,9 @@ class RaftLog {
   // `entries` after it, replacing a conflicting tail, commit up to min(commit, last new index) and
   // return the last new index; otherwise nullopt.
   // A conflict at or below the commit index means safety is already broken: an assertion, unless
-  // `tolerate_committed_conflicts` (a safety bug is switched on and the invariants checker is to
-  // report it); then the tail is replaced anyway and committed_overwrites() counts it.
+  // tolerated (see the constructor); then the tail is replaced anyway and counted.
   std::optional<uint64_t> maybe_append(uint64_t index, uint64_t log_term, uint64_t commit,
-                                       const google::protobuf::RepeatedPtrField<raftpb::Entry>& entries,
-                                       bool tolerate_committed_conflicts = false);
+                                       const google::protobuf::RepeatedPtrField<raftpb::Entry>& entries);
   uint64_t committed_overwrites() const { return committed_overwrites_; }
   // Appends at the end (the leader's own proposals); returns the new last index.
   uint64_t append(std::vector<raftpb::Entry> entries);
@@ -96,6 +97,7 @@ class RaftLog {
   uint64_t applied_ = 0;
   uint64_t stabled_ = 0;
   uint64_t committed_overwrites_ = 0;
+  bool tolerate_ = false;
 };
 
 }  // namespace dst::raft
