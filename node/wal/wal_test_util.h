@@ -1,0 +1,110 @@
+// Shared fixtures for the node/wal tests: one host with one node process and its FileSystem, a
+// way to run test code in a fiber of that process, crashes, and small entry builders.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "node/wal/record.h"
+#include "node/wal/wal.h"
+#include "sim/file_system.h"
+#include "sim/simulator.h"
+
+namespace dst::wal::testing {
+
+inline constexpr const char* kDir = "n1";
+
+struct World {
+  explicit World(uint64_t seed = 7) : sim(seed) {
+    fs.disk().set_fsync_latency(sim::DurationDist::constant(sim::milliseconds(2)));
+  }
+
+  // Runs `body` in a fiber of the node process until the world is idle; true if it finished.
+  template <typename F>
+  bool run(F body) {
+    bool finished = false;
+    sim.spawn(p, "test", [&finished, body = std::move(body)]() mutable {
+      body();
+      finished = true;
+    });
+    sim.run_until_idle();
+    return finished;
+  }
+
+  // Power loss: only synced data survives (with `torn`, plus a torn prefix of the rest).
+  void power_loss(bool torn = false) {
+    sim.kill(p, sim::KillOptions{.lose_unsynced = true, .torn = torn});
+    p = sim.start_process(h, "node");
+  }
+  // Process crash: the page cache survives.
+  void process_crash() {
+    sim.kill(p);
+    p = sim.start_process(h, "node");
+  }
+
+  sim::Simulator sim;
+  sim::HostId h = sim.add_host("h1");
+  sim::ProcessId p = sim.start_process(h, "node");
+  sim::FileSystem fs{sim, h};
+};
+
+inline walpb::WalMetadata metadata(uint64_t node_id = 1, uint64_t cluster_id = 0xc1) {
+  walpb::WalMetadata m;
+  m.set_node_id(node_id);
+  m.set_cluster_id(cluster_id);
+  return m;
+}
+
+inline raftpb::Entry entry(uint64_t index, uint64_t term, std::string data = "") {
+  raftpb::Entry e;
+  e.set_index(index);
+  e.set_term(term);
+  e.set_data(data.empty() ? "v" + std::to_string(index) + "@" + std::to_string(term) : data);
+  return e;
+}
+
+inline std::vector<raftpb::Entry> entries(uint64_t first, uint64_t last, uint64_t term) {
+  std::vector<raftpb::Entry> out;
+  for (uint64_t i = first; i <= last; ++i) out.push_back(entry(i, term));
+  return out;
+}
+
+inline raftpb::HardState hard_state(uint64_t term, uint64_t vote, uint64_t commit) {
+  raftpb::HardState hs;
+  hs.set_term(term);
+  hs.set_vote(vote);
+  hs.set_commit(commit);
+  return hs;
+}
+
+// "index@term" of each entry, for readable comparisons.
+inline std::vector<std::string> describe(const std::vector<raftpb::Entry>& es) {
+  std::vector<std::string> out;
+  for (const raftpb::Entry& e : es) {
+    out.push_back(std::to_string(e.index()) + "@" + std::to_string(e.term()));
+  }
+  return out;
+}
+
+inline std::vector<std::string> describe_range(uint64_t first, uint64_t last, uint64_t term) {
+  return describe(entries(first, last, term));
+}
+
+// The records of a file's current content, with their offsets.
+inline SegmentScan scan_file(World& w, const std::string& name) {
+  Result<sim::FileId> id = w.fs.open(name, sim::OpenMode::kExisting);
+  EXPECT_TRUE(id.is_ok()) << id.status().to_string();
+  Result<std::string> bytes = w.fs.disk().read(*id, 0, uint64_t{1} << 30);
+  EXPECT_TRUE(bytes.is_ok()) << bytes.status().to_string();
+  return scan_records(*bytes);
+}
+
+inline bool same_hard_state(const raftpb::HardState& a, const raftpb::HardState& b) {
+  return a.term() == b.term() && a.vote() == b.vote() && a.commit() == b.commit();
+}
+
+}  // namespace dst::wal::testing
