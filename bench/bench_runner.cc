@@ -28,6 +28,16 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   }
 
   void print_summary() const {
+    if (ns_per_item_.count("raft/commit/3") || ns_per_item_.count("raft/commit/5")) {
+      std::printf("\nsummary (issue #3):\n");
+      print_rate("raft 3 nodes: commits/wall s", "raft/commit/3", 0);
+      print_rate("raft 5 nodes: commits/wall s", "raft/commit/5", 0);
+      for (const char* n : {"raft/commit/3", "raft/commit/5"}) {
+        auto it = counters_.find(std::string(n) + ":virtual_commits_per_s");
+        if (it != counters_.end()) std::printf("  %-30s %12.0f commits per virtual s\n", n, it->second);
+      }
+      return;
+    }
     std::printf("\nsummary (goals from issue #2):\n");
     print_ns("fiber switch round trip", "sim/fiber_switch_round_trip", 40.0);
     print_ns("raw Boost.Context round trip", "sim/raw_context_round_trip", 0);

@@ -28,11 +28,18 @@ Raft::Raft(Config config, RandomSource& random, InitialState initial)
            initial.applied, config_.bugs != 0) {
   Status valid = config_.validate();
   DST_ASSERT_MSG(valid.is_ok(), valid.to_string());
-  DST_ASSERT_GE(initial.hard_state.term(), log_.last_term());
   snapshot_ = std::move(initial.snapshot);
   apply_membership(snapshot_.metadata().conf_state());
   term_ = initial.hard_state.term();
   vote_ = initial.hard_state.vote();
+  if (log_.last_term() > term_) {
+    // The WAL writes a Ready's entries before its hard state, so a torn write can keep entries of
+    // a term whose hard state record was lost. No vote in that term was ever sent (a vote goes out
+    // only after its own, earlier, synced Ready), so adopting the term without a vote is safe.
+    term_ = log_.last_term();
+    vote_ = 0;
+  }
+  // What is durable: a term raised above makes the first Ready persist it.
   prev_hard_state_ = initial.hard_state;
   prev_hard_state_.set_commit(log_.committed());
   become_follower(term_, 0);

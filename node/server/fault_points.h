@@ -1,0 +1,60 @@
+// Named places in the node's code where a scenario or test can crash the node or delay it, the way
+// etcd's robustness tests use gofail. The table lives outside the node process (it survives the
+// crashes it causes); the node calls hit() as it passes each point.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "base/status.h"
+#include "sim/time.h"
+
+namespace dst::node {
+
+enum class FaultPoint : uint8_t {
+  kBeforeWalSave,
+  kAfterWalSave,
+  kBeforeSend,
+  kBeforeApply,
+  kAfterApply,
+  kBeforeSnapshotSave,
+  kAfterSnapshotSave,
+  kCount,
+};
+std::string_view fault_point_name(FaultPoint p);
+// "before-wal-save" etc.; the error lists the valid names.
+Result<FaultPoint> parse_fault_point(std::string_view name);
+
+struct FaultAction {
+  enum class Kind : uint8_t { kCrash, kPowerLoss, kDelay };
+  Kind kind = Kind::kCrash;
+  sim::DurationNs delay = 0;  // kDelay only
+  // Fires on the `skip`+1-th pass, then `times` passes in total (0: every pass from then on).
+  uint64_t skip = 0;
+  uint64_t times = 1;
+};
+
+class FaultPoints {
+ public:
+  void arm(FaultPoint p, FaultAction action);
+  void disarm(FaultPoint p);
+  void disarm_all();
+  // Called by the node at the point: the action to take now, if any.
+  std::optional<FaultAction> hit(FaultPoint p);
+  uint64_t passes(FaultPoint p) const { return slots_[index(p)].passes; }
+  uint64_t fired(FaultPoint p) const { return slots_[index(p)].fired; }
+
+ private:
+  struct Slot {
+    std::optional<FaultAction> action;
+    uint64_t passes = 0;         // times the node passed this point (armed or not)
+    uint64_t passes_armed = 0;   // passes since arming
+    uint64_t fired = 0;
+  };
+  static size_t index(FaultPoint p) { return static_cast<size_t>(p); }
+  std::array<Slot, static_cast<size_t>(FaultPoint::kCount)> slots_;
+};
+
+}  // namespace dst::node

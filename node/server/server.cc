@@ -1,0 +1,354 @@
+#include "node/server/server.h"
+
+#include "base/assert.h"
+#include "base/hash.h"
+#include "node/raft/describe.h"
+#include "node/wal/file_names.h"
+
+namespace dst::node {
+
+namespace {
+
+// Raft's randomized election timeouts drawn from the node's own simulation sub-stream.
+class SimRandom : public raft::RandomSource {
+ public:
+  explicit SimRandom(sim::Rng& rng) : rng_(rng) {}
+  uint64_t uniform(uint64_t bound) override { return rng_.uniform_u64(bound); }
+
+ private:
+  sim::Rng& rng_;
+};
+
+raftpb::Snapshot bootstrap_snapshot(const std::vector<uint64_t>& voters) {
+  raftpb::Snapshot s;
+  s.mutable_metadata()->set_index(1);
+  s.mutable_metadata()->set_term(1);
+  for (uint64_t v : voters) s.mutable_metadata()->mutable_conf_state()->add_voters(v);
+  return s;  // empty data: nothing applied yet
+}
+
+bool contains(const std::vector<uint64_t>& v, uint64_t x) {
+  for (uint64_t y : v)
+    if (y == x) return true;
+  return false;
+}
+
+}  // namespace
+
+Server::Server(sim::Simulator& sim, ServerOptions options, ServerHooks hooks)
+    : sim_(sim),
+      options_(std::move(options)),
+      hooks_(hooks),
+      fs_(sim, sim.host_of(sim.current_process())),
+      rng_(sim.rng("raft-election/" + std::to_string(options_.id))),
+      inbox_(sim, options_.inbox_capacity) {}
+
+Server::~Server() {
+  if (hooks_.live && *hooks_.live == this) *hooks_.live = nullptr;
+}
+
+void Server::run(sim::Simulator& sim, ServerOptions options, ServerHooks hooks) {
+  DST_ASSERT_MSG(sim.in_fiber(), "Server::run must be called from a fiber of the node's process");
+  options.raft.id = options.id;
+  Server server(sim, std::move(options), hooks);
+  Status started = server.start();
+  if (!started.is_ok()) {
+    // A node that cannot read its own data must not take part (etcd exits); a scenario sees it
+    // as down. Crash without losing anything more.
+    server.crash("start failed: " + started.to_string(), false);
+  }
+  // Visible to the world only once it has a Raft to inspect (start() blocks on the disk).
+  if (hooks.live) *hooks.live = &server;
+  sim::ProcessId self = sim.current_process();
+  sim.spawn(self, "raft-recv", [&server] { server.receive_loop(); });
+  sim.spawn(self, "raft-tick", [&server] { server.tick_loop(); });
+  if (server.options_.propose_every > 0) sim.spawn(self, "raft-load", [&server] { server.propose_loop(); });
+  if (server.options_.read_every > 0) sim.spawn(self, "raft-reads", [&server] { server.read_loop(); });
+  server.raft_loop();
+}
+
+Status Server::bootstrap() {
+  walpb::WalMetadata meta;
+  meta.set_node_id(options_.id);
+  meta.set_cluster_id(1);
+  if (contains(options_.initial_voters, options_.id)) {
+    // Snapshot first, then the WAL and its marker: a crash in between leaves either no WAL (and we
+    // bootstrap again) or a WAL without marker (finish_bootstrap completes it).
+    Status s = snapshotter_->save(bootstrap_snapshot(options_.initial_voters));
+    if (!s.is_ok()) return s;
+  }
+  auto created = wal::Wal::create(fs_, options_.data_dir, meta, options_.wal);
+  if (!created.is_ok()) return created.status();
+  wal_ = std::move(created).value();
+  if (contains(options_.initial_voters, options_.id)) return finish_bootstrap();
+  // A node joining an existing cluster: no membership until the leader's snapshot brings one.
+  random_ = std::make_unique<SimRandom>(rng_);
+  raft_ = std::make_unique<raft::Raft>(options_.raft, *random_, raft::InitialState{});
+  return Status::ok();
+}
+
+Status Server::finish_bootstrap() {
+  raftpb::Snapshot snap = bootstrap_snapshot(options_.initial_voters);
+  Status s = wal_->save_snapshot_marker(1, 1);
+  if (!s.is_ok()) return s;
+  raftpb::HardState hs;
+  hs.set_term(1);
+  hs.set_commit(1);
+  s = wal_->save(&hs, {}, true);
+  if (!s.is_ok()) return s;
+  last_snapshot_index_ = 1;
+  random_ = std::make_unique<SimRandom>(rng_);
+  raft::InitialState init{hs, snap, {}, 1};
+  raft_ = std::make_unique<raft::Raft>(options_.raft, *random_, std::move(init));
+  if (hooks_.invariants) hooks_.invariants->observe_restart(options_.id);
+  return Status::ok();
+}
+
+bool Server::has_wal() const {
+  for (const std::string& name : fs_.list(wal::wal_dir_prefix(options_.data_dir)))
+    if (wal::parse_segment_name(name.substr(name.rfind('/') + 1))) return true;
+  return false;
+}
+
+Status Server::start() {
+  snapshotter_ = std::make_unique<wal::Snapshotter>(fs_, options_.data_dir);
+  auto bound = sim_.net().bind(sim_.current_process(), options_.raft_port);
+  if (!bound.is_ok()) return bound.status();
+  socket_ = *bound;
+
+  // No WAL segment yet: a fresh disk, or a crash in the middle of bootstrapping (a bootstrap
+  // snapshot without a WAL). Bootstrapping again writes the same snapshot and a new WAL.
+  if (!has_wal()) return bootstrap();
+
+  auto newest = snapshotter_->load_newest();
+  if (!newest.is_ok()) return newest.status();
+  wal::OpenOptions open_options;
+  walpb::WalMetadata meta;
+  meta.set_node_id(options_.id);
+  meta.set_cluster_id(1);
+  open_options.expected_metadata = meta;
+  if (newest->snapshot) {
+    walpb::SnapshotMarker m;
+    m.set_index(newest->snapshot->metadata().index());
+    m.set_term(newest->snapshot->metadata().term());
+    open_options.snapshot = m;
+  }
+  auto opened = wal::Wal::open(fs_, options_.data_dir, options_.wal, open_options);
+  std::optional<raftpb::Snapshot> snapshot = newest->snapshot;
+  if (!opened.is_ok() && newest->snapshot) {
+    // The newest snapshot file may lack its WAL marker (a crash between the two saves): open at
+    // the newest marker the log has and load that snapshot instead.
+    open_options.snapshot.reset();
+    opened = wal::Wal::open(fs_, options_.data_dir, options_.wal, open_options);
+    if (opened.is_ok() && opened->snapshot.index() > 0) {
+      auto older = snapshotter_->load(opened->snapshot.index(), opened->snapshot.term());
+      if (!older.is_ok()) return older.status();
+      snapshot = std::move(older).value();
+    } else if (opened.is_ok()) {
+      snapshot.reset();
+    }
+  }
+  if (!opened.is_ok()) return opened.status();
+  wal::OpenResult result = std::move(opened).value();
+  wal_ = std::move(result.wal);
+  repair_ = result.repair;
+
+  if (!snapshot && result.hard_state.term() == 0 && result.entries.empty() &&
+      contains(options_.initial_voters, options_.id)) {
+    // A crash after creating the WAL but before its bootstrap marker: finish bootstrapping.
+    return finish_bootstrap();
+  }
+
+  raftpb::Snapshot snap = snapshot.value_or(raftpb::Snapshot());
+  Status restored = state_.restore(snap.data());
+  if (!restored.is_ok()) return restored;
+  last_snapshot_index_ = snap.metadata().index();
+  random_ = std::make_unique<SimRandom>(rng_);
+  raft::InitialState init{result.hard_state, snap, std::move(result.entries), snap.metadata().index()};
+  raft_ = std::make_unique<raft::Raft>(options_.raft, *random_, std::move(init));
+  if (hooks_.invariants) hooks_.invariants->observe_restart(options_.id);
+  return Status::ok();
+}
+
+void Server::observe() {
+  if (hooks_.invariants) hooks_.invariants->observe(*raft_);
+}
+
+void Server::fault_point(FaultPoint p) {
+  if (!hooks_.faults) return;
+  std::optional<FaultAction> a = hooks_.faults->hit(p);
+  if (!a) return;
+  switch (a->kind) {
+    case FaultAction::Kind::kCrash: crash(std::string("fault point ") + std::string(fault_point_name(p)), false);
+    case FaultAction::Kind::kPowerLoss:
+      crash(std::string("fault point ") + std::string(fault_point_name(p)) + " (power loss)", true);
+    case FaultAction::Kind::kDelay: sim_.sleep(a->delay); return;
+  }
+}
+
+void Server::crash(const std::string& why, bool lose_unsynced) {
+  (void)why;  // the trace records the kill; the scenario log (later) prints `why`
+  sim_.kill(sim_.current_process(), sim::KillOptions{.lose_unsynced = lose_unsynced, .torn = false});
+  DST_UNREACHABLE("a killed process's fiber kept running");
+}
+
+void Server::step(Input input) {
+  if (auto* m = std::get_if<raftpb::Message>(&input)) {
+    ++counters_.messages_received;
+    Status s = raft_->step(*m);
+    (void)s;  // only forwarded proposals can be refused; their proposer retries
+  } else if (std::holds_alternative<Tick>(input)) {
+    raft_->tick();
+  } else if (auto* p = std::get_if<Proposal>(&input)) {
+    Status s = raft_->propose(std::move(p->data));
+    if (!s.is_ok()) ++counters_.proposals_dropped;
+  } else {
+    std::string& context = std::get<ReadRequest>(input).context;
+    if (hooks_.invariants) hooks_.invariants->read_requested(context);
+    ++counters_.reads_requested;
+    Status s = raft_->read_index(std::move(context));
+    (void)s;  // no leader: the reader simply asks again later
+  }
+  observe();
+}
+
+void Server::raft_loop() {
+  for (;;) {
+    auto [r, input] = inbox_.recv();
+    if (r != sim::WaitResult::kOk) return;  // the process is being killed
+    step(std::move(*input));
+    // Batch whatever else is already waiting into the same Ready (one fsync for many inputs).
+    for (size_t i = 0; i < options_.inbox_capacity; ++i) {
+      auto more = inbox_.try_recv();
+      if (!more) break;
+      step(std::move(*more));
+    }
+    // Bounded: each Ready is handed out once; new ones appear only from advance()'s commits.
+    for (int i = 0; i < 64 && raft_->has_ready(); ++i) handle_ready();
+  }
+}
+
+void Server::handle_ready() {
+  raft::Ready rd = raft_->ready();
+  ++counters_.readies;
+
+  // 1. Persist. The snapshot file before its WAL marker (etcd's order); entries and hard state
+  //    with one fsync when Raft says they must be durable before the messages go out.
+  fault_point(FaultPoint::kBeforeWalSave);
+  if (rd.snapshot) {
+    fault_point(FaultPoint::kBeforeSnapshotSave);
+    Status s = snapshotter_->save(*rd.snapshot);
+    if (s.is_ok()) s = wal_->save_snapshot_marker(rd.snapshot->metadata().index(), rd.snapshot->metadata().term());
+    if (!s.is_ok()) crash("saving a received snapshot failed: " + s.to_string(), false);
+    fault_point(FaultPoint::kAfterSnapshotSave);
+  }
+  if (rd.hard_state || !rd.entries.empty()) {
+    Status s = wal_->save(rd.hard_state ? &*rd.hard_state : nullptr, rd.entries, rd.must_sync);
+    if (!s.is_ok()) crash("WAL save failed: " + s.to_string(), false);  // etcd panics here too
+    if (rd.must_sync) ++counters_.wal_syncs;
+  }
+  fault_point(FaultPoint::kAfterWalSave);
+
+  // 2. Send.
+  fault_point(FaultPoint::kBeforeSend);
+  for (const raftpb::Message& m : rd.messages) {
+    auto peer = options_.peers.find(m.to());
+    if (peer == options_.peers.end()) continue;  // a member we have no address for
+    Status s = sim_.net().send_to(socket_, sim::Address{peer->second, options_.raft_port}, m.SerializeAsString());
+    if (s.is_ok()) ++counters_.messages_sent;
+  }
+
+  // 3. Apply.
+  fault_point(FaultPoint::kBeforeApply);
+  if (rd.snapshot) {
+    Status s = state_.restore(rd.snapshot->data());
+    DST_ASSERT_MSG(s.is_ok(), "leader sent an unparsable snapshot: " + s.to_string());
+    last_snapshot_index_ = rd.snapshot->metadata().index();
+  }
+  for (const raftpb::Entry& e : rd.committed_entries) {
+    if (e.type() == raftpb::ENTRY_CONF_CHANGE) {
+      raftpb::ConfChange cc;
+      DST_ASSERT_MSG(cc.ParseFromString(e.data()), "unparsable conf change at " + raft::describe_entry(e));
+      raft_->apply_conf_change(cc);
+      continue;
+    }
+    state_.apply(e);
+    ++counters_.entries_applied;
+  }
+  fault_point(FaultPoint::kAfterApply);
+
+  counters_.reads_answered += rd.read_states.size();
+  if (hooks_.invariants) hooks_.invariants->observe_ready(*raft_, rd);
+  raft_->advance(rd);
+  observe();
+  maybe_snapshot();
+}
+
+void Server::maybe_snapshot() {
+  uint64_t applied = raft_->log().applied();
+  if (applied < last_snapshot_index_ + options_.snapshot_every) return;
+  // The state machine reflects exactly `applied` (entries are applied before advance()).
+  DST_ASSERT_EQ(state_.applied_index() > 0 ? state_.applied_index() : applied, applied);
+  fault_point(FaultPoint::kBeforeSnapshotSave);
+  raftpb::Snapshot snap = raft_->make_snapshot(state_.snapshot());
+  Status s = snapshotter_->save(snap);
+  if (s.is_ok()) s = wal_->save_snapshot_marker(snap.metadata().index(), snap.metadata().term());
+  if (!s.is_ok()) crash("saving a snapshot failed: " + s.to_string(), false);
+  fault_point(FaultPoint::kAfterSnapshotSave);
+  raft_->compact(snap);
+  last_snapshot_index_ = snap.metadata().index();
+  ++counters_.snapshots;
+  // Old segments and snapshot files are garbage now; removal promises nothing, so no sync.
+  Status released = wal_->release_to(snap.metadata().index());
+  if (!released.is_ok()) crash("releasing WAL segments failed: " + released.to_string(), false);
+  Status purged = snapshotter_->remove_older();
+  (void)purged;  // a leftover old snapshot is harmless
+}
+
+void Server::receive_loop() {
+  for (;;) {
+    auto d = sim_.net().recv_from(socket_);
+    if (!d.is_ok()) return;  // cancelled: the process is going away
+    raftpb::Message m;
+    if (!m.ParseFromString(d->payload) || m.to() != options_.id) continue;  // not for us
+    if (!inbox_.try_send(std::move(m))) continue;  // overloaded: drop, Raft retransmits
+  }
+}
+
+void Server::tick_loop() {
+  for (;;) {
+    if (sim_.sleep(options_.tick) != sim::WaitResult::kOk) return;
+    if (inbox_.send(Tick{}) != sim::WaitResult::kOk) return;
+  }
+}
+
+void Server::propose_loop() {
+  uint64_t seq = 0;
+  for (;;) {
+    if (sim_.sleep(options_.propose_every) != sim::WaitResult::kOk) return;
+    if (raft_->role() != raft::Role::kLeader) continue;
+    for (size_t i = 0; i < options_.propose_batch; ++i) {
+      std::string data = "n" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." +
+                         std::to_string(seq++);
+      if (data.size() < options_.propose_bytes) data.resize(options_.propose_bytes, '.');
+      if (inbox_.send(Proposal{std::move(data)}) != sim::WaitResult::kOk) return;
+    }
+  }
+}
+
+}  // namespace dst::node
+
+namespace dst::node {
+
+void Server::read_loop() {
+  uint64_t seq = 0;
+  for (;;) {
+    if (sim_.sleep(options_.read_every) != sim::WaitResult::kOk) return;
+    // Unique across nodes and incarnations: node, virtual time, sequence.
+    std::string context =
+        "r" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." + std::to_string(seq++);
+    if (inbox_.send(ReadRequest{std::move(context)}) != sim::WaitResult::kOk) return;
+  }
+}
+
+}  // namespace dst::node

@@ -1,0 +1,143 @@
+// The node process: Raft driven by fibers over the simulated disk and network.
+//
+// Fibers of one incarnation:
+//   raft loop  - owns the Raft state machine; takes inputs (peer messages, ticks, proposals) from
+//                one inbox and handles each Ready: persist (WAL, snapshot) -> fsync if must_sync ->
+//                send -> apply -> advance, then snapshots and compacts every snapshot_every entries.
+//   receiver   - reads Raft messages from the node's datagram socket into the inbox.
+//   ticker     - one tick per `tick` of the host's monotonic clock (drift and pauses apply).
+//   proposer   - optional load: proposes an entry every `propose_every` while this node leads.
+// A crash is a kill of the process (sim::Simulator::kill); a restart is Server::run in a new process
+// on the same host, which reads the newest snapshot plus the WAL tail and rejoins.
+//
+// Peer traffic uses datagrams: Raft tolerates loss, duplication and reordering by design, and the
+// network's loss/duplicate/reorder knobs then exercise exactly that.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "node/raft/invariants.h"
+#include "node/raft/raft.h"
+#include "node/server/fault_points.h"
+#include "node/server/state_machine.h"
+#include "node/wal/snapshotter.h"
+#include "node/wal/wal.h"
+#include "sim/file_system.h"
+#include "sim/network.h"
+#include "sim/simulator.h"
+#include "sim/sync.h"
+
+namespace dst::node {
+
+struct ServerOptions {
+  uint64_t id = 0;
+  // Members of the cluster at its creation; a node in this list bootstraps from a snapshot at
+  // index 1 naming them. A node not in it starts empty and waits for the leader's snapshot.
+  std::vector<uint64_t> initial_voters;
+  // Every member's host (for addressing peer messages).
+  std::map<uint64_t, sim::HostId> peers;
+  uint16_t raft_port = 2380;
+  // etcd's defaults: 100 ms heartbeat, 1 s election timeout (10 ticks).
+  sim::DurationNs tick = sim::milliseconds(100);
+  raft::Config raft;  // raft.id is set from `id`
+  // Applied entries between snapshots (etcd: 10000 in 3.4; smaller so compaction is exercised).
+  uint64_t snapshot_every = 1000;
+  wal::WalOptions wal;
+  std::string data_dir = "member";
+  // Load for simulation tests and benchmarks: while leader, propose `propose_batch` entries of
+  // `propose_bytes` every `propose_every` (0: no load).
+  sim::DurationNs propose_every = 0;
+  size_t propose_batch = 1;
+  size_t propose_bytes = 16;
+  // ...and, on every node, request a ReadIndex every `read_every` (0: none), so that linearizable
+  // reads run under the same faults (the invariants check each answer is not stale).
+  sim::DurationNs read_every = 0;
+  // Inputs queued for the raft loop; a full inbox drops peer messages (Raft retries).
+  size_t inbox_capacity = 4096;
+};
+
+// Things that live in the world, outside the process, and outlive crashes.
+struct ServerHooks {
+  raft::Invariants* invariants = nullptr;  // checked after every Raft step and Ready
+  FaultPoints* faults = nullptr;
+  // Set to the live Server once it has started, cleared when it dies (for inspection by tests).
+  class Server** live = nullptr;
+};
+
+struct ServerCounters {
+  uint64_t readies = 0;
+  uint64_t wal_syncs = 0;
+  uint64_t messages_sent = 0;
+  uint64_t messages_received = 0;
+  uint64_t entries_applied = 0;
+  uint64_t snapshots = 0;
+  uint64_t proposals_dropped = 0;
+  uint64_t reads_requested = 0;
+  uint64_t reads_answered = 0;
+};
+
+class Server {
+ public:
+  // Runs one incarnation of the node until its process is killed. Call from the first fiber of a
+  // fresh process on the node's host.
+  static void run(sim::Simulator& sim, ServerOptions options, ServerHooks hooks);
+
+  ~Server();
+  uint64_t id() const { return options_.id; }
+  const raft::Raft& raft() const { return *raft_; }
+  const HashChain& state_machine() const { return state_; }
+  const ServerCounters& counters() const { return counters_; }
+  // Why the last start had to repair the WAL (empty if it did not).
+  const wal::RepairReport& wal_repair() const { return repair_; }
+
+ private:
+  struct Tick {};
+  struct Proposal {
+    std::string data;
+  };
+  struct ReadRequest {
+    std::string context;
+  };
+  using Input = std::variant<raftpb::Message, Tick, Proposal, ReadRequest>;
+
+  Server(sim::Simulator& sim, ServerOptions options, ServerHooks hooks);
+  Status start();
+  Status bootstrap();
+  Status finish_bootstrap();
+  bool has_wal() const;
+  void raft_loop();
+  void receive_loop();
+  void tick_loop();
+  void propose_loop();
+  void read_loop();
+  void step(Input input);
+  void handle_ready();
+  void maybe_snapshot();
+  void fault_point(FaultPoint p);
+  [[noreturn]] void crash(const std::string& why, bool lose_unsynced);
+  void observe();
+
+  sim::Simulator& sim_;
+  ServerOptions options_;
+  ServerHooks hooks_;
+  sim::FileSystem fs_;
+  sim::Rng& rng_;  // the simulator's sub-stream: it continues across restarts
+  std::unique_ptr<raft::RandomSource> random_;
+  std::unique_ptr<wal::Wal> wal_;
+  std::unique_ptr<wal::Snapshotter> snapshotter_;
+  std::unique_ptr<raft::Raft> raft_;
+  HashChain state_;
+  uint64_t last_snapshot_index_ = 0;
+  sim::SocketId socket_ = 0;
+  sim::Channel<Input> inbox_;
+  ServerCounters counters_;
+  wal::RepairReport repair_;
+};
+
+}  // namespace dst::node

@@ -1,0 +1,99 @@
+// A simulated cluster of Raft nodes for tests and benchmarks: one host per node, the processes,
+// crash/restart, the cluster-wide Invariants checker, and a random fault schedule (the "nemesis")
+// followed by a heal phase with a liveness check.
+//
+// The scenario layer (Lua, faults/) will drive the same operations from scripts; this class is
+// the programmatic form the Raft simulation tests and `dst bench raft` use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "node/raft/invariants.h"
+#include "node/server/fault_points.h"
+#include "node/server/server.h"
+#include "sim/network.h"
+#include "sim/simulator.h"
+
+namespace dst::node {
+
+struct ClusterOptions {
+  size_t nodes = 3;
+  ServerOptions server;  // template for every node (id, peers and voters are filled in)
+  sim::LinkConfig link;  // every link between nodes
+};
+
+// What the random fault schedule may do, and how often.
+struct NemesisOptions {
+  sim::DurationNs duration = sim::seconds(30);      // faults are injected during this window
+  sim::DurationNs mean_interval = sim::milliseconds(700);  // between two fault actions
+  bool partitions = true;       // symmetric random splits, leader isolation
+  bool asymmetric = true;       // one-way link cuts
+  bool crashes = true;          // process crashes, power loss (lose unsynced), torn writes
+  bool slow_fsync = true;       // fsync latency raised to 50-500 ms on one node
+  bool fsync_errors = true;     // one failed fsync (the node crashes, like etcd's panic)
+  bool message_loss = true;     // 5-30 % loss and duplication on all links for a while
+  bool pauses = true;           // process pauses (GC, VM stall)
+};
+
+struct LivenessReport {
+  bool ok = false;
+  sim::DurationNs recovery = 0;  // from the heal to every node caught up
+  std::string detail;            // why not ok
+};
+
+class SimCluster {
+ public:
+  SimCluster(sim::Simulator& sim, ClusterOptions options);
+  ~SimCluster();
+
+  size_t size() const { return nodes_.size(); }
+  void start(size_t i);
+  void start_all();
+  void crash(size_t i, sim::KillOptions options = {});
+  bool up(size_t i) const;
+  // The live server, or null when down (or not yet started).
+  const Server* server(size_t i) const { return nodes_[i]->live; }
+  sim::HostId host(size_t i) const { return nodes_[i]->host; }
+  FaultPoints& faults(size_t i) { return nodes_[i]->faults; }
+  raft::Invariants& invariants() { return invariants_; }
+  // The live leader with the highest term, if any.
+  std::optional<size_t> leader() const;
+
+  // Starts the nemesis (a world process on its own host) for options.duration from now.
+  void start_nemesis(NemesisOptions options);
+  // Removes every fault: heals links, resets loss, disk latencies and fsync failures, resumes
+  // paused processes and restarts crashed nodes.
+  void heal_all();
+  // After heal_all(): runs the simulation until a leader exists and every node has applied
+  // everything the leader committed, or `bound` passes.
+  LivenessReport await_recovery(sim::DurationNs bound);
+  // Nemesis actions taken so far, one line each ("12.300s crash n2 power-loss").
+  const std::vector<std::string>& fault_log() const { return fault_log_; }
+
+ private:
+  struct Node {
+    uint64_t id = 0;
+    sim::HostId host = 0;
+    sim::ProcessId process = sim::kNoProcess;
+    Server* live = nullptr;
+    FaultPoints faults;
+    bool paused = false;
+  };
+
+  void nemesis_loop(NemesisOptions options);
+  void log_fault(const std::string& what);
+
+  sim::Simulator& sim_;
+  ClusterOptions options_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  raft::Invariants invariants_;
+  sim::HostId nemesis_host_ = 0;
+  sim::ProcessId nemesis_ = sim::kNoProcess;
+  std::vector<std::string> fault_log_;
+};
+
+}  // namespace dst::node
