@@ -12,13 +12,12 @@
 #include "sim/simulator.h"
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
+#include "tools/exit_codes.h"
+#include "tools/run_raft.h"
 
 namespace dst {
 namespace {
 
-constexpr int kExitPass = 0;
-constexpr int kExitViolation = 1;
-constexpr int kExitUsage = 2;
 
 const char* kTopUsage =
     "dst: deterministic simulation and verification of etcd-style clusters\n"
@@ -26,8 +25,8 @@ const char* kTopUsage =
     "usage: dst <command> [options]      (dst <command> --help for its options)\n"
     "\n"
     "commands:\n"
-    "  run [WORLD]    run one simulated world with a seed and check it (WORLD: demo, the default;\n"
-    "                 Lua scenarios come later)\n"
+    "  run [WORLD]    run one simulated world with a seed and check it (WORLD: demo, the default,\n"
+    "                 or raft: a Raft cluster under random faults; Lua scenarios come later)\n"
     "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
     "  bench raft     committed Raft entries per wall second, 3 and 5 nodes in simulation\n"
     "  help           this text\n"
@@ -40,8 +39,9 @@ int usage_error(const Status& st, const cli::Args& args) {
 }
 
 int run_command(const std::string& self, const std::vector<std::string>& argv) {
+  if (!argv.empty() && argv[0] == "raft") return run_raft_command(self, {argv.begin() + 1, argv.end()});
   cli::Args args("dst run", argv);
-  args.positional("WORLD", "the world to run: 'demo' (the built-in demo world)", true);
+  args.positional("WORLD", "the world to run: 'demo' (the built-in demo world) or 'raft' (see dst run raft --help)", true);
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
   args.option("duration", "D", "virtual time to run, e.g. 10s (default 10s)");
   args.option("peers", "N", "peers in the demo world (default 5)");
@@ -55,7 +55,7 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
   }
   const std::string world = args.positional_value("WORLD").value_or("demo");
   if (world != "demo") {
-    std::fprintf(stderr, "dst run: unknown world '%s'; built-in worlds: demo\n", world.c_str());
+    std::fprintf(stderr, "dst run: unknown world '%s'; built-in worlds: demo, raft\n", world.c_str());
     return kExitUsage;
   }
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());

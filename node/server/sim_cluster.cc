@@ -1,6 +1,7 @@
 #include "node/server/sim_cluster.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "base/assert.h"
 #include "sim/disk.h"
@@ -73,7 +74,9 @@ std::optional<size_t> SimCluster::leader() const {
 
 void SimCluster::log_fault(const std::string& what) {
   // Bounded by the nemesis duration / interval; a guard against a runaway loop all the same.
-  if (fault_log_.size() < 100'000) fault_log_.push_back(sim::format_time(sim_.now()) + " " + what);
+  char t[32];
+  std::snprintf(t, sizeof t, "t=%.3fs ", static_cast<double>(sim_.now()) / 1e9);
+  if (fault_log_.size() < 100'000) fault_log_.push_back(t + what);
 }
 
 void SimCluster::heal_all() {
@@ -125,11 +128,16 @@ void SimCluster::nemesis_loop(NemesisOptions options) {
       case kSplit: {
         // A random two-way split (each side non-empty), e.g. {n1,n3} | {n2}.
         std::vector<sim::HostId> a, b;
+        std::string names_a, names_b;
         uint64_t mask = 1 + rng.uniform_u64((uint64_t{1} << n) - 2);
-        for (size_t i = 0; i < n; ++i) ((mask >> i) & 1 ? a : b).push_back(nodes_[i]->host);
+        for (size_t i = 0; i < n; ++i) {
+          bool side_a = (mask >> i) & 1;
+          (side_a ? a : b).push_back(nodes_[i]->host);
+          std::string& names = side_a ? names_a : names_b;
+          names += (names.empty() ? "" : ",") + name(i);
+        }
         sim_.net().partition({a, b});
-        log_fault("partition " + std::to_string(a.size()) + "|" + std::to_string(b.size()) +
-                  " mask=" + std::to_string(mask));
+        log_fault("partition {" + names_a + "} | {" + names_b + "}");
         break;
       }
       case kIsolateLeader: {

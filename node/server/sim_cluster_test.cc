@@ -2,6 +2,7 @@
 // and the random-fault sweeps (300 seeds for 3 and for 5 nodes) with the Invariants checker after
 // every step and a liveness bound after the heal.
 #include "node/server/sim_cluster.h"
+#include "node/server/raft_world.h"
 
 #include <gtest/gtest.h>
 
@@ -15,15 +16,8 @@ namespace {
 using sim::milliseconds;
 using sim::seconds;
 
-ClusterOptions cluster_options(size_t nodes) {
-  ClusterOptions o;
-  o.nodes = nodes;
-  o.server.propose_every = milliseconds(50);
-  o.server.read_every = milliseconds(200);
-  o.server.snapshot_every = 100;  // compact often so snapshots and InstallSnapshot run in every seed
-  o.server.wal.segment_bytes = 16 * 1024;  // cut segments often too
-  return o;
-}
+// Load, reads, snapshots every 100 entries and 16 KiB WAL segments: see raft_world.h.
+ClusterOptions cluster_options(size_t nodes) { return standard_cluster_options(nodes); }
 
 std::string violations(const SimCluster& c) {
   std::string out;
