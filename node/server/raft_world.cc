@@ -57,12 +57,12 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
   s += line("cluster", std::to_string(options.nodes) + " nodes, tick 100ms, election 10 ticks, pre-vote, check-quorum" +
                            (bugs.empty() ? "" : ", BUGS: " + bugs));
   uint64_t max_term = 0, reads_asked = 0, reads_answered = 0;
+  uint64_t snapshots_installed = 0;
   for (size_t i = 0; i < cluster.size(); ++i) {
-    const Server* srv = cluster.server(i);
-    if (!srv) continue;
-    max_term = std::max(max_term, srv->raft().term());
-    reads_asked += srv->counters().reads_requested;
-    reads_answered += srv->counters().reads_answered;
+    reads_asked += cluster.counters(i).reads_requested;
+    reads_answered += cluster.counters(i).reads_answered;
+    snapshots_installed += cluster.counters(i).snapshots_installed;
+    if (const Server* srv = cluster.server(i)) max_term = std::max(max_term, srv->raft().term());
   }
   s += line("committed", std::to_string(inv.max_committed()) + " entries, highest term " + std::to_string(max_term));
   for (size_t i = 0; i < cluster.size(); ++i) {
@@ -78,8 +78,9 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
                                 hex(srv->state_machine().hash()) + ", snapshot at " +
                                 std::to_string(srv->raft().log().snapshot_metadata().index()));
   }
-  s += line("reads", std::to_string(reads_asked) + " ReadIndex requests in the last incarnations, " +
-                         std::to_string(reads_answered) + " answered");
+  s += line("reads", std::to_string(reads_asked) + " ReadIndex requests, " + std::to_string(reads_answered) +
+                         " answered (the rest hit a node without a leader or died with it)");
+  s += line("snapshots", std::to_string(snapshots_installed) + " installed from a leader");
   s += line("faults", std::to_string(r.fault_log.size()) + " nemesis actions");
   if (r.invariants_ok) {
     s += line("invariants", "ok: election, vote, log matching, leader completeness, state machine, read safety");

@@ -41,7 +41,8 @@ Server::Server(sim::Simulator& sim, ServerOptions options, ServerHooks hooks)
       hooks_(hooks),
       fs_(sim, sim.host_of(sim.current_process())),
       rng_(sim.rng("raft-election/" + std::to_string(options_.id))),
-      inbox_(sim, options_.inbox_capacity) {}
+      inbox_(sim, options_.inbox_capacity),
+      counters_(hooks.counters ? *hooks.counters : own_counters_) {}
 
 Server::~Server() {
   if (hooks_.live && *hooks_.live == this) *hooks_.live = nullptr;
@@ -264,6 +265,7 @@ void Server::handle_ready() {
     Status s = state_.restore(rd.snapshot->data());
     DST_ASSERT_MSG(s.is_ok(), "leader sent an unparsable snapshot: " + s.to_string());
     last_snapshot_index_ = rd.snapshot->metadata().index();
+    ++counters_.snapshots_installed;
   }
   for (const raftpb::Entry& e : rd.committed_entries) {
     if (e.type() == raftpb::ENTRY_CONF_CHANGE) {

@@ -62,25 +62,29 @@ struct ServerOptions {
   size_t inbox_capacity = 4096;
 };
 
-// Things that live in the world, outside the process, and outlive crashes.
-struct ServerHooks {
-  raft::Invariants* invariants = nullptr;  // checked after every Raft step and Ready
-  FaultPoints* faults = nullptr;
-  // Set to the live Server once it has started, cleared when it dies (for inspection by tests).
-  class Server** live = nullptr;
-};
-
+// Counted over every incarnation of a node when the world keeps them (ServerHooks::counters).
 struct ServerCounters {
   uint64_t readies = 0;
   uint64_t wal_syncs = 0;
   uint64_t messages_sent = 0;
   uint64_t messages_received = 0;
   uint64_t entries_applied = 0;
-  uint64_t snapshots = 0;
+  uint64_t snapshots = 0;            // taken locally
+  uint64_t snapshots_installed = 0;  // received from a leader
   uint64_t proposals_dropped = 0;
   uint64_t reads_requested = 0;
   uint64_t reads_answered = 0;
 };
+
+// Things that live in the world, outside the process, and outlive crashes.
+struct ServerHooks {
+  raft::Invariants* invariants = nullptr;  // checked after every Raft step and Ready
+  FaultPoints* faults = nullptr;
+  // Set to the live Server once it has started, cleared when it dies (for inspection by tests).
+  class Server** live = nullptr;
+  ServerCounters* counters = nullptr;  // cumulative over incarnations; null: per incarnation
+};
+
 
 class Server {
  public:
@@ -92,6 +96,7 @@ class Server {
   uint64_t id() const { return options_.id; }
   const raft::Raft& raft() const { return *raft_; }
   const HashChain& state_machine() const { return state_; }
+  // Cumulative over incarnations if the world keeps the counters, else this incarnation's.
   const ServerCounters& counters() const { return counters_; }
   // Why the last start had to repair the WAL (empty if it did not).
   const wal::RepairReport& wal_repair() const { return repair_; }
@@ -136,7 +141,8 @@ class Server {
   uint64_t last_snapshot_index_ = 0;
   sim::SocketId socket_ = 0;
   sim::Channel<Input> inbox_;
-  ServerCounters counters_;
+  ServerCounters own_counters_;
+  ServerCounters& counters_;
   wal::RepairReport repair_;
 };
 

@@ -59,6 +59,7 @@ class SimCluster {
   const Server* server(size_t i) const { return nodes_[i]->live; }
   sim::HostId host(size_t i) const { return nodes_[i]->host; }
   FaultPoints& faults(size_t i) { return nodes_[i]->faults; }
+  const ServerCounters& counters(size_t i) const { return nodes_[i]->counters; }
   raft::Invariants& invariants() { return invariants_; }
   // The live leader with the highest term, if any.
   std::optional<size_t> leader() const;
@@ -81,6 +82,7 @@ class SimCluster {
     sim::ProcessId process = sim::kNoProcess;
     Server* live = nullptr;
     FaultPoints faults;
+    ServerCounters counters;  // over all incarnations
     bool paused = false;
   };
 

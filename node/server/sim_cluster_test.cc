@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "sim/disk.h"
@@ -172,11 +173,43 @@ TEST(SimCluster, SameSeedSameTraceDifferentSeedsDiffer) {
 // everything heals and the cluster must have a leader and every node caught up within the bound.
 constexpr sim::DurationNs kRecoveryBound = seconds(15);
 
+// What a sweep exercised, so that a green sweep is not a vacuous one.
+struct SweepStats {
+  std::map<std::string, uint64_t> faults;  // by kind, from the nemesis log
+  uint64_t snapshots_installed = 0;
+  uint64_t reads_answered = 0;
+  uint64_t committed = 0;
+  uint64_t max_term = 0;
+
+  void add(const SimCluster& c) {
+    for (const std::string& f : c.fault_log()) {
+      std::string what = f.substr(f.find(' ') + 1);  // drop "t=1.234s "
+      std::string kind = what.substr(0, what.find(' '));
+      if (kind == "crash") kind = what.find("torn") != std::string::npos ? "power-loss-torn"
+                                  : what.find("power-loss") != std::string::npos ? "power-loss" : "crash";
+      ++faults[kind];
+    }
+    for (size_t i = 0; i < c.size(); ++i) {
+      snapshots_installed += c.counters(i).snapshots_installed;
+      reads_answered += c.counters(i).reads_answered;
+      if (const Server* s = c.server(i)) max_term = std::max(max_term, s->raft().term());
+    }
+    committed += const_cast<SimCluster&>(c).invariants().max_committed();
+  }
+  std::string describe() const {
+    std::string out = "committed " + std::to_string(committed) + " entries, highest term " +
+                      std::to_string(max_term) + ", " + std::to_string(snapshots_installed) +
+                      " snapshots installed, " + std::to_string(reads_answered) + " reads answered; faults:";
+    for (const auto& [k, v] : faults) out += " " + k + "=" + std::to_string(v);
+    return out;
+  }
+};
+
 void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds) {
   sim::DurationNs worst = 0;
   uint64_t worst_seed = 0;
+  SweepStats stats;
   for (uint64_t seed = first_seed; seed < first_seed + seeds; ++seed) {
-    if (getenv("DST_SWEEP_VERBOSE")) fprintf(stderr, "seed %llu\n", (unsigned long long)seed);
     sim::Simulator sim(seed);
     SimCluster c(sim, cluster_options(nodes));
     c.start_all();
@@ -184,7 +217,8 @@ void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds) {
     sim.run_until(seconds(21));
     c.heal_all();
     LivenessReport r = c.await_recovery(kRecoveryBound);
-    ASSERT_TRUE(c.invariants().ok()) << "seed " << seed << ":\n" << violations(c);
+    ASSERT_TRUE(c.invariants().ok()) << "seed " << seed << " (reproduce: dst run raft --nodes " << nodes
+                                     << " --seed " << seed << "):\n" << violations(c);
     ASSERT_TRUE(r.ok) << "seed " << seed << ": " << r.detail;
     if (r.recovery > worst) {
       worst = r.recovery;
@@ -195,9 +229,18 @@ void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds) {
       for (const std::string& f : c.fault_log()) ADD_FAILURE() << f;
       return;
     }
+    stats.add(c);
   }
-  std::printf("%zu nodes, %llu seeds: worst recovery %s (seed %llu)\n", nodes, static_cast<unsigned long long>(seeds),
-              sim::format_duration(worst).c_str(), static_cast<unsigned long long>(worst_seed));
+  std::printf("%zu nodes, %llu seeds: worst recovery %s (seed %llu)\n  %s\n", nodes,
+              static_cast<unsigned long long>(seeds), sim::format_duration(worst).c_str(),
+              static_cast<unsigned long long>(worst_seed), stats.describe().c_str());
+  // Not vacuous: every kind of fault happened, snapshots were installed, reads were answered.
+  for (const char* kind : {"crash", "power-loss", "power-loss-torn", "partition", "isolate", "cut", "restart",
+                           "slow", "fail", "link", "pause", "resume"}) {
+    EXPECT_GT(stats.faults[kind], 0u) << "the sweep never injected '" << kind << "'";
+  }
+  EXPECT_GT(stats.snapshots_installed, 0u);
+  EXPECT_GT(stats.reads_answered, 0u);
 }
 
 // Every safety bug (node/raft/config.h) must be caught by the invariants in simulation, under the
