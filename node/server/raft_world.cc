@@ -81,7 +81,9 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
   s += line("reads", std::to_string(reads_asked) + " ReadIndex requests, " + std::to_string(reads_answered) +
                          " answered (the rest hit a node without a leader or died with it)");
   s += line("snapshots", std::to_string(snapshots_installed) + " installed from a leader");
-  s += line("faults", std::to_string(r.fault_log.size()) + " nemesis actions");
+  s += line("faults", std::to_string(r.fault_log.size()) + " nemesis actions, " +
+                          std::to_string(cluster.exits().size()) + " times a node took itself down");
+  for (size_t i = 0; i < cluster.exits().size() && i < 5; ++i) s += "  " + cluster.exits()[i] + "\n";
   if (r.invariants_ok) {
     s += line("invariants", "ok: election, vote, log matching, leader completeness, state machine, read safety");
   } else {

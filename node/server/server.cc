@@ -1,5 +1,7 @@
 #include "node/server/server.h"
 
+#include <cstdio>
+
 #include "base/assert.h"
 #include "base/hash.h"
 #include "node/raft/describe.h"
@@ -188,7 +190,11 @@ void Server::fault_point(FaultPoint p) {
 }
 
 void Server::crash(const std::string& why, bool lose_unsynced) {
-  (void)why;  // the trace records the kill; the scenario log (later) prints `why`
+  if (hooks_.exits && hooks_.exits->size() < 10'000) {
+    char t[32];
+    std::snprintf(t, sizeof t, "t=%.3fs ", static_cast<double>(sim_.now()) / 1e9);
+    hooks_.exits->push_back(t + ("n" + std::to_string(options_.id) + " exits: ") + why);
+  }
   sim_.kill(sim_.current_process(), sim::KillOptions{.lose_unsynced = lose_unsynced, .torn = false});
   DST_UNREACHABLE("a killed process's fiber kept running");
 }

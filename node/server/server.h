@@ -83,6 +83,9 @@ struct ServerHooks {
   // Set to the live Server once it has started, cleared when it dies (for inspection by tests).
   class Server** live = nullptr;
   ServerCounters* counters = nullptr;  // cumulative over incarnations; null: per incarnation
+  // Why the node took itself down (WAL failure, unreadable data, a fault point), one line per
+  // exit; bounded by the caller.
+  std::vector<std::string>* exits = nullptr;
 };
 
 

@@ -39,7 +39,7 @@ void SimCluster::start(size_t i) {
   n.paused = false;
   ServerOptions opts = options_.server;
   opts.id = n.id;
-  ServerHooks hooks{&invariants_, &n.faults, &n.live, &n.counters};
+  ServerHooks hooks{&invariants_, &n.faults, &n.live, &n.counters, &exits_};
   sim::Simulator* sim = &sim_;
   sim_.spawn(n.process, "main", [sim, opts, hooks] { Server::run(*sim, opts, hooks); });
 }

@@ -74,6 +74,8 @@ class SimCluster {
   LivenessReport await_recovery(sim::DurationNs bound);
   // Nemesis actions taken so far, one line each ("12.300s crash n2 power-loss").
   const std::vector<std::string>& fault_log() const { return fault_log_; }
+  // Nodes that took themselves down, with the reason ("t=3.2s n2 exits: WAL save failed: ...").
+  const std::vector<std::string>& exits() const { return exits_; }
 
  private:
   struct Node {
@@ -96,6 +98,7 @@ class SimCluster {
   sim::HostId nemesis_host_ = 0;
   sim::ProcessId nemesis_ = sim::kNoProcess;
   std::vector<std::string> fault_log_;
+  std::vector<std::string> exits_;
 };
 
 }  // namespace dst::node
