@@ -39,6 +39,14 @@ void expect_members_agree(const SimCluster& c) {
   }
 }
 
+// After a heal: a leader and every node caught up within `bound`, members agree, no violation.
+void expect_recovers(SimCluster& c, sim::DurationNs bound) {
+  LivenessReport r = c.await_recovery(bound);
+  EXPECT_TRUE(r.ok) << r.detail;
+  expect_members_agree(c);
+  EXPECT_TRUE(c.invariants().ok()) << violations(c);
+}
+
 TEST(SimCluster, ElectsALeaderAndReplicates) {
   sim::Simulator sim(1);
   SimCluster c(sim, cluster_options(3));
@@ -50,10 +58,7 @@ TEST(SimCluster, ElectsALeaderAndReplicates) {
   // 10 s at one proposal per 50 ms, minus the first election (~1-2 s).
   EXPECT_GT(leader->raft().log().committed(), 100u);
   EXPECT_GT(leader->counters().snapshots, 0u);
-  LivenessReport r = c.await_recovery(seconds(5));
-  EXPECT_TRUE(r.ok) << r.detail;
-  expect_members_agree(c);
-  EXPECT_TRUE(c.invariants().ok()) << violations(c);
+  expect_recovers(c, seconds(5));
 }
 
 TEST(SimCluster, FiveNodesToleratesTwoDown) {
@@ -75,10 +80,7 @@ TEST(SimCluster, FiveNodesToleratesTwoDown) {
   ASSERT_TRUE(c.leader().has_value());
   EXPECT_GT(c.server(*c.leader())->raft().log().committed(), before + 20);
   c.heal_all();
-  LivenessReport r = c.await_recovery(seconds(10));
-  EXPECT_TRUE(r.ok) << r.detail;
-  expect_members_agree(c);
-  EXPECT_TRUE(c.invariants().ok()) << violations(c);
+  expect_recovers(c, seconds(10));
 }
 
 TEST(SimCluster, RestartRecoversFromSnapshotAndWal) {
@@ -118,10 +120,7 @@ TEST(SimCluster, FaultPointCrashBeforeWalSaveLosesNothingCommitted) {
     EXPECT_EQ(c.faults(*l).fired(p), 1u);
     EXPECT_FALSE(c.up(*l));
     c.heal_all();
-    LivenessReport r = c.await_recovery(seconds(10));
-    EXPECT_TRUE(r.ok) << r.detail;
-    expect_members_agree(c);
-    EXPECT_TRUE(c.invariants().ok()) << violations(c);
+    expect_recovers(c, seconds(10));
   }
 }
 

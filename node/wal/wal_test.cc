@@ -44,6 +44,19 @@ Status save(World& w, Wal& wal, const raftpb::HardState* hs,
   return st;
 }
 
+// After a process crash: open() returns entries 1..3 of term 1, and since a node may act on what
+// open() returned, they must survive a power loss right after it too.
+void expect_open_returns_durably_1_to_3(World& w) {
+  Result<OpenResult> opened = open_wal(w);
+  ASSERT_TRUE(opened.is_ok());
+  EXPECT_EQ(describe(opened->entries), describe_range(1, 3, 1));
+  opened->wal.reset();
+  w.power_loss();
+  Result<OpenResult> again = open_wal(w);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(describe(again->entries), describe_range(1, 3, 1));
+}
+
 TEST(Wal, CreateThenOpenReturnsTheMetadataAndAnEmptyLog) {
   World w;
   std::unique_ptr<Wal> wal = create_wal(w);
@@ -125,15 +138,7 @@ TEST(Wal, UnsyncedRecordsSurviveAProcessCrashAndOpenMakesThemDurable) {
   ASSERT_TRUE(save(w, *wal, nullptr, entries(1, 3, 1), false).is_ok());
   wal.reset();
   w.process_crash();  // the page cache survives
-  Result<OpenResult> opened = open_wal(w);
-  ASSERT_TRUE(opened.is_ok());
-  EXPECT_EQ(describe(opened->entries), describe_range(1, 3, 1));
-  opened->wal.reset();
-  // What open() returned is durable: a node may have acted on it.
-  w.power_loss();
-  Result<OpenResult> again = open_wal(w);
-  ASSERT_TRUE(again.is_ok());
-  EXPECT_EQ(describe(again->entries), describe_range(1, 3, 1));
+  expect_open_returns_durably_1_to_3(w);
 }
 
 TEST(Wal, ConflictingTailIsReplacedOnReplay) {
@@ -385,17 +390,10 @@ TEST(Wal, AfterFsyncErrorAndProcessCrashOpenMakesTheReadBackRecordsDurable) {
   w.fs.disk().fail_fsyncs(1);
   EXPECT_EQ(save(w, *wal, nullptr, entries(1, 3, 1), true).code(), StatusCode::kIoError);
   wal.reset();
-  w.process_crash();  // the records still read back from the page cache...
-  Result<OpenResult> opened = open_wal(w);
-  ASSERT_TRUE(opened.is_ok());
-  EXPECT_EQ(describe(opened->entries), describe_range(1, 3, 1));
-  opened->wal.reset();
-  // ...and since open() returned them, they must survive a power loss: a plain fsync would not
-  // cover writes a failed fsync already dropped, so open() rewrote them.
-  w.power_loss();
-  Result<OpenResult> again = open_wal(w);
-  ASSERT_TRUE(again.is_ok());
-  EXPECT_EQ(describe(again->entries), describe_range(1, 3, 1));
+  // The records still read back from the page cache, and must survive a power loss although a
+  // plain fsync would not cover writes a failed fsync already dropped: open() rewrites them.
+  w.process_crash();
+  expect_open_returns_durably_1_to_3(w);
 }
 
 TEST(Wal, DiskFullFailsTheWalAndThePreviousRecordsStayIntact) {
