@@ -12,6 +12,9 @@ constexpr size_t kViolationsKept = 100;
 // Log Matching records per (index, term); beyond this many the oldest are forgotten, which only
 // weakens the check for very old entries (they are covered by the committed record anyway).
 constexpr size_t kEntriesRemembered = 2'000'000;
+// Terms remembered for Election and Vote Safety; older terms are forgotten past this many (a run
+// with a million elections is a livelock the liveness check reports anyway).
+constexpr size_t kTermsRemembered = 1'000'000;
 }  // namespace
 
 Invariants::EntryId Invariants::id_of(const raftpb::Entry& e) {
@@ -77,6 +80,7 @@ void Invariants::check_leader_completeness(const Raft& r) {
 void Invariants::observe(const Raft& r) {
   NodeView& view = nodes_[r.id()];
   if (r.role() == Role::kLeader) {
+    if (leaders_.size() >= kTermsRemembered) leaders_.erase(leaders_.begin());
     auto [it, inserted] = leaders_.emplace(r.term(), r.id());
     if (!inserted && it->second != r.id() && second_leaders_reported_.emplace(r.term(), r.id()).second) {
       violate("Election Safety: nodes " + std::to_string(it->second) + " and " + std::to_string(r.id()) +
@@ -103,6 +107,7 @@ void Invariants::observe(const Raft& r) {
 void Invariants::observe_ready(const Raft& r, const Ready& rd) {
   uint64_t id = r.id();
   if (rd.hard_state && rd.hard_state->vote() != 0) {
+    if (votes_.size() >= kTermsRemembered) votes_.erase(votes_.begin());
     auto [it, inserted] = votes_.emplace(std::make_pair(id, rd.hard_state->term()), rd.hard_state->vote());
     if (!inserted && it->second != rd.hard_state->vote()) {
       violate("Vote Safety: node " + std::to_string(id) + " voted for " + std::to_string(it->second) +

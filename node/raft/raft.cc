@@ -223,11 +223,13 @@ void Raft::tick() {
         return;
       }
     }
-    if (lead_transferee_ != 0) abort_leader_transfer();  // it did not finish in time
   }
+  if (lead_transferee_ != 0 && ++transfer_elapsed_ >= config_.election_tick) abort_leader_transfer();
   if (heartbeat_elapsed_ >= config_.heartbeat_tick) {
     heartbeat_elapsed_ = 0;
-    bcast_heartbeat("");
+    // Every heartbeat round carries the newest pending read, so a read whose own round was lost
+    // is confirmed by the next one (an ack for it confirms every earlier read too).
+    bcast_heartbeat(read_requests_.empty() ? std::string() : read_requests_.back().context);
   }
 }
 
@@ -281,8 +283,9 @@ Status Raft::transfer_leader(uint64_t to) {
   if (lead_transferee_ == to) return Status::ok();
   abort_leader_transfer();
   lead_transferee_ = to;
-  // The transfer must finish within one election timeout, or it is aborted in tick().
-  election_elapsed_ = 0;
+  // The transfer must finish within one election timeout, or it is aborted in tick(). Its own
+  // timer: resetting election_elapsed_ would also postpone the check-quorum step-down.
+  transfer_elapsed_ = 0;
   if (it->second.match == log_.last_index()) {
     send_timeout_now(to);
   } else {
@@ -385,22 +388,25 @@ void Raft::step_leader(const raftpb::Message& m, Status& result) {
         return;
       }
       std::vector<raftpb::Entry> entries(m.entries().begin(), m.entries().end());
-      for (raftpb::Entry& e : entries) {
-        if (e.type() != raftpb::ENTRY_CONF_CHANGE) continue;
-        if (pending_conf_index_ > log_.applied()) {
+      uint64_t new_pending_conf = 0;
+      for (size_t k = 0; k < entries.size(); ++k) {
+        if (entries[k].type() != raftpb::ENTRY_CONF_CHANGE) continue;
+        if (pending_conf_index_ > log_.applied() || new_pending_conf != 0) {
           result = Status(StatusCode::kUnavailable,
                           "proposal dropped: a configuration change is already pending (index " +
-                              std::to_string(pending_conf_index_) + ", applied " +
+                              std::to_string(std::max(pending_conf_index_, new_pending_conf)) + ", applied " +
                               std::to_string(log_.applied()) + ")");
           return;
         }
-        pending_conf_index_ = log_.last_index() + 1 + (&e - entries.data());
+        new_pending_conf = log_.last_index() + 1 + k;
       }
       if (!append_entries(std::move(entries))) {
         result = Status(StatusCode::kResourceExhausted,
                         "proposal dropped: too many uncommitted bytes on the leader");
         return;
       }
+      // Only an appended conf change is pending; a dropped one must not block the next.
+      if (new_pending_conf != 0) pending_conf_index_ = new_pending_conf;
       bcast_append();
       return;
     }
@@ -501,8 +507,9 @@ void Raft::step_follower(const raftpb::Message& m, Status& result) {
       handle_snapshot(m);
       return;
     case raftpb::MSG_TIMEOUT_NOW:
-      // The leader hands over: campaign at once, skipping pre-vote (thesis §3.10).
-      if (promotable()) campaign(CampaignKind::kTransfer);
+      // The leader hands over: campaign at once, skipping pre-vote (thesis §3.10) but not the
+      // other checks: with a committed, unapplied conf change we would ask the wrong voters.
+      if (promotable() && !has_unapplied_conf_change()) campaign(CampaignKind::kTransfer);
       return;
     case raftpb::MSG_READ_INDEX_RESP:
       read_states_.push_back(ReadState{m.index(), m.context()});
@@ -533,7 +540,10 @@ bool Raft::append_entries(std::vector<raftpb::Entry> entries) {
 }
 
 void Raft::send(raftpb::Message m) {
-  m.set_from(config_.id);
+  // A forwarded proposal or read keeps its origin, so the answer goes to whoever asked even if it
+  // is forwarded twice (to a node that thought we led, then on to the real leader).
+  bool forwarded = (m.type() == raftpb::MSG_PROP || m.type() == raftpb::MSG_READ_INDEX) && m.from() != 0;
+  if (!forwarded) m.set_from(config_.id);
   if (is_vote_type(m.type()) || m.type() == raftpb::MSG_VOTE_RESP || m.type() == raftpb::MSG_PRE_VOTE_RESP) {
     DST_ASSERT_MSG(m.term() != 0, "vote traffic must name its term: " + describe_message(m));
   } else if (m.type() == raftpb::MSG_PROP || m.type() == raftpb::MSG_READ_INDEX) {
@@ -758,10 +768,6 @@ void Raft::handle_heartbeat_response(const raftpb::Message& m, Progress& pr) {
 
 Status Raft::leader_read_index(const raftpb::Message& m) {
   uint64_t from = m.from() == 0 ? config_.id : m.from();
-  if (voters_.size() == 1 && promotable()) {
-    answer_read(from, log_.committed(), m.context());
-    return Status::ok();
-  }
   if (config_.has_bug(Bug::kReadIndexWithoutQuorum)) {
     answer_read(from, log_.committed(), m.context());
     return Status::ok();
@@ -773,10 +779,22 @@ Status Raft::leader_read_index(const raftpb::Message& m) {
     reads_before_first_commit_.push_back(m);
     return Status::ok();
   }
-  for (const ReadRequest& r : read_requests_)
-    if (r.context == m.context()) return Status::ok();  // already waiting
-  if (read_requests_.size() >= limits::kRaftPendingReadIndexMax)
+  // A single voter is its own quorum: the commit index is confirmed (it committed in its term).
+  if (voters_.size() == 1 && promotable()) {
+    answer_read(from, log_.committed(), m.context());
+    return Status::ok();
+  }
+  for (const ReadRequest& r : read_requests_) {
+    if (r.context != m.context()) continue;
+    // Asked again (the client retried): confirm again; the first round may have been lost.
+    bcast_heartbeat(read_requests_.back().context);
+    return Status::ok();
+  }
+  if (read_requests_.size() >= limits::kRaftPendingReadIndexMax) {
+    // Still try to drain what is waiting, so the queue cannot stay full forever.
+    bcast_heartbeat(read_requests_.back().context);
     return Status(StatusCode::kResourceExhausted, "read index dropped: too many pending reads");
+  }
   ReadRequest req;
   req.context = m.context();
   req.index = log_.committed();
@@ -891,6 +909,7 @@ raftpb::ConfState Raft::apply_conf_change(const raftpb::ConfChange& cc) {
       become_follower(term_, 0);
     } else if (maybe_commit()) {
       // A smaller quorum may commit more now.
+      release_pending_reads();
       bcast_append();
     }
   }

@@ -153,6 +153,7 @@ class Raft {
   int heartbeat_elapsed_ = 0;
   int randomized_election_timeout_ = 0;
   uint64_t lead_transferee_ = 0;
+  int transfer_elapsed_ = 0;  // ticks since the current leader transfer started
   uint64_t pending_conf_index_ = 0;
   uint64_t uncommitted_bytes_ = 0;
 
