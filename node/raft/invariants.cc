@@ -97,7 +97,8 @@ void Invariants::observe(const Raft& r) {
   for (uint64_t i = view.checked_commit + 1; i <= commit; ++i) record_committed(r, i);
   view.checked_commit = commit;
 
-  if (r.committed_overwrites() > 0) {
+  if (r.committed_overwrites() > view.overwrites_reported) {
+    view.overwrites_reported = r.committed_overwrites();
     violate("State Machine Safety: node " + std::to_string(r.id()) + " overwrote " +
             std::to_string(r.committed_overwrites()) +
             " committed entries in its log (or committed past its end)");

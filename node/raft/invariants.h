@@ -60,6 +60,7 @@ class Invariants {
     uint64_t term = 0;
     uint64_t checked_commit = 0;  // entries up to here were compared with the committed record
     uint64_t max_commit = 0;      // the highest commit index it ever had, across restarts
+    uint64_t overwrites_reported = 0;
   };
 
   void violate(std::string what);

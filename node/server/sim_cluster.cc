@@ -86,6 +86,7 @@ void SimCluster::heal_all() {
     sim::Disk& disk = sim_.host(nodes_[i]->host).disk();
     disk.set_fsync_latency(sim::DiskConfig().fsync_latency);
     disk.fail_fsyncs(0);
+    nodes_[i]->faults.disarm_all();
     if (up(i) && nodes_[i]->paused) {
       sim_.resume(nodes_[i]->process);
       nodes_[i]->paused = false;
@@ -103,20 +104,26 @@ void SimCluster::start_nemesis(NemesisOptions options) {
 void SimCluster::nemesis_loop(NemesisOptions options) {
   sim::Rng& rng = sim_.rng("raft-nemesis");
   const sim::TimeNs end = sim_.now() + options.duration;
-  enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kRestart, kSlowFsync, kFsyncError, kLoss,
-                kPause, kResume, kActionCount };
+  enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kCrashLeader, kRestart, kSlowFsync, kFsyncError,
+                kLoss, kPause, kResume, kFaultPoint, kActionCount };
   uint64_t weights[kActionCount] = {};
   weights[kSplit] = options.partitions ? 3 : 0;
   weights[kIsolateLeader] = options.partitions ? 3 : 0;
   weights[kOneWay] = options.asymmetric ? 2 : 0;
   weights[kHeal] = 5;
   weights[kCrash] = options.crashes ? 3 : 0;
+  // Jepsen's "kill the primary": leader churn with partly replicated tails is where the commit
+  // rules (Figure 8) and the election restriction are tested.
+  weights[kCrashLeader] = options.crashes ? 2 : 0;
   weights[kRestart] = options.crashes ? 5 : 0;
   weights[kSlowFsync] = options.slow_fsync ? 2 : 0;
   weights[kFsyncError] = options.fsync_errors ? 1 : 0;
   weights[kLoss] = options.message_loss ? 2 : 0;
   weights[kPause] = options.pauses ? 1 : 0;
   weights[kResume] = options.pauses ? 2 : 0;
+  // Crashes at exact places in the node's code (etcd's gofail failpoints): right after a vote or
+  // an append went out and before the next fsync is where durability rules matter.
+  weights[kFaultPoint] = options.fault_points ? 3 : 0;
   const size_t n = nodes_.size();
   auto name = [this](size_t i) { return "n" + std::to_string(nodes_[i]->id); };
 
@@ -167,6 +174,14 @@ void SimCluster::nemesis_loop(NemesisOptions options) {
         uint64_t kind = rng.uniform_u64(3);  // process crash, power loss, power loss with torn writes
         crash(i, sim::KillOptions{.lose_unsynced = kind >= 1, .torn = kind == 2});
         log_fault(std::string("crash ") + name(i) + (kind == 0 ? "" : kind == 1 ? " power-loss" : " power-loss torn"));
+        break;
+      }
+      case kCrashLeader: {
+        auto l = leader();
+        if (!l) break;
+        bool power = rng.bernoulli(0.5);
+        crash(*l, sim::KillOptions{.lose_unsynced = power, .torn = false});
+        log_fault("crash leader " + name(*l) + (power ? " power-loss" : ""));
         break;
       }
       case kRestart: {
@@ -224,6 +239,17 @@ void SimCluster::nemesis_loop(NemesisOptions options) {
           log_fault("resume " + name(i));
           break;
         }
+        break;
+      }
+      case kFaultPoint: {
+        size_t i = rng.uniform_u64(n);
+        auto point = static_cast<FaultPoint>(rng.uniform_u64(static_cast<uint64_t>(FaultPoint::kCount)));
+        bool power = rng.bernoulli(0.7);
+        uint64_t skip = rng.uniform_u64(30);
+        nodes_[i]->faults.arm(point, FaultAction{.kind = power ? FaultAction::Kind::kPowerLoss : FaultAction::Kind::kCrash,
+                                                 .skip = skip, .times = 1});
+        log_fault("arm " + name(i) + " " + std::string(fault_point_name(point)) + (power ? " power-loss" : " crash") +
+                  " after " + std::to_string(skip) + " passes");
         break;
       }
       case kActionCount: DST_UNREACHABLE("nemesis action");

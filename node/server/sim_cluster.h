@@ -37,6 +37,7 @@ struct NemesisOptions {
   bool fsync_errors = true;     // one failed fsync (the node crashes, like etcd's panic)
   bool message_loss = true;     // 5-30 % loss and duplication on all links for a while
   bool pauses = true;           // process pauses (GC, VM stall)
+  bool fault_points = true;     // arm a crash or power loss at a named point in the node's code
 };
 
 struct LivenessReport {
