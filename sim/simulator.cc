@@ -14,10 +14,6 @@ namespace dst::sim {
 
 namespace ctx = boost::context;
 
-namespace {
-constexpr uint32_t kNil = UINT32_MAX;
-}  // namespace
-
 const char* wait_result_name(WaitResult r) {
   switch (r) {
     case WaitResult::kOk: return "ok";
@@ -27,39 +23,6 @@ const char* wait_result_name(WaitResult r) {
   }
   return "unknown";
 }
-
-struct Simulator::Fiber {
-  FiberId id = 0;  // 0 while the record sits in the pool
-  std::string name;
-  UniqueFunction body;
-  ctx::fiber context;        // this fiber's continuation while it is not running
-  // A fresh value from the Simulator's counter whenever a wait ends, so (record, epoch) names one
-  // wait of one fiber for good: tickets and wake-ups of older waits, or of an earlier fiber that
-  // used this record, are stale.
-  uint64_t wait_epoch = 0;
-  Process* owner = nullptr;  // processes_ entries never move
-  bool blocked = true;       // waiting (a new fiber waits for its start event)
-  bool wake_pending = true;  // a wake event for the current wait is queued (the start, at first)
-  WaitResult wake_result = WaitResult::kOk;
-  uint32_t timeout_slot = kNil;
-  bool finished = false;
-  bool cancel_requested = false;
-  std::vector<WaitTicket> joiners;
-};
-
-struct Simulator::Process {
-  ProcessId id;
-  HostId host;
-  std::string name;
-  bool alive = true;
-  bool paused = false;
-  TimeNs paused_at = 0;
-  // Intrusive list of this process's timers (events that shift with a pause), queued or frozen.
-  uint32_t events_head = kNil;
-  // Wake-ups (not in the list above) that came due while paused, in the order they came due.
-  std::vector<uint32_t> frozen_wakes;
-  std::set<FiberId> fibers;     // ordered: destruction order must not depend on addresses
-};
 
 struct Simulator::EventSlot {
   enum class State : uint8_t { kFree, kQueued, kFrozen };
@@ -79,6 +42,144 @@ struct Simulator::EventSlot {
   uint64_t digest = 0;
   UniqueFunction fn;
 };
+
+// ---------------------------------------------------------------------------------------------
+// The hot path of blocking and switching: every wait, wake-up and hand-off runs through here.
+// Forced inline so that a wait (wait_on, block, yield) is one call down to the switch, with no
+// further calls, spills and reloads in between.
+
+[[gnu::always_inline]] inline Simulator::Fiber& Simulator::running_fiber(const char* what) const {
+  DST_ASSERT_MSG(current_ != nullptr, outside_fiber_message(what));
+  return *current_;
+}
+
+// Whether the first ready entry is the next event: ready entries are due now, so one runs first
+// unless a slot event due now has a smaller seq. The inline test is the hot path (every notify and
+// yield) and needs no look at the slots.
+[[gnu::always_inline]] inline bool Simulator::ready_is_next() {
+  if (ready_.empty()) return false;
+  if (now_fifo_.empty() && (heap_.empty() || heap_.front().time > now_)) return true;
+  return ready_is_next_slow();
+}
+
+// One more event at the current instant; a livelock guard.
+[[gnu::always_inline]] inline void Simulator::count_event_now() {
+  DST_ASSERT_MSG(++events_at_instant_ <= limits::kEventsAtOneInstantMax, livelock_message());
+}
+
+// Ends the fiber's wait: from here it counts as running, whoever switches to it.
+[[gnu::always_inline]] inline void Simulator::prepare_resume(Fiber* f, WaitResult result) {
+  f->blocked = false;
+  f->wake_pending = false;
+  f->wake_result = result;
+  f->wait_epoch = next_epoch_++;
+  if (f->timeout_slot != kNil) {
+    free_slot(f->timeout_slot);
+    f->timeout_slot = kNil;
+  }
+}
+
+// Executes the first ready entry (the caller checked it is the next event) up to the switch: the
+// fiber it wakes, ready to be switched to, or nullptr if the entry was stale, of a dead process, or
+// frozen for a paused one.
+[[gnu::always_inline]] inline Simulator::Fiber* Simulator::pop_ready() {
+  count_event_now();  // ready entries are due now
+  const ReadyEntry r = ready_.front();  // (the compiler loads only the fields used below)
+  ready_.pop_front();
+  Fiber* f = r.fiber;
+  --events_pending_;
+  // Stale (that wait already ended, or the record now serves another fiber) or the process died.
+  if (f->wait_epoch != r.epoch || !f->blocked || !f->owner->alive) return nullptr;
+  if (f->owner->paused) [[unlikely]] {
+    freeze_ready(r);
+    return nullptr;
+  }
+  DST_ASSERT_MSG(++events_executed_ <= limits::kEventsExecutedMax, "event budget exhausted");
+  trace_.record(now_, r.kind, f->owner->id, f->id);
+  prepare_resume(f, r.result);
+  return f;
+}
+
+[[gnu::always_inline]] inline void Simulator::keep_caller(boost::context::fiber&& caller) {
+  (switched_from_ == nullptr ? scheduler_ctx_ : switched_from_->context) = std::move(caller);
+}
+
+// Every switch goes through here, fiber to fiber or to and from the scheduler (nullptr). The side
+// that switches notes itself in switched_from_; the side that resumes stores the continuation it
+// receives there, so each suspended side's continuation is always in its own slot: the fiber's
+// context, or scheduler_ctx_ for the scheduler. While any fiber runs, scheduler_ctx_ is the
+// scheduler's.
+[[gnu::always_inline]] inline void Simulator::switch_to(Fiber* to) {
+  DST_ASSERT(to != current_);
+  switched_from_ = current_;
+  current_ = to;
+  current_process_ = to == nullptr ? kNoProcess : to->owner->id;
+  boost::context::fiber target = std::move(to == nullptr ? scheduler_ctx_ : to->context);
+  keep_caller(std::move(target).resume());
+}
+
+// A fiber that just blocked gives up the CPU: straight to the fiber the next event wakes when that
+// is allowed (in a run loop, not stopped), or itself if the event wakes it, else to the scheduler.
+[[gnu::always_inline]] inline void Simulator::suspend_current() {
+  Fiber* self = current_;
+  Fiber* next = nullptr;
+  while (handoff_allowed_ && next == nullptr && ready_is_next()) {
+    next = pop_ready();
+  }
+  if (next == self) return;
+  switch_to(next);
+}
+
+// Blocks the running fiber `f` (which may block: not cancelled, its process alive).
+[[gnu::always_inline]] inline WaitResult Simulator::block_current(Fiber& f, TimeNs deadline) {
+  DST_ASSERT(!f.blocked);
+  f.blocked = true;
+  if (deadline != kTimeNever) {
+    DST_ASSERT_GE(deadline, now_);
+    f.timeout_slot = schedule_timeout(&f, deadline);
+  }
+  suspend_current();
+  return f.wake_result;
+}
+
+WaitResult Simulator::block(TimeNs deadline) {
+  Fiber& f = running_fiber("a blocking call");
+  if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
+  return block_current(f, deadline);
+}
+
+WaitResult Simulator::yield() {
+  Fiber& f = running_fiber("yield");
+  if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
+  f.wake_pending = true;
+  push_ready(&f, EventKind::kFiberWake, WaitResult::kOk);
+  f.blocked = true;
+  suspend_current();
+  return f.wake_result;
+}
+
+[[gnu::always_inline]] inline void Simulator::unlink_waiter(Fiber* f) {
+  WaitList& list = *f->wait_list;
+  (f->wait_prev != nullptr ? f->wait_prev->wait_next : list.head_) = f->wait_next;
+  (f->wait_next != nullptr ? f->wait_next->wait_prev : list.tail_) = f->wait_prev;
+  f->wait_list = nullptr;
+  f->wait_prev = f->wait_next = nullptr;
+}
+
+WaitResult Simulator::wait_on(WaitList& list, TimeNs deadline) {
+  Fiber& f = running_fiber("a blocking call");
+  if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
+  DST_ASSERT(f.wait_list == nullptr);
+  f.wait_list = &list;
+  f.wait_prev = list.tail_;
+  f.wait_next = nullptr;
+  (list.tail_ != nullptr ? list.tail_->wait_next : list.head_) = &f;
+  list.tail_ = &f;
+  const WaitResult r = block_current(f, deadline);
+  // Still linked: the wait ended some other way (timeout, cancellation), so leave the list.
+  if (f.wait_list != nullptr) unlink_waiter(&f);
+  return r;
+}
 
 Host::Host(HostId id, std::string name, HostConfig config, Rng disk_rng)
     : id_(id), name_(std::move(name)), disk_(std::move(config.disk), disk_rng) {}
@@ -351,33 +452,6 @@ TimeNs Simulator::next_event_time() {
   return peek_valid(entry) ? entry.time : kTimeNever;
 }
 
-void Simulator::push_ready(Fiber* f, EventKind kind, WaitResult result) {
-  DST_ASSERT_MSG(events_pending_ < limits::kEventsPendingMax, "too many pending events");
-  ++events_pending_;
-  ready_.push_back(ReadyEntry{next_seq_++, f, f->wait_epoch, result, kind});
-}
-
-// Executes the first ready entry (the caller checked it is the next event) up to the switch: the
-// fiber it wakes, ready to be switched to, or nullptr if the entry was stale, of a dead process, or
-// frozen for a paused one.
-Simulator::Fiber* Simulator::pop_ready() {
-  count_event_at(now_);
-  const ReadyEntry r = ready_.front();
-  ready_.pop_front();
-  Fiber* f = r.fiber;
-  --events_pending_;
-  // Stale (that wait already ended, or the record now serves another fiber) or the process died.
-  if (f->wait_epoch != r.epoch || !f->blocked || !f->owner->alive) return nullptr;
-  if (f->owner->paused) {
-    freeze_ready(r);
-    return nullptr;
-  }
-  DST_ASSERT_MSG(++events_executed_ <= limits::kEventsExecutedMax, "event budget exhausted");
-  trace_.record(now_, r.kind, f->owner->id, f->id);
-  prepare_resume(f, r.result);
-  return f;
-}
-
 // A wake-up of a paused process waits in a slot, with the others frozen, until resume.
 void Simulator::freeze_ready(const ReadyEntry& r) {
   const uint32_t s = alloc_slot();
@@ -446,12 +520,8 @@ uint32_t Simulator::schedule_timeout(Fiber* f, TimeNs at) {
 // ---------------------------------------------------------------------------------------------
 // Running
 
-// Whether the first ready entry is the next event: ready entries are due now, so one runs first
-// unless a slot event due now has a smaller seq. The first test is the hot path (every notify and
-// yield) and needs no look at the slots.
-bool Simulator::ready_is_next() {
-  if (ready_.empty()) return false;
-  if (now_fifo_.empty() && (heap_.empty() || heap_.front().time > now_)) return true;
+// The rest of ready_is_next(): a slot event is due now too, so compare sequence numbers.
+bool Simulator::ready_is_next_slow() {
   QueueEntry next;
   return !peek_valid(next) || next.time > now_ || next.seq > ready_.front().seq;
 }
@@ -462,9 +532,11 @@ void Simulator::count_event_at(TimeNs t) {
     now_ = t;
     events_at_instant_ = 0;
   }
-  DST_ASSERT_MSG(++events_at_instant_ <= limits::kEventsAtOneInstantMax,
-                 "livelock: too many events at virtual time " + format_time(now_) +
-                     " without time advancing");
+  count_event_now();
+}
+
+std::string Simulator::livelock_message() const {
+  return "livelock: too many events at virtual time " + format_time(now_) + " without time advancing";
 }
 
 bool Simulator::step() {
@@ -570,9 +642,8 @@ Simulator::Fiber* Simulator::new_fiber_record() {
   return &fiber_pool_.emplace_back();
 }
 
-Simulator::Fiber& Simulator::running_fiber(const char* what) const {
-  DST_ASSERT_MSG(current_ != nullptr, std::string(what) + " called outside a fiber");
-  return *current_;
+std::string Simulator::outside_fiber_message(const char* what) {
+  return std::string(what) + " called outside a fiber";
 }
 
 FiberId Simulator::current_fiber() const { return current_ == nullptr ? 0 : current_->id; }
@@ -617,18 +688,6 @@ FiberId Simulator::spawn(ProcessId process, std::string name, UniqueFunction bod
   return f->id;
 }
 
-// Ends the fiber's wait: from here it counts as running, whoever switches to it.
-void Simulator::prepare_resume(Fiber* f, WaitResult result) {
-  f->blocked = false;
-  f->wake_pending = false;
-  f->wake_result = result;
-  f->wait_epoch = next_epoch_++;
-  if (f->timeout_slot != kNil) {
-    free_slot(f->timeout_slot);
-    f->timeout_slot = kNil;
-  }
-}
-
 // The scheduler runs a prepared fiber. Control comes back when some fiber (this one or one it
 // handed off to) blocks without a hand-off, finishes, or parks itself after killing its process.
 void Simulator::run_fiber(Fiber* f) {
@@ -642,37 +701,8 @@ void Simulator::run_fiber(Fiber* f) {
   }
 }
 
-// Every switch goes through here, fiber to fiber or to and from the scheduler (nullptr). The side
-// that switches notes itself in switched_from_; the side that resumes stores the continuation it
-// receives there, so each suspended side's continuation is always in its own slot: the fiber's
-// context, or scheduler_ctx_ for the scheduler. While any fiber runs, scheduler_ctx_ is the
-// scheduler's.
-void Simulator::switch_to(Fiber* to) {
-  DST_ASSERT(to != current_);
-  switched_from_ = current_;
-  current_ = to;
-  current_process_ = to == nullptr ? kNoProcess : to->owner->id;
-  ctx::fiber target = std::move(to == nullptr ? scheduler_ctx_ : to->context);
-  keep_caller(std::move(target).resume());
-}
-
-void Simulator::keep_caller(ctx::fiber&& caller) {
-  (switched_from_ == nullptr ? scheduler_ctx_ : switched_from_->context) = std::move(caller);
-}
-
-// A fiber that just blocked gives up the CPU: straight to the fiber the next event wakes when that
-// is allowed (in a run loop, not stopped), or itself if the event wakes it, else to the scheduler.
-void Simulator::suspend_current() {
-  Fiber* self = current_;
-  Fiber* next = nullptr;
-  while (handoff_allowed_ && !stop_requested_ && next == nullptr && ready_is_next()) {
-    next = pop_ready();
-  }
-  if (next == self) return;
-  switch_to(next);
-}
-
 void Simulator::finish_fiber(Fiber* f) {
+  DST_ASSERT(f->wait_list == nullptr);  // a fiber leaves its wait list before it can finish
   for (const WaitTicket& t : f->joiners) wake(t, WaitResult::kOk);
   f->owner->fibers.erase(f->id);
   fibers_.erase(f->id);
@@ -691,6 +721,9 @@ void Simulator::destroy_fiber(Fiber* f) {
     free_slot(f->timeout_slot);
     f->timeout_slot = kNil;
   }
+  // Its wait on a list ends here (unwinding skips the unlink at the end of wait_on). The list is
+  // still alive: a dying WaitList takes all its fibers off first.
+  if (f->wait_list != nullptr) unlink_waiter(f);
   current_ = f;
   current_process_ = f->owner->id;
   { ctx::fiber doomed = std::move(f->context); }  // runs the unwinding
@@ -712,36 +745,21 @@ WaitTicket Simulator::current_ticket() const {
   return WaitTicket{f.id, f.wait_epoch, &f};
 }
 
-WaitResult Simulator::block(TimeNs deadline) {
-  Fiber& f = running_fiber("a blocking call");
-  if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
-  DST_ASSERT(!f.blocked);
-  f.blocked = true;
-  if (deadline != kTimeNever) {
-    DST_ASSERT_GE(deadline, now_);
-    f.timeout_slot = schedule_timeout(&f, deadline);
-  }
-  suspend_current();
-  return f.wake_result;
-}
-
 bool Simulator::waiting(const WaitTicket& ticket) const {
   const Fiber* f = fiber_of(ticket);
-  return f != nullptr && f->blocked && !f->wake_pending && f->wait_epoch == ticket.epoch && f->owner->alive;
+  return f != nullptr && f->wait_epoch == ticket.epoch && wakeable(f);
 }
 
 bool Simulator::wake(const WaitTicket& ticket, WaitResult result) {
   Fiber* f = fiber_of(ticket);
-  if (f == nullptr || !f->blocked || f->wake_pending || f->wait_epoch != ticket.epoch || !f->owner->alive) {
+  if (f == nullptr || f->wait_epoch != ticket.epoch || !wakeable(f)) {
     return false;  // that wait is over (or was never)
   }
-  f->wake_pending = true;
-  push_ready(f, EventKind::kFiberWake, result);
+  wake_fiber(f, result);
   return true;
 }
 
-TimeNs Simulator::deadline_after(DurationNs local) const {
-  if (local == kForever) return kTimeNever;
+TimeNs Simulator::deadline_after_slow(DurationNs local) const {
   DST_ASSERT_GE(local, 0);
   DurationNs true_span = local;
   if (current_process_ != kNoProcess) {
@@ -755,16 +773,6 @@ WaitResult Simulator::sleep(DurationNs local) {
   running_fiber("sleep");
   const WaitResult r = block(deadline_after(local));
   return r == WaitResult::kTimeout ? WaitResult::kOk : r;
-}
-
-WaitResult Simulator::yield() {
-  Fiber& f = running_fiber("yield");
-  if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
-  f.wake_pending = true;
-  push_ready(&f, EventKind::kFiberWake, WaitResult::kOk);
-  f.blocked = true;
-  suspend_current();
-  return f.wake_result;
 }
 
 WaitResult Simulator::join(FiberId id, DurationNs timeout) {

@@ -31,10 +31,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/assert.h"
+#include "base/limits.h"
 #include "base/status.h"
 #include "sim/clock.h"
 #include "sim/disk.h"
@@ -111,6 +114,9 @@ struct WaitTicket {
 };
 
 class Simulator {
+  struct Fiber;
+  struct Process;
+
  public:
   explicit Simulator(uint64_t seed, SimConfig config = {});
   ~Simulator();
@@ -190,13 +196,17 @@ class Simulator {
   // Runs until no events remain (or stop()).
   void run_until_idle();
   // Makes the innermost run_* return after the current event.
-  void stop() { stop_requested_ = true; }
+  void stop() {
+    stop_requested_ = true;
+    handoff_allowed_ = false;  // the loop ends after this event: no more hand-offs
+  }
   uint64_t events_executed() const { return events_executed_; }
   size_t events_pending() const { return events_pending_; }
   // The earliest pending event's time, or kTimeNever.
   TimeNs next_event_time();
 
-  // --- the low-level wait protocol, for sync primitives (sim/sync.h) ---
+  // --- the low-level wait protocol, for one-off waits (join, completions, device round trips);
+  // --- a fiber that waits its turn among others uses a WaitQueue (below, and sim/sync.h) ---
   // The ticket of the wait the current fiber is about to enter.
   WaitTicket current_ticket() const;
   // Blocks the current fiber until woken with its ticket or until true time `deadline`.
@@ -208,12 +218,36 @@ class Simulator {
   // Whether the ticket's fiber is still in that wait and not yet woken.
   bool waiting(const WaitTicket& ticket) const;
 
+  // --- the intrusive wait protocol, for WaitQueue (sim/sync.h) ---
+  // A FIFO of fibers blocked in wait_on(). The links live in the fibers' records, so waiting and
+  // notifying allocate nothing and never meet a stale entry: a fiber is in the list exactly while
+  // its wait on it lasts (it unlinks itself when the wait ends another way: timeout, cancellation,
+  // its destruction). Not copyable or movable: the records point at it.
+  class WaitList {
+   public:
+    WaitList() = default;
+    WaitList(const WaitList&) = delete;
+    WaitList& operator=(const WaitList&) = delete;
+    bool empty() const { return head_ == nullptr; }
+
+   private:
+    friend class Simulator;
+    Fiber* head_ = nullptr;
+    Fiber* tail_ = nullptr;
+  };
+  // Blocks the current fiber on `list` until notified or until true time `deadline`.
+  WaitResult wait_on(WaitList& list, TimeNs deadline);
+  // Wakes the longest-waiting fiber of `list` that can still be woken (one woken by a cancellation
+  // or of a dead process is dropped and skipped); false if there was none.
+  bool notify_one(WaitList& list, WaitResult result);
+  // Wakes every fiber of `list`, in waiting order. Does not touch the Simulator if `list` is empty.
+  void notify_all(WaitList& list, WaitResult result);
+
   // Called by Network when a process dies; set once by the Network constructor.
   void set_process_kill_hook(std::function<void(ProcessId)> hook) { net_kill_hook_ = std::move(hook); }
 
  private:
-  struct Fiber;
-  struct Process;
+  static constexpr uint32_t kNil = UINT32_MAX;  // no slot, the end of a slot list
   struct EventSlot;
   struct QueueEntry {
     TimeNs time;
@@ -238,7 +272,10 @@ class Simulator {
   bool hold_for_owner(uint32_t slot);
   uint32_t schedule_timeout(Fiber* f, TimeNs at);
   bool ready_is_next();
+  bool ready_is_next_slow();
   void count_event_at(TimeNs t);
+  void count_event_now();
+  std::string livelock_message() const;
   void dispatch(uint32_t slot);
   // Fiber wake-ups due now skip the slot table and the heap (the hot path of every notify and
   // yield) but take a sequence number like any event, so the (time, seq) order is unchanged.
@@ -258,6 +295,13 @@ class Simulator {
   Fiber* fiber_of(const WaitTicket& ticket) const;
   Fiber* new_fiber_record();
   Fiber& running_fiber(const char* what) const;
+  static std::string outside_fiber_message(const char* what);
+  static bool wakeable(const Fiber* f);
+  void wake_fiber(Fiber* f, WaitResult result);
+  WaitResult block_current(Fiber& f, TimeNs deadline);
+  static void unlink_waiter(Fiber* f);
+  static Fiber* pop_waiter(WaitList& list);
+  TimeNs deadline_after_slow(DurationNs local) const;
   void prepare_resume(Fiber* f, WaitResult result);
   void run_fiber(Fiber* f);
   void switch_to(Fiber* to);
@@ -279,7 +323,8 @@ class Simulator {
   std::vector<std::unique_ptr<Host>> hosts_;
   std::vector<std::unique_ptr<Process>> processes_;
   // Fiber records are pooled and never freed before the Simulator: events and wait tickets hold
-  // pointers to them and recognise a recycled record by its changed id.
+  // pointers to them and recognise a recycled record by its changed id. (Wait lists hold them
+  // only while their fiber waits: a fiber leaves its list before its record is recycled.)
   std::deque<Fiber> fiber_pool_;
   std::vector<Fiber*> free_fibers_;
   std::map<FiberId, Fiber*> fibers_;  // the live ones, for lookups by id
@@ -301,9 +346,106 @@ class Simulator {
   ProcessId current_process_ = kNoProcess;
   boost::context::fiber scheduler_ctx_;  // the scheduler's continuation while a fiber runs
   Fiber* switched_from_ = nullptr;       // who made the latest switch (nullptr: the scheduler)
-  bool handoff_allowed_ = false;         // inside run_until / run_until_idle
+  // Inside run_until / run_until_idle and not stopped (stop() clears it, so the hand-off loop
+  // tests one flag).
+  bool handoff_allowed_ = false;
   std::unique_ptr<Network> net_;
   std::function<void(ProcessId)> net_kill_hook_;
 };
+
+// ---------------------------------------------------------------------------------------------
+// The records, and the waking side of the wait protocol. They are here rather than in
+// simulator.cc so that a notify inlines into its caller: every wake-up of every fiber goes through
+// it. The blocking side (wait_on, block, yield) stays in simulator.cc as one call, into which the
+// scheduler's hand-off and the switch are inlined.
+
+struct Simulator::Fiber {
+  // Read or written on every wait and wake-up: kept together at the front.
+  Process* owner = nullptr;  // processes_ entries never move
+  // A fresh value from the Simulator's counter whenever a wait ends, so (record, epoch) names one
+  // wait of one fiber for good: tickets and wake-ups of older waits, or of an earlier fiber that
+  // used this record, are stale.
+  uint64_t wait_epoch = 0;
+  FiberId id = 0;  // 0 while the record sits in the pool
+  // The list this fiber waits on in wait_on() (nullptr: none) and its neighbours there.
+  WaitList* wait_list = nullptr;
+  Fiber* wait_prev = nullptr;
+  Fiber* wait_next = nullptr;
+  bool blocked = true;       // waiting (a new fiber waits for its start event)
+  bool wake_pending = true;  // a wake event for the current wait is queued (the start, at first)
+  bool cancel_requested = false;
+  bool finished = false;
+  WaitResult wake_result = WaitResult::kOk;
+  uint32_t timeout_slot = kNil;
+  boost::context::fiber context;  // this fiber's continuation while it is not running
+  // Cold.
+  std::string name;
+  UniqueFunction body;
+  std::vector<WaitTicket> joiners;
+};
+
+struct Simulator::Process {
+  ProcessId id = kNoProcess;
+  bool alive = true;
+  bool paused = false;
+  HostId host = 0;
+  std::string name;
+  TimeNs paused_at = 0;
+  // Intrusive list of this process's timers (events that shift with a pause), queued or frozen.
+  uint32_t events_head = kNil;
+  // Wake-ups (not in the list above) that came due while paused, in the order they came due.
+  std::vector<uint32_t> frozen_wakes;
+  std::set<FiberId> fibers;  // ordered: destruction order must not depend on addresses
+};
+
+inline TimeNs Simulator::deadline_after(DurationNs local) const {
+  if (local == kForever) return kTimeNever;  // the common case: no timeout
+  return deadline_after_slow(local);
+}
+
+// Whether a wake-up may end the fiber's current wait: it is blocked, nothing has woken it yet, and
+// its process lives.
+inline bool Simulator::wakeable(const Fiber* f) { return f->blocked && !f->wake_pending && f->owner->alive; }
+
+inline void Simulator::push_ready(Fiber* f, EventKind kind, WaitResult result) {
+  DST_ASSERT_MSG(events_pending_ < limits::kEventsPendingMax, "too many pending events");
+  ++events_pending_;
+  ready_.push_back(ReadyEntry{next_seq_++, f, f->wait_epoch, result, kind});
+}
+
+inline void Simulator::wake_fiber(Fiber* f, WaitResult result) {
+  f->wake_pending = true;
+  push_ready(f, EventKind::kFiberWake, result);
+}
+
+// Takes the first fiber off a non-empty list (unlink_waiter, knowing it has no predecessor).
+inline Simulator::Fiber* Simulator::pop_waiter(WaitList& list) {
+  Fiber* f = list.head_;
+  list.head_ = f->wait_next;
+  (list.head_ != nullptr ? list.head_->wait_prev : list.tail_) = nullptr;
+  f->wait_list = nullptr;
+  f->wait_next = nullptr;
+  return f;
+}
+
+// A fiber taken off the list but not wakeable was woken by a cancellation already, or its process
+// died; either way this notification is not for it.
+inline bool Simulator::notify_one(WaitList& list, WaitResult result) {
+  while (!list.empty()) {
+    Fiber* f = pop_waiter(list);
+    if (wakeable(f)) {
+      wake_fiber(f, result);
+      return true;
+    }
+  }
+  return false;
+}
+
+inline void Simulator::notify_all(WaitList& list, WaitResult result) {
+  while (!list.empty()) {
+    Fiber* f = pop_waiter(list);
+    if (wakeable(f)) wake_fiber(f, result);
+  }
+}
 
 }  // namespace dst::sim

@@ -1,10 +1,9 @@
 // Synchronisation between fibers: wait queues, events, channels, and one-shot promises.
 //
-// All of them sit on the Simulator's wait protocol (current_ticket / block / wake): a waiter
-// registers its ticket and blocks; a notifier wakes the ticket, and the woken fiber runs through the
-// event queue after everything already due now. A waiter whose wait ended (timeout, cancellation,
-// process killed) leaves a stale ticket behind that wakes nothing. Every wait takes an optional
-// timeout in the host's monotonic-clock nanoseconds.
+// All of them sit on WaitQueue, a thin wrapper of the Simulator's intrusive wait lists (wait_on /
+// notify_one / notify_all): a waiter links itself into the list and blocks; a notifier takes it off
+// and wakes it, and the woken fiber runs through the event queue after everything already due now.
+// Every wait takes an optional timeout in the host's monotonic-clock nanoseconds.
 #pragma once
 
 #include <cstddef>
@@ -15,14 +14,13 @@
 
 #include "base/assert.h"
 #include "base/limits.h"
-#include "sim/ring_queue.h"
 #include "sim/simulator.h"
 
 namespace dst::sim {
 
-// A FIFO of waiting fibers. Tickets of waits that ended are skipped when notifying, and the queue
-// drops them whenever it grows past twice its live waiters, so it stays bounded by the number of
-// fibers that can wait on it.
+// A FIFO of waiting fibers. The fibers are linked through their records in the Simulator (see
+// Simulator::WaitList), so waiting and notifying allocate nothing, and a fiber whose wait ended
+// another way (timeout, cancellation, its process killed) has already left the queue.
 //
 // Known limit: notify_one picks one waiter; if that waiter's process is killed before the woken
 // fiber runs, the notification goes with it. Processes only share memory in harness code (real
@@ -33,23 +31,27 @@ class WaitQueue {
   explicit WaitQueue(Simulator& sim) : sim_(&sim) {}
   WaitQueue(const WaitQueue&) = delete;
   WaitQueue& operator=(const WaitQueue&) = delete;
-  // Waiters still queued when the queue dies are woken with kClosed.
-  ~WaitQueue() { notify_all(WaitResult::kClosed); }
+  // Waiters still queued when the queue dies are woken with kClosed. An empty queue does not touch
+  // the Simulator, so it may outlive it (the Simulator's destruction ends every wait).
+  ~WaitQueue() {
+    if (!waiters_.empty()) notify_all(WaitResult::kClosed);
+  }
 
   // Blocks the current fiber until notified or the timeout passes.
   WaitResult wait(DurationNs timeout = kForever) { return wait_until(sim_->deadline_after(timeout)); }
   // Same, with a true-time deadline (from Simulator::deadline_after), for loops that wait more
   // than once under one timeout.
-  WaitResult wait_until(TimeNs deadline);
+  WaitResult wait_until(TimeNs deadline) { return sim_->wait_on(waiters_, deadline); }
   // Wakes the longest-waiting live waiter; false if there was none.
-  bool notify_one(WaitResult result = WaitResult::kOk);
-  void notify_all(WaitResult result = WaitResult::kOk);
+  bool notify_one(WaitResult result = WaitResult::kOk) { return sim_->notify_one(waiters_, result); }
+  void notify_all(WaitResult result = WaitResult::kOk) { sim_->notify_all(waiters_, result); }
+  // No fiber waits here. (A notified fiber has left; one woken by a cancellation leaves when it
+  // runs.)
   bool empty() const { return waiters_.empty(); }
 
  private:
   Simulator* sim_;
-  RingQueue<WaitTicket> waiters_;
-  size_t compact_at_ = 16;
+  Simulator::WaitList waiters_;
 };
 
 // A manual-reset flag: wait() returns at once while it is set.
