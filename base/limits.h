@@ -116,4 +116,34 @@ inline constexpr size_t kSnapshotFilesMax = 10'000;
 // Snapshot files kept by default when older ones are purged (etcd's --max-snapshots default).
 inline constexpr size_t kSnapshotsKeptDefault = 5;
 
+// --- node: backend --------------------------------------------------------------------------
+// Writes one batch transaction collects before it commits: etcd's --backend-batch-limit default.
+inline constexpr uint64_t kBackendBatchOpsDefault = 10'000;
+// Virtual ns a batch with writes may stay open: etcd's --backend-batch-interval default (100 ms).
+inline constexpr int64_t kBackendBatchIntervalNsDefault = 100'000'000;
+// Buckets (tables) in one backend. etcd uses about ten; each costs prepared statements.
+inline constexpr size_t kBackendBucketsMax = 64;
+// Longest bucket name: names become SQL table names and appear in every error message.
+inline constexpr size_t kBackendBucketNameBytesMax = 64;
+// Largest key: bbolt's MaxKeySize (32 KiB); etcd keys are far smaller.
+inline constexpr size_t kBackendKeyBytesMax = 32 * 1024;
+// Largest value: etcd caps a request at 1.5 MiB; 16 MiB leaves room for scenarios that raise the
+// request limit (as kWalRecordBytesMax does) while refusing runaway values before SQLite sees them.
+inline constexpr size_t kBackendValueBytesMax = 16ull * 1024 * 1024;
+// SQLite page size of a backend file: the common 4 KiB (a multiple of kDiskSectorBytes, so a
+// torn write never splits a page from a different write).
+inline constexpr uint32_t kBackendPageBytes = 4096;
+// SQLite page cache per backend, in KiB (PRAGMA cache_size). A batch bigger than this spills pages
+// into the SQLite WAL before it commits; 8 MiB holds etcd's default 10k-op batch of small values.
+inline constexpr int64_t kBackendCacheKib = 8 * 1024;
+// WAL pages after which a commit also checkpoints into the database file (SQLite's default).
+inline constexpr int kBackendWalAutocheckpointPages = 1000;
+// Backends open at once in one OS process: each registers a VFS in SQLite's process-wide list,
+// which is searched linearly by name, so thousands would make every open slow.
+inline constexpr size_t kBackendVfsRegisteredMax = 4096;
+// Largest backend file (database or SQLite WAL) open() accepts: it reads each file whole to make it
+// durable. etcd's largest allowed backend quota is 8 GiB, its default 2 GiB; simulated ones are
+// far smaller.
+inline constexpr uint64_t kBackendFileBytesMax = 2ull * 1024 * 1024 * 1024;
+
 }  // namespace dst::limits
