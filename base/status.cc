@@ -16,6 +16,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kInvalidArgument: return "invalid argument";
     case StatusCode::kResourceExhausted: return "resource exhausted";
     case StatusCode::kCorruption: return "corruption";
+    case StatusCode::kOutOfRange: return "out of range";
   }
   return "unknown status";
 }

@@ -25,6 +25,7 @@ enum class StatusCode {
   kInvalidArgument,    // the caller passed something impossible; the message says what
   kResourceExhausted,  // a bounded queue or table is full
   kCorruption,         // stored data failed a checksum or could not be parsed
+  kOutOfRange,         // a revision outside what is available (compacted, or in the future)
 };
 
 const char* status_code_name(StatusCode code);

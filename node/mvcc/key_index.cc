@@ -15,6 +15,17 @@ void KeyIndex::put(Revision rev) {
   modified_ = rev;
 }
 
+void KeyIndex::restore(Revision created, Revision modified, int64_t version) {
+  DST_ASSERT_MSG(generations_.empty(), "restore must be the first change of key " + key_);
+  DST_ASSERT_GE(version, 1);
+  Generation g;
+  g.created = created;
+  g.version = version;
+  g.revs.push_back(modified);
+  generations_.push_back(std::move(g));
+  modified_ = modified;
+}
+
 Status KeyIndex::tombstone(Revision rev) {
   if (generations_.empty() || generations_.back().empty()) {
     return Status(StatusCode::kNotFound, "key " + key_ + " is not alive: nothing to delete");

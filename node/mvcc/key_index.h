@@ -46,6 +46,10 @@ class KeyIndex {
 
   // Records a put at `rev` (> every revision recorded so far).
   void put(Revision rev);
+  // Rebuilding the index from the backend: the key's first surviving change is `modified`, of a
+  // generation created at `created` in which it was the `version`-th change (after compaction the
+  // earlier changes are gone, so they cannot be replayed).
+  void restore(Revision created, Revision modified, int64_t version);
   // Records a deletion at `rev`; kNotFound if the key is not alive (nothing to delete).
   Status tombstone(Revision rev);
   // The key as a read at main revision `at` sees it, or nullopt if it did not exist then.

@@ -30,6 +30,22 @@ void TreeIndex::put(const std::string& key, Revision rev) {
   it->second.put(rev);
 }
 
+void TreeIndex::restore(const std::string& key, Revision created, Revision modified, int64_t version,
+                        bool tombstone) {
+  auto it = index_.find(key);
+  if (it == index_.end()) {
+    if (tombstone) return;  // a deletion whose puts were compacted away: nothing to restore
+    index_.emplace(key, KeyIndex(key)).first->second.restore(created, modified, version);
+    return;
+  }
+  if (tombstone) {
+    Status s = it->second.tombstone(modified);
+    (void)s;  // a tombstone of a key already dead (compacted puts): nothing to end
+    return;
+  }
+  it->second.put(modified);
+}
+
 Status TreeIndex::tombstone(const std::string& key, Revision rev) {
   auto it = index_.find(key);
   if (it == index_.end()) return Status(StatusCode::kNotFound, "key not found");

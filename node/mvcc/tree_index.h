@@ -28,6 +28,9 @@ struct IndexedKey {
 class TreeIndex {
  public:
   void put(const std::string& key, Revision rev);
+  // Rebuilding from the backend, in revision order: the first change seen of a key restores it
+  // (see KeyIndex::restore), later ones are puts; a tombstone ends the generation.
+  void restore(const std::string& key, Revision created, Revision modified, int64_t version, bool tombstone);
   Status tombstone(const std::string& key, Revision rev);
   std::optional<KeyAt> get(const std::string& key, int64_t at) const;
   // Keys of the range alive at `at`, in key order, at most `limit` of them (0: no limit);

@@ -1,0 +1,243 @@
+#include "node/mvcc/kv_store.h"
+
+#include "base/assert.h"
+#include "base/hash.h"
+
+namespace dst::mvcc {
+
+namespace {
+
+constexpr std::string_view kKeyBucket = "key";
+constexpr std::string_view kMetaBucket = "meta";
+constexpr std::string_view kScheduledCompactKey = "scheduledCompactRev";
+constexpr std::string_view kFinishedCompactKey = "finishedCompactRev";
+// Revisions deleted per backend call while compacting (etcd deletes in batches of 1000 too, so a
+// big compaction does not hold one huge batch).
+constexpr size_t kCompactionBatch = 1000;
+
+std::string encode_i64(int64_t v) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i, v >>= 8) out[static_cast<size_t>(i)] = static_cast<char>(v & 0xff);
+  return out;
+}
+
+Result<int64_t> decode_i64(std::string_view s) {
+  if (s.size() != 8) return Status(StatusCode::kCorruption, "meta value is not 8 bytes");
+  uint64_t v = 0;
+  for (char c : s) v = (v << 8) | static_cast<uint8_t>(c);
+  return static_cast<int64_t>(v);
+}
+
+Status compacted() { return Status(StatusCode::kOutOfRange, kErrCompacted); }
+Status future_rev() { return Status(StatusCode::kOutOfRange, kErrFutureRev); }
+
+}  // namespace
+
+// --- KvStore ------------------------------------------------------------------------------------
+
+Result<std::unique_ptr<KvStore>> KvStore::open(backend::Backend& backend) {
+  std::unique_ptr<KvStore> store(new KvStore(backend));
+  Status s = store->restore();
+  if (!s.is_ok()) return s;
+  return store;
+}
+
+Status KvStore::restore() {
+  int64_t scheduled = 0, finished = 0;
+  for (auto [key, out] : {std::pair{kScheduledCompactKey, &scheduled}, std::pair{kFinishedCompactKey, &finished}}) {
+    auto v = backend_.get(kMetaBucket, key);
+    if (!v.is_ok()) return v.status();
+    if (!v->has_value()) continue;
+    auto n = decode_i64(**v);
+    if (!n.is_ok()) return n.status();
+    *out = *n;
+  }
+  // Replay the key bucket in revision order. Bounded by the bucket's size.
+  Status corrupt;
+  Status s = backend_.range(kKeyBucket, "", "", 0, [&](std::string_view k, std::string_view v) {
+    auto rev = decode_revision(k);
+    mvccpb::KeyValue kv;
+    if (!rev.is_ok() || !kv.ParseFromArray(v.data(), static_cast<int>(v.size()))) {
+      corrupt = Status(StatusCode::kCorruption, "unreadable revision in the key bucket");
+      return false;
+    }
+    current_rev_ = std::max(current_rev_, rev->rev.main);
+    if (rev->tombstone) {
+      index_.restore(kv.key(), Revision{}, rev->rev, 0, true);
+    } else {
+      index_.restore(kv.key(), Revision{kv.create_revision(), 0}, rev->rev, kv.version(), false);
+    }
+    return true;
+  });
+  if (!s.is_ok()) return s;
+  if (!corrupt.is_ok()) return corrupt;
+  // A compaction point is a revision that existed; after a crash the store may hold nothing newer.
+  current_rev_ = std::max(current_rev_, scheduled);
+  compact_rev_ = scheduled;
+  if (scheduled > finished) {
+    index_.compact(scheduled);
+    return finish_compaction(scheduled);
+  }
+  if (scheduled > 0) index_.compact(scheduled);
+  return Status::ok();
+}
+
+Result<mvccpb::KeyValue> KvStore::fetch(Revision rev) {
+  auto v = backend_.get(kKeyBucket, encode_revision(rev));
+  if (!v.is_ok()) return v.status();
+  DST_ASSERT_MSG(v->has_value(), "index points at revision " + rev.to_string() + " missing from the backend");
+  mvccpb::KeyValue kv;
+  if (!kv.ParseFromString(**v)) return Status(StatusCode::kCorruption, "unreadable value at revision " + rev.to_string());
+  return kv;
+}
+
+Result<RangeResult> KvStore::range_at(const std::string& key, const std::string& end, const RangeOptions& options,
+                                      int64_t read_rev) {
+  RangeResult r;
+  r.rev = current_rev_;
+  int64_t at = options.rev;
+  if (at > read_rev) return future_rev();
+  if (at <= 0) at = read_rev;
+  if (at < compact_rev_) return compacted();
+  size_t total = 0;
+  size_t limit = options.count_only ? 1 : static_cast<size_t>(std::max<int64_t>(options.limit, 0));
+  std::vector<IndexedKey> keys = index_.range(key, end, at, limit, &total);
+  r.count = static_cast<int64_t>(total);
+  if (options.count_only) return r;
+  for (const IndexedKey& k : keys) {
+    auto kv = fetch(k.at.modified);
+    if (!kv.is_ok()) return kv.status();
+    r.kvs.push_back(std::move(kv).value());
+  }
+  return r;
+}
+
+Result<RangeResult> KvStore::range(const std::string& key, const std::string& end, const RangeOptions& options) {
+  return range_at(key, end, options, current_rev_);
+}
+
+Status KvStore::compact(int64_t rev) {
+  DST_ASSERT_MSG(!write_open_, "compaction during a write transaction");
+  if (rev <= compact_rev_) return compacted();
+  if (rev > current_rev_) return future_rev();
+  compact_rev_ = rev;
+  Status s = backend_.put(kMetaBucket, kScheduledCompactKey, encode_i64(rev));
+  if (!s.is_ok()) return s;
+  index_.compact(rev);
+  return finish_compaction(rev);
+}
+
+Status KvStore::finish_compaction(int64_t rev) {
+  // Everything at or below `rev` that no read at >= rev needs goes from the backend.
+  std::set<Revision> keep = index_.keep(rev);
+  std::string end = encode_revision(Revision{rev + 1, 0});
+  std::string from;
+  // Bounded: every pass deletes up to kCompactionBatch revisions and moves `from` forward.
+  for (;;) {
+    std::vector<std::string> doomed;
+    Status s = backend_.range(kKeyBucket, from, end, 0, [&](std::string_view k, std::string_view) {
+      from = std::string(k) + '\0';  // resume after this key next pass
+      auto d = decode_revision(k);
+      if (d.is_ok() && keep.count(d->rev) && !d->tombstone) return true;
+      doomed.emplace_back(k);
+      return doomed.size() < kCompactionBatch;
+    });
+    if (!s.is_ok()) return s;
+    for (const std::string& k : doomed) {
+      s = backend_.del(kKeyBucket, k);
+      if (!s.is_ok()) return s;
+    }
+    if (doomed.size() < kCompactionBatch) break;
+  }
+  return backend_.put(kMetaBucket, kFinishedCompactKey, encode_i64(rev));
+}
+
+Result<uint64_t> KvStore::hash_at(int64_t rev) {
+  auto r = range_at("", std::string(1, '\0'), RangeOptions{.rev = rev}, current_rev_);
+  if (!r.is_ok()) return r.status();
+  uint64_t h = hash_combine(0x6b76, static_cast<uint64_t>(rev));
+  for (const mvccpb::KeyValue& kv : r->kvs) h = hash_combine(h, hash_bytes(kv.SerializeAsString()));
+  return h;
+}
+
+// --- WriteTxn -----------------------------------------------------------------------------------
+
+WriteTxn::WriteTxn(KvStore& store) : store_(&store), begin_rev_(store.current_rev_) {
+  DST_ASSERT_MSG(!store.write_open_, "one write transaction at a time");
+  store.write_open_ = true;
+}
+
+WriteTxn::~WriteTxn() {
+  if (store_ && !ended_) end();
+}
+
+int64_t WriteTxn::read_rev() const { return begin_rev_ + (events_.empty() ? 0 : 1); }
+
+Result<RangeResult> WriteTxn::range(const std::string& key, const std::string& end, const RangeOptions& options) {
+  auto r = store_->range_at(key, end, options, read_rev());
+  if (r.is_ok()) r->rev = read_rev();
+  return r;
+}
+
+Result<std::optional<mvccpb::KeyValue>> WriteTxn::put(const std::string& key, const std::string& value, int64_t lease) {
+  const int64_t rev = begin_rev_ + 1;
+  std::optional<mvccpb::KeyValue> prev;
+  int64_t created = rev;
+  int64_t version = 1;
+  if (std::optional<KeyAt> at = store_->index_.get(key, rev)) {
+    auto kv = store_->fetch(at->modified);
+    if (!kv.is_ok()) return kv.status();
+    prev = std::move(kv).value();
+    created = at->created.main;
+    version = at->version + 1;
+  }
+  Revision r{rev, static_cast<int64_t>(events_.size())};
+  mvccpb::Event ev;
+  ev.set_type(mvccpb::Event::PUT);
+  mvccpb::KeyValue* kv = ev.mutable_kv();
+  kv->set_key(key);
+  kv->set_value(value);
+  kv->set_create_revision(created);
+  kv->set_mod_revision(rev);
+  kv->set_version(version);
+  kv->set_lease(lease);
+  Status s = store_->backend_.put(kKeyBucket, encode_revision(r), kv->SerializeAsString());
+  if (!s.is_ok()) return s;
+  store_->index_.put(key, r);
+  events_.push_back(std::move(ev));
+  return prev;
+}
+
+Result<std::vector<mvccpb::KeyValue>> WriteTxn::delete_range(const std::string& key, const std::string& end) {
+  const int64_t rev = begin_rev_ + 1;
+  std::vector<IndexedKey> keys = store_->index_.range(key, end, read_rev(), 0, nullptr);
+  std::vector<mvccpb::KeyValue> deleted;
+  for (const IndexedKey& k : keys) {
+    auto prev = store_->fetch(k.at.modified);
+    if (!prev.is_ok()) return prev.status();
+    deleted.push_back(std::move(prev).value());
+    Revision r{rev, static_cast<int64_t>(events_.size())};
+    mvccpb::Event ev;
+    ev.set_type(mvccpb::Event::DELETE);
+    ev.mutable_kv()->set_key(k.key);
+    ev.mutable_kv()->set_mod_revision(rev);
+    mvccpb::KeyValue tomb;
+    tomb.set_key(k.key);
+    Status s = store_->backend_.put(kKeyBucket, encode_revision(r, true), tomb.SerializeAsString());
+    if (!s.is_ok()) return s;
+    Status t = store_->index_.tombstone(k.key, r);
+    DST_ASSERT_MSG(t.is_ok(), t.to_string());
+    events_.push_back(std::move(ev));
+  }
+  return deleted;
+}
+
+int64_t WriteTxn::end() {
+  DST_ASSERT(!ended_);
+  ended_ = true;
+  store_->write_open_ = false;
+  if (!events_.empty()) store_->current_rev_ = begin_rev_ + 1;
+  return store_->current_rev_;
+}
+
+}  // namespace dst::mvcc

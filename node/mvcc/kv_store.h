@@ -1,0 +1,120 @@
+// The MVCC key-value store (etcd's mvcc.store): revisions over the backend, the in-memory index of
+// every key's history, reads at any revision not yet compacted, and write transactions that each
+// take one new main revision.
+//
+// Backend layout (bucket "key"): revision bytes (revision.h) -> serialized mvccpb.KeyValue; a
+// deletion is stored under its revision with the tombstone mark and a KeyValue holding only the key.
+// Bucket "meta": the compaction progress ("scheduledCompactRev", "finishedCompactRev"), so a
+// compaction interrupted by a crash is finished on the next open.
+//
+// Not thread-safe; used from the node's apply fiber (and reads from the request fibers of the same
+// process, which the simulator never runs concurrently).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "node/backend/backend.h"
+#include "node/mvcc/tree_index.h"
+#include "proto/etcd_kv.pb.h"
+
+namespace dst::mvcc {
+
+// etcd's error strings (mvcc.ErrCompacted / ErrFutureRev), as the server prefixes them with
+// "etcdserver: " in responses.
+inline constexpr char kErrCompacted[] = "mvcc: required revision has been compacted";
+inline constexpr char kErrFutureRev[] = "mvcc: required revision is a future revision";
+
+struct RangeOptions {
+  int64_t limit = 0;    // 0: no limit
+  int64_t rev = 0;      // 0: the current revision
+  bool count_only = false;
+};
+
+struct RangeResult {
+  std::vector<mvccpb::KeyValue> kvs;
+  int64_t count = 0;  // every matching key, regardless of the limit
+  int64_t rev = 0;    // the store's current revision (etcd answers with it, not the read revision)
+};
+
+class KvStore;
+
+// One write transaction: every change gets main revision begin+1 and sub revisions 0, 1, 2...;
+// reads inside it see its own earlier changes. end() publishes the revision.
+class WriteTxn {
+ public:
+  WriteTxn(WriteTxn&& other) noexcept
+      : store_(std::exchange(other.store_, nullptr)),
+        begin_rev_(other.begin_rev_),
+        events_(std::move(other.events_)),
+        ended_(other.ended_) {}
+  WriteTxn& operator=(WriteTxn&&) = delete;
+  ~WriteTxn();
+
+  Result<RangeResult> range(const std::string& key, const std::string& end, const RangeOptions& options);
+  // Returns the key's previous value if it had one.
+  Result<std::optional<mvccpb::KeyValue>> put(const std::string& key, const std::string& value, int64_t lease);
+  // Deletes every key of the range alive now; returns them as they were.
+  Result<std::vector<mvccpb::KeyValue>> delete_range(const std::string& key, const std::string& end);
+  // The revision reads in this transaction see: the start revision, +1 once it changed anything.
+  int64_t rev() const { return read_rev(); }
+  // The changes so far: puts (full KeyValue) and deletions (key and mod_revision only).
+  const std::vector<mvccpb::Event>& events() const { return events_; }
+  // Publishes the new revision if anything changed; returns the store's revision afterwards.
+  int64_t end();
+
+ private:
+  friend class KvStore;
+  explicit WriteTxn(KvStore& store);
+  int64_t read_rev() const;
+
+  KvStore* store_;
+  int64_t begin_rev_;
+  std::vector<mvccpb::Event> events_;
+  bool ended_ = false;
+};
+
+class KvStore {
+ public:
+  // Rebuilds the index from the backend and finishes an interrupted compaction.
+  static Result<std::unique_ptr<KvStore>> open(backend::Backend& backend);
+
+  int64_t rev() const { return current_rev_; }
+  int64_t compact_rev() const { return compact_rev_; }
+
+  // A read outside any write (etcd's read transaction). kOutOfRange-style errors carry etcd's
+  // strings: kErrCompacted, kErrFutureRev.
+  Result<RangeResult> range(const std::string& key, const std::string& end, const RangeOptions& options);
+  WriteTxn write() { return WriteTxn(*this); }
+
+  // Forgets every revision older than `rev` that no read at >= rev can see, in the index and in
+  // the backend. kErrCompacted if rev <= compact_rev(), kErrFutureRev if rev > rev().
+  Status compact(int64_t rev);
+  // A digest of every key's state at `rev` (member agreement: equal on every member at the same
+  // revision).
+  Result<uint64_t> hash_at(int64_t rev);
+
+  const TreeIndex& index() const { return index_; }
+  backend::Backend& backend() { return backend_; }
+
+ private:
+  friend class WriteTxn;
+  explicit KvStore(backend::Backend& backend) : backend_(backend) {}
+  Status restore();
+  Result<RangeResult> range_at(const std::string& key, const std::string& end, const RangeOptions& options,
+                               int64_t read_rev);
+  Result<mvccpb::KeyValue> fetch(Revision rev);
+  Status finish_compaction(int64_t rev);
+
+  backend::Backend& backend_;
+  TreeIndex index_;
+  int64_t current_rev_ = 1;  // etcd starts at revision 1 with an empty store
+  int64_t compact_rev_ = 0;
+  bool write_open_ = false;
+};
+
+}  // namespace dst::mvcc

@@ -1,0 +1,151 @@
+// The MVCC store over a real Backend (SQLite on the simulated disk), run inside a node fiber.
+#include "node/mvcc/kv_store.h"
+
+#include <gtest/gtest.h>
+
+#include "node/backend/backend_test_util.h"
+
+namespace dst::mvcc {
+namespace {
+
+using backend::testing::World;
+
+const std::string kAll(1, '\0');
+
+std::string describe(const mvccpb::KeyValue& kv) {
+  return kv.key() + "=" + kv.value() + "@" + std::to_string(kv.create_revision()) + "/" +
+         std::to_string(kv.mod_revision()) + "/v" + std::to_string(kv.version()) +
+         (kv.lease() ? "/l" + std::to_string(kv.lease()) : "");
+}
+
+std::string describe(const Result<RangeResult>& r) {
+  if (!r.is_ok()) return "error: " + r.status().message();
+  std::string s = "rev=" + std::to_string(r->rev) + " count=" + std::to_string(r->count);
+  for (const auto& kv : r->kvs) s += " " + describe(kv);
+  return s;
+}
+
+int64_t put(KvStore& s, const std::string& k, const std::string& v, int64_t lease = 0) {
+  WriteTxn t = s.write();
+  auto prev = t.put(k, v, lease);
+  EXPECT_TRUE(prev.is_ok());
+  return t.end();
+}
+
+int64_t del(KvStore& s, const std::string& k, const std::string& end = "") {
+  WriteTxn t = s.write();
+  auto d = t.delete_range(k, end);
+  EXPECT_TRUE(d.is_ok());
+  return t.end();
+}
+
+// Runs `body(store)` in a fiber with a fresh or reopened store on `w`.
+template <typename F>
+void with_store(World& w, F body) {
+  bool ran = w.run([&] {
+    auto be = backend::Backend::open(w.sim, w.fs, "n1/backend.db");
+    ASSERT_TRUE(be.is_ok()) << be.status().to_string();
+    auto store = KvStore::open(**be);
+    ASSERT_TRUE(store.is_ok()) << store.status().to_string();
+    body(**store, **be);
+    ASSERT_TRUE((*be)->commit().is_ok());
+  });
+  ASSERT_TRUE(ran);
+}
+
+TEST(KvStore, RevisionsVersionsAndReadsAtPastRevisions) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend&) {
+    EXPECT_EQ(s.rev(), 1);  // etcd's empty store is at revision 1
+    EXPECT_EQ(put(s, "foo", "bar"), 2);
+    EXPECT_EQ(put(s, "foo", "bar2"), 3);
+    EXPECT_EQ(put(s, "foo/a", "1"), 4);
+    EXPECT_EQ(put(s, "foo/b", "2"), 5);
+    EXPECT_EQ(put(s, "foo", "bar3"), 6);
+    EXPECT_EQ(describe(s.range("foo", "", {})), "rev=6 count=1 foo=bar3@2/6/v3");
+    EXPECT_EQ(describe(s.range("foo", "", {.rev = 2})), "rev=6 count=1 foo=bar@2/2/v1");
+    EXPECT_EQ(describe(s.range("foo", "fop", {})), "rev=6 count=3 foo=bar3@2/6/v3 foo/a=1@4/4/v1 foo/b=2@5/5/v1");
+    EXPECT_EQ(describe(s.range("foo/", "foo0", {.limit = 1})), "rev=6 count=2 foo/a=1@4/4/v1");
+    EXPECT_EQ(describe(s.range("foo/", "foo0", {.count_only = true})), "rev=6 count=2");
+    EXPECT_EQ(describe(s.range("nonexist", "", {})), "rev=6 count=0");
+    EXPECT_EQ(describe(s.range("foo", "", {.rev = 7})), std::string("error: ") + kErrFutureRev);
+    EXPECT_EQ(del(s, "foo/a"), 7);
+    EXPECT_EQ(del(s, "nonexist"), 7);  // nothing deleted: no new revision
+    EXPECT_EQ(describe(s.range("foo/", "foo0", {})), "rev=7 count=1 foo/b=2@5/5/v1");
+    EXPECT_EQ(describe(s.range("foo/", "foo0", {.rev = 6})), "rev=7 count=2 foo/a=1@4/4/v1 foo/b=2@5/5/v1");
+    // Re-creating a deleted key starts a new generation: version 1, new create revision.
+    EXPECT_EQ(put(s, "foo/a", "again"), 8);
+    EXPECT_EQ(describe(s.range("foo/a", "", {})), "rev=8 count=1 foo/a=again@8/8/v1");
+  });
+}
+
+TEST(KvStore, OneRevisionPerTransactionAndReadsSeeTheTransactionsOwnWrites) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend&) {
+    put(s, "a", "1");  // rev 2
+    WriteTxn t = s.write();
+    auto prev = t.put("a", "2", 0);
+    ASSERT_TRUE(prev.is_ok());
+    ASSERT_TRUE(prev->has_value());
+    EXPECT_EQ(describe(**prev), "a=1@2/2/v1");
+    ASSERT_TRUE(t.put("b", "x", 7).is_ok());
+    EXPECT_EQ(describe(t.range("a", "c", {})), "rev=3 count=2 a=2@2/3/v2 b=x@3/3/v1/l7");
+    auto deleted = t.delete_range("b", "");
+    ASSERT_TRUE(deleted.is_ok());
+    ASSERT_EQ(deleted->size(), 1u);
+    EXPECT_EQ(describe(t.range("a", "c", {})), "rev=3 count=1 a=2@2/3/v2");
+    ASSERT_EQ(t.events().size(), 3u);
+    EXPECT_EQ(t.events()[2].type(), mvccpb::Event::DELETE);
+    EXPECT_EQ(t.events()[2].kv().mod_revision(), 3);
+    EXPECT_EQ(t.end(), 3);
+    EXPECT_EQ(describe(s.range("", kAll, {})), "rev=3 count=1 a=2@2/3/v2");
+  });
+}
+
+TEST(KvStore, CompactionForgetsOldRevisionsButNotWhatLaterReadsSee) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend& be) {
+    for (int i = 0; i < 10; ++i) put(s, "k", "v" + std::to_string(i));  // revs 2..11
+    put(s, "gone", "x");                                                // 12
+    del(s, "gone");                                                     // 13
+    put(s, "other", "y");                                               // 14
+    EXPECT_EQ(s.compact(15).message(), kErrFutureRev);
+    ASSERT_TRUE(s.compact(13).is_ok());
+    EXPECT_EQ(s.compact(13).message(), kErrCompacted);
+    EXPECT_EQ(describe(s.range("k", "", {.rev = 12})), std::string("error: ") + kErrCompacted);
+    EXPECT_EQ(describe(s.range("", kAll, {.rev = 13})), "rev=14 count=1 k=v9@2/11/v10");
+    EXPECT_EQ(describe(s.range("", kAll, {})), "rev=14 count=2 k=v9@2/11/v10 other=y@14/14/v1");
+    // Only k@11 (the newest <= 13 of a live key) and other@14 remain in the backend.
+    size_t rows = 0;
+    ASSERT_TRUE(be.range("key", "", "", 0, [&](std::string_view, std::string_view) { return ++rows > 0; }).is_ok());
+    EXPECT_EQ(rows, 2u);
+  });
+}
+
+TEST(KvStore, ReopenRestoresIndexRevisionAndCompaction) {
+  World w;
+  uint64_t hash_before = 0;
+  with_store(w, [&](KvStore& s, backend::Backend&) {
+    for (int i = 0; i < 5; ++i) put(s, "k" + std::to_string(i % 2), "v" + std::to_string(i));  // 2..6
+    del(s, "k0");                                                                           // 7
+    put(s, "k0", "back");                                                                   // 8
+    ASSERT_TRUE(s.compact(5).is_ok());
+    auto h = s.hash_at(8);
+    ASSERT_TRUE(h.is_ok());
+    hash_before = *h;
+  });
+  with_store(w, [&](KvStore& s, backend::Backend&) {
+    EXPECT_EQ(s.rev(), 8);
+    EXPECT_EQ(s.compact_rev(), 5);
+    EXPECT_EQ(describe(s.range("", kAll, {})), "rev=8 count=2 k0=back@8/8/v1 k1=v3@3/5/v2");
+    EXPECT_EQ(describe(s.range("", kAll, {.rev = 6})), "rev=8 count=2 k0=v4@2/6/v3 k1=v3@3/5/v2");
+    auto h = s.hash_at(8);
+    ASSERT_TRUE(h.is_ok());
+    EXPECT_EQ(*h, hash_before);
+    EXPECT_EQ(put(s, "k1", "next"), 9);
+    EXPECT_EQ(describe(s.range("k1", "", {})), "rev=9 count=1 k1=next@3/9/v3");
+  });
+}
+
+}  // namespace
+}  // namespace dst::mvcc
