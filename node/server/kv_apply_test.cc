@@ -1,0 +1,211 @@
+// The KV apply path replaying the etcdctl sequences of ../shared/reference/etcd-3.4.md (section 1):
+// the same revisions, versions, counts, `more` flags, txn branches and inner header revisions.
+#include "node/server/kv_apply.h"
+
+#include <gtest/gtest.h>
+
+#include "node/backend/backend_test_util.h"
+
+namespace dst::node {
+namespace {
+
+using backend::testing::World;
+using etcdserverpb::Compare;
+
+std::string kv_text(const mvccpb::KeyValue& kv) {
+  std::string s = kv.key() + " c" + std::to_string(kv.create_revision()) + " m" + std::to_string(kv.mod_revision()) +
+                  " v" + std::to_string(kv.version());
+  if (!kv.value().empty()) s += " =" + kv.value();
+  return s;
+}
+
+std::string range_text(const etcdserverpb::RangeResponse& r) {
+  std::string s = "rev " + std::to_string(r.header().revision()) + " count " + std::to_string(r.count());
+  if (r.more()) s += " more";
+  for (const auto& kv : r.kvs()) s += " [" + kv_text(kv) + "]";
+  return s;
+}
+
+etcdserverpb::PutRequest put_req(const std::string& k, const std::string& v, bool prev = false) {
+  etcdserverpb::PutRequest p;
+  p.set_key(k);
+  p.set_value(v);
+  p.set_prev_kv(prev);
+  return p;
+}
+
+etcdserverpb::RangeRequest get_req(const std::string& k, const std::string& end = "") {
+  etcdserverpb::RangeRequest r;
+  r.set_key(k);
+  r.set_range_end(end);
+  return r;
+}
+
+Compare cmp(Compare::CompareTarget target, Compare::CompareResult result, const std::string& key, int64_t n,
+            const std::string& value = "") {
+  Compare c;
+  c.set_key(key);
+  c.set_target(target);
+  c.set_result(result);
+  switch (target) {
+    case Compare::VERSION: c.set_version(n); break;
+    case Compare::CREATE: c.set_create_revision(n); break;
+    case Compare::MOD: c.set_mod_revision(n); break;
+    case Compare::VALUE: c.set_value(value); break;
+    case Compare::LEASE: c.set_lease(n); break;
+    default: break;
+  }
+  return c;
+}
+
+template <typename F>
+void with_store(F body) {
+  World w;
+  ASSERT_TRUE(w.run([&] {
+    auto be = backend::Backend::open(w.sim, w.fs, "n1/backend.db");
+    ASSERT_TRUE(be.is_ok()) << be.status().to_string();
+    auto store = mvcc::KvStore::open(**be);
+    ASSERT_TRUE(store.is_ok());
+    body(**store);
+  }));
+}
+
+TEST(KvApply, ReferenceSectionOneKvSequence) {
+  with_store([](mvcc::KvStore& s) {
+    auto p = apply_put(s, put_req("foo", "bar"));
+    ASSERT_TRUE(p.is_ok());
+    EXPECT_EQ(p->header().revision(), 2);
+    EXPECT_FALSE(p->has_prev_kv());
+    p = apply_put(s, put_req("foo", "bar2", true));
+    EXPECT_EQ(p->header().revision(), 3);
+    EXPECT_EQ(kv_text(p->prev_kv()), "foo c2 m2 v1 =bar");
+    ASSERT_TRUE(apply_put(s, put_req("foo/a", "1")).is_ok());
+    ASSERT_TRUE(apply_put(s, put_req("foo/b", "2")).is_ok());
+    EXPECT_EQ(apply_put(s, put_req("foo", "bar3"))->header().revision(), 6);
+
+    EXPECT_EQ(range_text(*apply_range(s, get_req("foo"))), "rev 6 count 1 [foo c2 m6 v3 =bar3]");
+    auto at2 = get_req("foo");
+    at2.set_revision(2);
+    EXPECT_EQ(range_text(*apply_range(s, at2)), "rev 6 count 1 [foo c2 m2 v1 =bar]");
+    EXPECT_EQ(range_text(*apply_range(s, get_req("foo", "fop"))),
+              "rev 6 count 3 [foo c2 m6 v3 =bar3] [foo/a c4 m4 v1 =1] [foo/b c5 m5 v1 =2]");
+    auto limited = get_req("foo/", "foo0");
+    limited.set_limit(1);
+    EXPECT_EQ(range_text(*apply_range(s, limited)), "rev 6 count 2 more [foo/a c4 m4 v1 =1]");
+    auto keys_only = get_req("foo/", "foo0");
+    keys_only.set_keys_only(true);
+    EXPECT_EQ(range_text(*apply_range(s, keys_only)), "rev 6 count 2 [foo/a c4 m4 v1] [foo/b c5 m5 v1]");
+    EXPECT_EQ(range_text(*apply_range(s, get_req("nonexist"))), "rev 6 count 0");
+
+    etcdserverpb::DeleteRangeRequest d;
+    d.set_key("foo/a");
+    auto dr = apply_delete_range(s, d);
+    EXPECT_EQ(dr->header().revision(), 7);
+    EXPECT_EQ(dr->deleted(), 1);
+    d.set_key("foo/");
+    d.set_range_end("foo0");
+    d.set_prev_kv(true);
+    dr = apply_delete_range(s, d);
+    EXPECT_EQ(dr->header().revision(), 8);
+    ASSERT_EQ(dr->prev_kvs_size(), 1);
+    EXPECT_EQ(kv_text(dr->prev_kvs(0)), "foo/b c5 m5 v1 =2");
+    etcdserverpb::DeleteRangeRequest none;
+    none.set_key("nonexist");
+    dr = apply_delete_range(s, none);
+    EXPECT_EQ(dr->header().revision(), 8);
+    EXPECT_EQ(dr->deleted(), 0);
+
+    // Section 1, txn: create("newkey") = "0" -> put newkey v1.
+    etcdserverpb::TxnRequest t1;
+    *t1.add_compare() = cmp(Compare::CREATE, Compare::EQUAL, "newkey", 0);
+    *t1.add_success()->mutable_request_put() = put_req("newkey", "v1");
+    auto r1 = apply_txn(s, t1);
+    ASSERT_TRUE(r1.is_ok());
+    EXPECT_TRUE(r1->succeeded());
+    EXPECT_EQ(r1->header().revision(), 9);
+
+    // mod("foo") < "100" -> get foo --prefix: the range inside reports revision 9.
+    etcdserverpb::TxnRequest t2;
+    *t2.add_compare() = cmp(Compare::MOD, Compare::LESS, "foo", 100);
+    *t2.add_success()->mutable_request_range() = get_req("foo", "fop");
+    auto r2 = apply_txn(s, t2);
+    EXPECT_TRUE(r2->succeeded());
+    EXPECT_EQ(r2->header().revision(), 9);
+    EXPECT_EQ(range_text(r2->responses(0).response_range()), "rev 9 count 1 [foo c2 m6 v3 =bar3]");
+
+    // mod("foo") = "6" && value("foo") = "bar3" -> put foo bar4; get foo; del nonexist: all at 10.
+    etcdserverpb::TxnRequest t3;
+    *t3.add_compare() = cmp(Compare::MOD, Compare::EQUAL, "foo", 6);
+    *t3.add_compare() = cmp(Compare::VALUE, Compare::EQUAL, "foo", 0, "bar3");
+    *t3.add_success()->mutable_request_put() = put_req("foo", "bar4");
+    *t3.add_success()->mutable_request_range() = get_req("foo");
+    t3.add_success()->mutable_request_delete_range()->set_key("nonexist");
+    auto r3 = apply_txn(s, t3);
+    EXPECT_TRUE(r3->succeeded());
+    EXPECT_EQ(r3->header().revision(), 10);
+    EXPECT_EQ(r3->responses(0).response_put().header().revision(), 10);
+    EXPECT_EQ(range_text(r3->responses(1).response_range()), "rev 10 count 1 [foo c2 m10 v4 =bar4]");
+    EXPECT_EQ(r3->responses(2).response_delete_range().header().revision(), 10);
+
+    // version("foo") = "99" fails -> get foo (at 10); put foo/x y (11).
+    etcdserverpb::TxnRequest t4;
+    *t4.add_compare() = cmp(Compare::VERSION, Compare::EQUAL, "foo", 99);
+    *t4.add_success()->mutable_request_put() = put_req("foo", "never");
+    *t4.add_failure()->mutable_request_range() = get_req("foo");
+    *t4.add_failure()->mutable_request_put() = put_req("foo/x", "y");
+    auto r4 = apply_txn(s, t4);
+    EXPECT_FALSE(r4->succeeded());
+    EXPECT_EQ(r4->header().revision(), 11);
+    EXPECT_EQ(range_text(r4->responses(0).response_range()), "rev 10 count 1 [foo c2 m10 v4 =bar4]");
+    EXPECT_EQ(r4->responses(1).response_put().header().revision(), 11);
+  });
+}
+
+TEST(KvApply, ValidationUsesEtcdsErrors) {
+  EXPECT_EQ(validate_put(put_req("", "v")).message(), kErrKeyNotProvided);
+  etcdserverpb::TxnRequest many;
+  for (int i = 0; i < 129; ++i) *many.add_success()->mutable_request_put() = put_req("k" + std::to_string(i), "v");
+  EXPECT_EQ(validate_txn(many, {}).message(), kErrTooManyOps);
+  etcdserverpb::TxnRequest dup;
+  *dup.add_success()->mutable_request_put() = put_req("a", "1");
+  *dup.add_success()->mutable_request_put() = put_req("a", "2");
+  EXPECT_EQ(validate_txn(dup, {}).message(), kErrDuplicateKey);
+  etcdserverpb::TxnRequest put_and_delete;
+  *put_and_delete.add_success()->mutable_request_put() = put_req("b/1", "1");
+  put_and_delete.add_success()->mutable_request_delete_range()->set_key("b/");
+  put_and_delete.mutable_success(1)->mutable_request_delete_range()->set_range_end("b0");
+  EXPECT_EQ(validate_txn(put_and_delete, {}).message(), kErrDuplicateKey);
+  etcdserverpb::TxnRequest across_branches;  // the same key in success and failure is fine
+  *across_branches.add_success()->mutable_request_put() = put_req("a", "1");
+  *across_branches.add_failure()->mutable_request_put() = put_req("a", "2");
+  EXPECT_TRUE(validate_txn(across_branches, {}).is_ok());
+}
+
+TEST(KvApply, CompactionErrorsAndIgnoreValue) {
+  with_store([](mvcc::KvStore& s) {
+    ASSERT_TRUE(apply_put(s, put_req("a", "1")).is_ok());  // 2
+    ASSERT_TRUE(apply_put(s, put_req("a", "2")).is_ok());  // 3
+    etcdserverpb::CompactionRequest c;
+    c.set_revision(4);
+    EXPECT_EQ(client_error(apply_compaction(s, c).status()), "etcdserver: mvcc: required revision is a future revision");
+    c.set_revision(3);
+    EXPECT_TRUE(apply_compaction(s, c).is_ok());
+    EXPECT_EQ(client_error(apply_compaction(s, c).status()), "etcdserver: mvcc: required revision has been compacted");
+    auto old = get_req("a");
+    old.set_revision(2);
+    EXPECT_EQ(client_error(apply_range(s, old).status()), "etcdserver: mvcc: required revision has been compacted");
+    // ignore_value keeps the value; on a missing key it is refused and nothing is written.
+    etcdserverpb::PutRequest keep;
+    keep.set_key("a");
+    keep.set_ignore_value(true);
+    keep.set_lease(0);
+    EXPECT_TRUE(apply_put(s, keep).is_ok());
+    EXPECT_EQ(range_text(*apply_range(s, get_req("a"))), "rev 4 count 1 [a c2 m4 v3 =2]");
+    keep.set_key("missing");
+    EXPECT_EQ(apply_put(s, keep).status().message(), kErrKeyNotFound);
+    EXPECT_EQ(s.rev(), 4);
+  });
+}
+
+}  // namespace
+}  // namespace dst::node
