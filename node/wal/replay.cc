@@ -59,6 +59,14 @@ Status Replay::add_entry(const raftpb::Entry& entry, const std::string& where) {
 
 void Replay::add_marker(const walpb::SnapshotMarker& marker) {
   if (!newest_marker_ || marker.index() >= newest_marker_->index()) newest_marker_ = marker;
+  if (marker.reset_log()) {
+    // The whole log was replaced by this snapshot: what was read so far beyond it is stale.
+    const uint64_t keep = marker.index() > start_.index() ? marker.index() - start_.index() : 0;
+    if (entries_.size() > keep) entries_.resize(keep);
+    if (!follow_markers_ && from_seen_ && marker.index() > start_.index() && !reset_after_start_) {
+      reset_after_start_ = marker;
+    }
+  }
   if (!follow_markers_) {
     if (marker.index() == start_.index() && marker.term() == start_.term()) from_seen_ = true;
     return;
@@ -71,6 +79,11 @@ void Replay::add_marker(const walpb::SnapshotMarker& marker) {
 }
 
 Status Replay::finish() const {
+  if (reset_after_start_) {
+    return Status(StatusCode::kNotFound, "wal: snapshot " + describe(*reset_after_start_) +
+                                             " replaced the log after the requested start " +
+                                             describe(start_) + "; replay needs that snapshot");
+  }
   if (from_seen_) return Status::ok();
   return Status(StatusCode::kNotFound,
                 "wal: snapshot " + describe(start_) + " has no marker in the log");

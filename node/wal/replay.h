@@ -55,6 +55,9 @@ class Replay {
   raftpb::HardState hard_state_;
   bool has_hard_state_ = false;
   std::vector<raftpb::Entry> entries_;  // contiguous: entries_[k].index() == start_.index()+1+k
+  // A reset marker beyond an explicit `from`: the log after `from` cannot be rebuilt without the
+  // newer snapshot, so finish() refuses.
+  std::optional<walpb::SnapshotMarker> reset_after_start_;
 };
 
 }  // namespace dst::wal

@@ -71,6 +71,9 @@ std::string Wal::encode_header() const {
   }
   if (snapshot_) {
     *record.mutable_snapshot() = *snapshot_;
+    // A copy, not the event: replaying it must not reset the log again (that would drop the
+    // valid entries written after the original marker, in the previous segment).
+    record.mutable_snapshot()->set_reset_log(false);
     st = append_record(record, framed);
     DST_ASSERT_MSG(st.is_ok(), st.to_string());
   }
@@ -159,7 +162,7 @@ Status Wal::save(const raftpb::HardState* hard_state, std::span<const raftpb::En
   return append_and_persist(framed, sync);
 }
 
-Status Wal::save_snapshot_marker(uint64_t index, uint64_t term) {
+Status Wal::save_snapshot_marker(uint64_t index, uint64_t term, bool reset_log) {
   if (Status st = check_writable(); !st.is_ok()) return st;
   if (snapshot_ && index < snapshot_->index()) {
     return Status(StatusCode::kInvalidArgument,
@@ -169,11 +172,12 @@ Status Wal::save_snapshot_marker(uint64_t index, uint64_t term) {
   walpb::WalRecord record;
   record.mutable_snapshot()->set_index(index);
   record.mutable_snapshot()->set_term(term);
+  record.mutable_snapshot()->set_reset_log(reset_log);
   std::string framed;
   if (Status st = append_record(record, framed); !st.is_ok()) return st;
   snapshot_ = record.snapshot();
-  // A follower that installs a snapshot beyond its log continues after the snapshot.
-  last_index_ = std::max(last_index_, index);
+  // A follower that installs a snapshot continues right after it (a reset drops the old tail).
+  last_index_ = reset_log ? index : std::max(last_index_, index);
   return append_and_persist(framed, /*sync=*/true);
 }
 

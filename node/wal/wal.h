@@ -99,7 +99,9 @@ class Wal {
               bool sync);
   // Appends a durable marker: the snapshot (index, term) is saved. The snapshot file must be
   // durable first (Snapshotter::save), as in etcd. Markers never go backwards.
-  Status save_snapshot_marker(uint64_t index, uint64_t term);
+  // `reset_log`: the snapshot replaced the whole log (installed from the leader), so entries saved
+  // earlier with a higher index are stale and replay drops them.
+  Status save_snapshot_marker(uint64_t index, uint64_t term, bool reset_log = false);
   // Removes the oldest segments whose entries are all below `index` (the segment containing
   // `index` stays, and so does the current one). Normally called with the snapshot index.
   Status release_to(uint64_t index);
