@@ -75,7 +75,8 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
     s += line(name.c_str(), std::string(raft::role_name(srv->raft().role())) + " term " +
                                 std::to_string(srv->raft().term()) + ", applied " +
                                 std::to_string(srv->state_machine().applied_index()) + " hash " +
-                                hex(srv->state_machine().hash()) + ", snapshot at " +
+                                hex(srv->state_machine().state_hash().is_ok() ? *srv->state_machine().state_hash() : 0) +
+                                ", snapshot at " +
                                 std::to_string(srv->raft().log().snapshot_metadata().index()));
   }
   s += line("reads", std::to_string(reads_asked) + " ReadIndex requests, " + std::to_string(reads_answered) +

@@ -90,8 +90,21 @@ Status Server::bootstrap() {
   return Status::ok();
 }
 
+Status Server::open_state_machine() {
+  if (options_.state_machine == StateMachineKind::kHashChain) {
+    state_ = std::make_unique<HashChain>();
+    return Status::ok();
+  }
+  auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db");
+  if (!kv.is_ok()) return kv.status();
+  state_ = std::move(kv).value();
+  return Status::ok();
+}
+
 Status Server::finish_bootstrap() {
   raftpb::Snapshot snap = bootstrap_snapshot(options_.initial_voters);
+  Status recovered = state_->recover(snap.data(), 1);
+  if (!recovered.is_ok()) return recovered;
   Status s = wal_->save_snapshot_marker(1, 1);
   if (!s.is_ok()) return s;
   raftpb::HardState hs;
@@ -119,6 +132,8 @@ Status Server::start() {
   if (!bound.is_ok()) return bound.status();
   socket_ = *bound;
 
+  Status sm = open_state_machine();
+  if (!sm.is_ok()) return sm;
   // No WAL segment yet: a fresh disk, or a crash in the middle of bootstrapping (a bootstrap
   // snapshot without a WAL). Bootstrapping again writes the same snapshot and a new WAL.
   if (!has_wal()) return bootstrap();
@@ -163,7 +178,7 @@ Status Server::start() {
   }
 
   raftpb::Snapshot snap = snapshot.value_or(raftpb::Snapshot());
-  Status restored = state_.restore(snap.data());
+  Status restored = state_->recover(snap.data(), snap.metadata().index());
   if (!restored.is_ok()) return restored;
   last_snapshot_index_ = snap.metadata().index();
   random_ = std::make_unique<SimRandom>(rng_);
@@ -245,7 +260,9 @@ void Server::handle_ready() {
   if (rd.snapshot) {
     fault_point(FaultPoint::kBeforeSnapshotSave);
     Status s = snapshotter_->save(*rd.snapshot);
-    if (s.is_ok()) s = wal_->save_snapshot_marker(rd.snapshot->metadata().index(), rd.snapshot->metadata().term());
+    // A snapshot in a Ready always replaced the whole log (Raft restore), so its marker resets it.
+    if (s.is_ok())
+      s = wal_->save_snapshot_marker(rd.snapshot->metadata().index(), rd.snapshot->metadata().term(), true);
     if (!s.is_ok()) crash("saving a received snapshot failed: " + s.to_string(), false);
     fault_point(FaultPoint::kAfterSnapshotSave);
   }
@@ -268,8 +285,8 @@ void Server::handle_ready() {
   // 3. Apply.
   fault_point(FaultPoint::kBeforeApply);
   if (rd.snapshot) {
-    Status s = state_.restore(rd.snapshot->data());
-    DST_ASSERT_MSG(s.is_ok(), "leader sent an unparsable snapshot: " + s.to_string());
+    Status s = state_->restore(rd.snapshot->data(), rd.snapshot->metadata().index());
+    if (!s.is_ok()) crash("installing the leader's snapshot failed: " + s.to_string(), false);
     last_snapshot_index_ = rd.snapshot->metadata().index();
     ++counters_.snapshots_installed;
   }
@@ -278,9 +295,9 @@ void Server::handle_ready() {
       raftpb::ConfChange cc;
       DST_ASSERT_MSG(cc.ParseFromString(e.data()), "unparsable conf change at " + raft::describe_entry(e));
       raft_->apply_conf_change(cc);
-      continue;
     }
-    state_.apply(e);
+    Status s = state_->apply(e);
+    if (!s.is_ok()) crash("applying entry " + std::to_string(e.index()) + " failed: " + s.to_string(), false);
     ++counters_.entries_applied;
   }
   fault_point(FaultPoint::kAfterApply);
@@ -295,10 +312,15 @@ void Server::handle_ready() {
 void Server::maybe_snapshot() {
   uint64_t applied = raft_->log().applied();
   if (applied < last_snapshot_index_ + options_.snapshot_every) return;
-  // The state machine reflects exactly `applied` (entries are applied before advance()).
-  DST_ASSERT_EQ(state_.applied_index() > 0 ? state_.applied_index() : applied, applied);
+  // Entries are applied before advance(), so the state machine is at least at `applied`; it is
+  // ahead while Raft re-delivers entries a restarted backend already holds. Snapshot only once they
+  // agree, so the image is exactly the state at the snapshot's index.
+  DST_ASSERT_GE(state_->applied_index(), applied);
+  if (state_->applied_index() != applied) return;
   fault_point(FaultPoint::kBeforeSnapshotSave);
-  raftpb::Snapshot snap = raft_->make_snapshot(state_.snapshot());
+  auto image = state_->snapshot();
+  if (!image.is_ok()) crash("taking a snapshot failed: " + image.status().to_string(), false);
+  raftpb::Snapshot snap = raft_->make_snapshot(std::move(image).value());
   Status s = snapshotter_->save(snap);
   if (s.is_ok()) s = wal_->save_snapshot_marker(snap.metadata().index(), snap.metadata().term());
   if (!s.is_ok()) crash("saving a snapshot failed: " + s.to_string(), false);
@@ -336,9 +358,7 @@ void Server::propose_loop() {
     if (sim_.sleep(options_.propose_every) != sim::WaitResult::kOk) return;
     if (raft_->role() != raft::Role::kLeader) continue;
     for (size_t i = 0; i < options_.propose_batch; ++i) {
-      std::string data = "n" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." +
-                         std::to_string(seq++);
-      if (data.size() < options_.propose_bytes) data.resize(options_.propose_bytes, '.');
+      std::string data = next_load_request(seq++);
       if (inbox_.send(Proposal{std::move(data)}) != sim::WaitResult::kOk) return;
     }
   }
@@ -357,6 +377,50 @@ void Server::read_loop() {
         "r" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." + std::to_string(seq++);
     if (inbox_.send(ReadRequest{std::move(context)}) != sim::WaitResult::kOk) return;
   }
+}
+
+}  // namespace dst::node
+
+namespace dst::node {
+
+std::string Server::next_load_request(uint64_t seq) {
+  std::string tag = "n" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." + std::to_string(seq);
+  if (options_.state_machine == StateMachineKind::kHashChain) {
+    if (tag.size() < options_.propose_bytes) tag.resize(options_.propose_bytes, '.');
+    return tag;
+  }
+  // A mixed KV workload over 64 keys: puts, deletes (single and prefix), compare-and-swap txns
+  // and the occasional compaction, so every apply path runs under the faults.
+  sim::Rng& rng = sim_.rng("kv-load/" + std::to_string(options_.id));
+  etcdserverpb::InternalRequest req;
+  req.set_id((options_.id << 48) ^ (sim_.now() << 8) ^ seq);
+  std::string key = "k" + std::to_string(rng.uniform_u64(64));
+  std::string value = tag;
+  if (value.size() < options_.propose_bytes) value.resize(options_.propose_bytes, '.');
+  uint64_t kind = rng.uniform_u64(100);
+  if (kind < 60) {
+    req.mutable_put()->set_key(key);
+    req.mutable_put()->set_value(value);
+    req.mutable_put()->set_prev_kv(rng.bernoulli(0.3));
+  } else if (kind < 75) {
+    req.mutable_delete_range()->set_key(key);
+    if (rng.bernoulli(0.2)) req.mutable_delete_range()->set_range_end(key + "\xff");
+  } else if (kind < 97) {
+    auto* txn = req.mutable_txn();
+    auto* c = txn->add_compare();
+    c->set_key(key);
+    c->set_target(etcdserverpb::Compare::VERSION);
+    c->set_result(etcdserverpb::Compare::LESS);
+    c->set_version(static_cast<int64_t>(rng.uniform_u64(5)));
+    txn->add_success()->mutable_request_put()->set_key(key);
+    txn->mutable_success(0)->mutable_request_put()->set_value(value);
+    txn->add_failure()->mutable_request_delete_range()->set_key(key);
+  } else {
+    KvStateMachine* kv = static_cast<KvStateMachine*>(state_.get());
+    int64_t rev = kv->store().rev() - static_cast<int64_t>(rng.uniform_u64(20));
+    req.mutable_compaction()->set_revision(std::max<int64_t>(rev, 1));
+  }
+  return req.SerializeAsString();
 }
 
 }  // namespace dst::node

@@ -25,6 +25,7 @@
 #include "node/raft/invariants.h"
 #include "node/raft/raft.h"
 #include "node/server/fault_points.h"
+#include "node/server/kv_state_machine.h"
 #include "node/server/state_machine.h"
 #include "node/wal/snapshotter.h"
 #include "node/wal/wal.h"
@@ -35,8 +36,13 @@
 
 namespace dst::node {
 
+enum class StateMachineKind { kHashChain, kKv };
+
 struct ServerOptions {
   uint64_t id = 0;
+  // What committed entries are applied to: the Raft-level hash chain, or the etcd KV store (then
+  // entries carry InternalRequests and the load fiber proposes a mixed KV workload).
+  StateMachineKind state_machine = StateMachineKind::kHashChain;
   // Members of the cluster at its creation; a node in this list bootstraps from a snapshot at
   // index 1 naming them. A node not in it starts empty and waits for the leader's snapshot.
   std::vector<uint64_t> initial_voters;
@@ -98,7 +104,7 @@ class Server {
   ~Server();
   uint64_t id() const { return options_.id; }
   const raft::Raft& raft() const { return *raft_; }
-  const HashChain& state_machine() const { return state_; }
+  StateMachine& state_machine() const { return *state_; }
   // Cumulative over incarnations if the world keeps the counters, else this incarnation's.
   const ServerCounters& counters() const { return counters_; }
   // Why the last start had to repair the WAL (empty if it did not).
@@ -116,6 +122,8 @@ class Server {
 
   Server(sim::Simulator& sim, ServerOptions options, ServerHooks hooks);
   Status start();
+  Status open_state_machine();
+  std::string next_load_request(uint64_t seq);
   Status bootstrap();
   Status finish_bootstrap();
   bool has_wal() const;
@@ -140,7 +148,7 @@ class Server {
   std::unique_ptr<wal::Wal> wal_;
   std::unique_ptr<wal::Snapshotter> snapshotter_;
   std::unique_ptr<raft::Raft> raft_;
-  HashChain state_;
+  std::unique_ptr<StateMachine> state_;
   uint64_t last_snapshot_index_ = 0;
   sim::SocketId socket_ = 0;
   sim::Channel<Input> inbox_;

@@ -6,15 +6,17 @@
 
 namespace dst::node {
 
-void HashChain::apply(const raftpb::Entry& entry) {
-  DST_ASSERT_GT(entry.index(), applied_index_);
+Status HashChain::apply(const raftpb::Entry& entry) {
+  if (entry.index() <= applied_index_) return Status::ok();  // a replay
+  DST_ASSERT_EQ(entry.index(), applied_index_ + 1);
   applied_index_ = entry.index();
-  if (entry.data().empty()) return;  // a leader's empty entry
+  if (entry.type() != raftpb::ENTRY_NORMAL || entry.data().empty()) return Status::ok();
   ++entries_;
   hash_ = hash_combine(hash_combine(hash_, entry.index()), hash_bytes(entry.data()));
+  return Status::ok();
 }
 
-std::string HashChain::snapshot() const {
+Result<std::string> HashChain::snapshot() {
   std::string image(24, '\0');
   std::memcpy(image.data(), &applied_index_, 8);
   std::memcpy(image.data() + 8, &entries_, 8);
@@ -22,9 +24,10 @@ std::string HashChain::snapshot() const {
   return image;
 }
 
-Status HashChain::restore(const std::string& image) {
+Status HashChain::restore(const std::string& image, uint64_t index) {
   if (image.empty()) {  // the bootstrap snapshot: nothing applied yet
-    applied_index_ = entries_ = hash_ = 0;
+    applied_index_ = index;
+    entries_ = hash_ = 0;
     return Status::ok();
   }
   if (image.size() != 24)
@@ -33,6 +36,9 @@ Status HashChain::restore(const std::string& image) {
   std::memcpy(&applied_index_, image.data(), 8);
   std::memcpy(&entries_, image.data() + 8, 8);
   std::memcpy(&hash_, image.data() + 16, 8);
+  if (applied_index_ != index)
+    return Status(StatusCode::kCorruption, "hash-chain snapshot at " + std::to_string(applied_index_) +
+                                               " labelled as index " + std::to_string(index));
   return Status::ok();
 }
 

@@ -1,7 +1,6 @@
-// What a node applies committed entries to. The KV store (node/mvcc) implements it in the next
-// layer; for Raft-level simulation the HashChain below is enough: it folds every applied entry into
-// a running hash, so two members that applied the same log agree on (applied count, hash) and any
-// divergence shows up as a hash mismatch at the same index.
+// What a node applies committed entries to: the KV store (kv_state_machine.h) in an etcd-style
+// node, or the HashChain below for Raft-level simulation, which folds every applied entry into a
+// running hash so that members that applied the same log agree on (applied index, hash).
 #pragma once
 
 #include <cstdint>
@@ -15,24 +14,34 @@ namespace dst::node {
 class StateMachine {
  public:
   virtual ~StateMachine() = default;
-  // A committed ENTRY_NORMAL entry, in log order, exactly once per incarnation (a restarted node
-  // restores the newest snapshot and applies the entries after it again).
-  virtual void apply(const raftpb::Entry& entry) = 0;
-  // An image of everything applied so far.
-  virtual std::string snapshot() const = 0;
-  // Replaces the state with a snapshot image; kCorruption if it cannot be parsed.
-  virtual Status restore(const std::string& image) = 0;
+  // Every committed entry in log order (conf changes too: they only advance the applied index).
+  // Entries at or below applied_index() are replays after a restart and are skipped. An error is
+  // a failed disk: the node must crash.
+  virtual Status apply(const raftpb::Entry& entry) = 0;
+  virtual uint64_t applied_index() const = 0;
+  // An image of the applied state, for a Raft snapshot.
+  virtual Result<std::string> snapshot() = 0;
+  // Replaces the state with an image taken at `index` (a snapshot from the leader).
+  virtual Status restore(const std::string& image, uint64_t index) = 0;
+  // At start, with the newest snapshot: restore it unless the durable state is already newer.
+  virtual Status recover(const std::string& image, uint64_t index) {
+    return index > applied_index() ? restore(image, index) : Status::ok();
+  }
+  // A digest of the state, equal on members that applied the same entries.
+  virtual Result<uint64_t> state_hash() = 0;
 };
 
 class HashChain : public StateMachine {
  public:
-  void apply(const raftpb::Entry& entry) override;
-  std::string snapshot() const override;
-  Status restore(const std::string& image) override;
+  Status apply(const raftpb::Entry& entry) override;
+  uint64_t applied_index() const override { return applied_index_; }
+  Result<std::string> snapshot() override;
+  Status restore(const std::string& image, uint64_t index) override;
+  // The hash chain keeps nothing on disk: at start it always restores the snapshot.
+  Status recover(const std::string& image, uint64_t index) override { return restore(image, index); }
+  Result<uint64_t> state_hash() override { return hash_; }
 
-  uint64_t applied_index() const { return applied_index_; }
   uint64_t entries() const { return entries_; }
-  uint64_t hash() const { return hash_; }
 
  private:
   uint64_t applied_index_ = 0;

@@ -1,0 +1,149 @@
+#include "node/server/kv_state_machine.h"
+
+#include "base/hash.h"
+
+namespace dst::node {
+
+namespace {
+// Apply results remembered for proposers (a proposer waits at most a request timeout; at a few
+// thousand applies per virtual second this is minutes of results).
+constexpr size_t kResultsKept = 100'000;
+const std::vector<std::string> kSnapshotBuckets = {"key", "meta", "lease", "alarm"};
+}  // namespace
+
+Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim, sim::FileSystem& fs,
+                                                             std::string path, backend::BackendOptions options) {
+  std::unique_ptr<KvStateMachine> sm(new KvStateMachine());
+  auto be = backend::Backend::open(sim, fs, std::move(path), std::move(options));
+  if (!be.is_ok()) return be.status();
+  sm->backend_ = std::move(be).value();
+  auto store = mvcc::KvStore::open(*sm->backend_);
+  if (!store.is_ok()) return store.status();
+  sm->store_ = std::move(store).value();
+  return sm;
+}
+
+ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
+  ApplyResult r;
+  auto fail = [&](const Status& s) {
+    r.error = s;
+    ++requests_refused_;
+  };
+  switch (req.request_case()) {
+    case etcdserverpb::InternalRequest::kPut: {
+      Status v = validate_put(req.put());
+      if (!v.is_ok()) { fail(v); break; }
+      auto p = apply_put(*store_, req.put());
+      if (!p.is_ok()) { fail(p.status()); break; }
+      *r.response.mutable_response_put() = std::move(p).value();
+      break;
+    }
+    case etcdserverpb::InternalRequest::kDeleteRange: {
+      Status v = validate_delete_range(req.delete_range());
+      if (!v.is_ok()) { fail(v); break; }
+      auto d = apply_delete_range(*store_, req.delete_range());
+      if (!d.is_ok()) { fail(d.status()); break; }
+      *r.response.mutable_response_delete_range() = std::move(d).value();
+      break;
+    }
+    case etcdserverpb::InternalRequest::kTxn: {
+      Status v = validate_txn(req.txn(), limits_);
+      if (!v.is_ok()) { fail(v); break; }
+      auto t = apply_txn(*store_, req.txn());
+      if (!t.is_ok()) { fail(t.status()); break; }
+      *r.response.mutable_response_txn() = std::move(t).value();
+      break;
+    }
+    case etcdserverpb::InternalRequest::kRange: {
+      auto g = apply_range(*store_, req.range());
+      if (!g.is_ok()) { fail(g.status()); break; }
+      *r.response.mutable_response_range() = std::move(g).value();
+      break;
+    }
+    case etcdserverpb::InternalRequest::kCompaction: {
+      auto c = apply_compaction(*store_, req.compaction());
+      if (!c.is_ok()) { fail(c.status()); break; }
+      break;
+    }
+    default: fail(Status(StatusCode::kInvalidArgument, "etcdserver: empty internal request"));
+  }
+  r.revision = store_->rev();
+  return r;
+}
+
+Status KvStateMachine::apply(const raftpb::Entry& entry) {
+  if (entry.index() <= backend_->applied_index()) return Status::ok();  // already in the store
+  if (entry.type() == raftpb::ENTRY_NORMAL && !entry.data().empty()) {
+    etcdserverpb::InternalRequest req;
+    DST_ASSERT_MSG(req.ParseFromString(entry.data()), "unparsable request in committed entry " +
+                                                          std::to_string(entry.index()));
+    ApplyResult r = execute(req);
+    // A disk error inside the store is not a request error: the node must stop.
+    if (!backend_->failure().is_ok()) return backend_->failure();
+    ++requests_applied_;
+    if (results_.size() >= kResultsKept) results_.erase(results_.begin());
+    results_[req.id()] = std::move(r);
+  }
+  Status s = backend_->set_applied(entry.index());
+  if (!s.is_ok()) return s;
+  return backend_->maybe_commit();
+}
+
+const ApplyResult* KvStateMachine::result(uint64_t id) const {
+  auto it = results_.find(id);
+  return it == results_.end() ? nullptr : &it->second;
+}
+
+Result<std::string> KvStateMachine::snapshot() {
+  etcdserverpb::KvSnapshot snap;
+  snap.set_applied_index(backend_->applied_index());
+  for (const std::string& name : kSnapshotBuckets) {
+    auto* bucket = snap.add_buckets();
+    bucket->set_name(name);
+    Status s = backend_->range(name, "", "", 0, [&](std::string_view k, std::string_view v) {
+      if (name == backend::kMetaBucket && k == backend::kAppliedIndexKey) return true;  // set on restore
+      auto* row = bucket->add_rows();
+      row->set_key(std::string(k));
+      row->set_value(std::string(v));
+      return true;
+    });
+    if (!s.is_ok()) return s;
+  }
+  return snap.SerializeAsString();
+}
+
+Status KvStateMachine::restore(const std::string& image, uint64_t index) {
+  // Our durable state is already at or past the snapshot (a restarted node whose backend committed
+  // more than its Raft hard state remembers): it is the committed log's prefix, so keep it; the
+  // entries after it are applied as they are re-delivered.
+  if (index <= backend_->applied_index()) return Status::ok();
+  etcdserverpb::KvSnapshot snap;
+  if (!image.empty() && !snap.ParseFromString(image))
+    return Status(StatusCode::kCorruption, "unparsable KV snapshot at index " + std::to_string(index));
+  for (const std::string& name : kSnapshotBuckets) {
+    Status s = backend_->del_range(name, "", "");
+    if (!s.is_ok()) return s;
+  }
+  for (const auto& bucket : snap.buckets()) {
+    for (const auto& row : bucket.rows()) {
+      Status s = backend_->put(bucket.name(), row.key(), row.value());
+      if (!s.is_ok()) return s;
+    }
+  }
+  Status s = backend_->set_applied(index);
+  if (!s.is_ok()) return s;
+  s = backend_->commit();
+  if (!s.is_ok()) return s;
+  auto store = mvcc::KvStore::open(*backend_);
+  if (!store.is_ok()) return store.status();
+  store_ = std::move(store).value();
+  return Status::ok();
+}
+
+Result<uint64_t> KvStateMachine::state_hash() {
+  auto h = store_->hash_at(store_->rev());
+  if (!h.is_ok()) return h.status();
+  return hash_combine(*h, static_cast<uint64_t>(store_->rev()));
+}
+
+}  // namespace dst::node

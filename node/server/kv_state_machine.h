@@ -1,0 +1,59 @@
+// The etcd-style state machine: committed entries carry InternalRequests (proto/etcd_internal.proto)
+// that are applied to the MVCC store, whose backend commits the applied index in the same batch
+// as the data it describes. After a crash the backend holds exactly the effects of entries up to
+// its committed applied index; Raft re-delivers the rest and they are applied once (entries at or
+// below the applied index are skipped).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "node/backend/backend.h"
+#include "node/mvcc/kv_store.h"
+#include "node/server/kv_apply.h"
+#include "node/server/state_machine.h"
+#include "proto/etcd_internal.pb.h"
+
+namespace dst::node {
+
+// The outcome of one applied request, kept for the member that proposed it.
+struct ApplyResult {
+  Status error;  // an etcd request error (the request had no effect), or ok
+  etcdserverpb::ResponseOp response;
+  int64_t revision = 0;
+};
+
+class KvStateMachine : public StateMachine {
+ public:
+  static Result<std::unique_ptr<KvStateMachine>> open(sim::Simulator& sim, sim::FileSystem& fs, std::string path,
+                                                      backend::BackendOptions options = {});
+
+  Status apply(const raftpb::Entry& entry) override;
+  uint64_t applied_index() const override { return backend_->applied_index(); }
+  Result<std::string> snapshot() override;
+  Status restore(const std::string& image, uint64_t index) override;
+  // KV state at the current revision, plus the revision itself.
+  Result<uint64_t> state_hash() override;
+
+  mvcc::KvStore& store() { return *store_; }
+  backend::Backend& backend() { return *backend_; }
+  // The result of the request with this id if it was applied recently (bounded memory).
+  const ApplyResult* result(uint64_t id) const;
+  uint64_t requests_applied() const { return requests_applied_; }
+  uint64_t requests_refused() const { return requests_refused_; }
+
+ private:
+  KvStateMachine() = default;
+  ApplyResult execute(const etcdserverpb::InternalRequest& req);
+
+  std::unique_ptr<backend::Backend> backend_;
+  std::unique_ptr<mvcc::KvStore> store_;
+  KvLimits limits_;
+  std::map<uint64_t, ApplyResult> results_;  // by request id, oldest evicted first
+  uint64_t requests_applied_ = 0;
+  uint64_t requests_refused_ = 0;
+};
+
+}  // namespace dst::node
