@@ -17,6 +17,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   args.option("nodes", "N", "cluster size, 1 to 9 (default 3)");
   args.option("duration", "D", "how long the nemesis injects faults, e.g. 20s (default 20s)");
   args.flag("no-faults", "run without the nemesis");
+  args.flag("kv", "apply a mixed etcd KV load (put, delete, txn, compaction) to SQLite-backed MVCC stores");
   args.option("bug", "NAMES", "switch on safety bugs, comma-separated: " + [] {
     std::string names;
     for (raft::Bug b : raft::all_bugs()) names += (names.empty() ? "" : ", ") + std::string(raft::bug_name(b));
@@ -49,6 +50,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   options.nodes = *nodes;
   options.duration = *duration;
   options.faults = !args.has("no-faults");
+  options.kv = args.has("kv");
   if (auto bugs = args.value("bug")) {
     size_t start = 0;
     while (start <= bugs->size()) {
@@ -67,6 +69,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   for (const char* opt : {"nodes", "duration", "bug"})
     if (args.has(opt)) reproduce += std::string(" --") + opt + " " + *args.value(opt);
   if (!options.faults) reproduce += " --no-faults";
+  if (options.kv) reproduce += " --kv";
   std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(*seed), reproduce.c_str());
   std::fflush(stdout);
 

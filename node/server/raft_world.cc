@@ -35,6 +35,7 @@ std::string hex(uint64_t v) {
 RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& options) {
   ClusterOptions co = standard_cluster_options(options.nodes);
   co.server.raft.bugs = options.bugs;
+  if (options.kv) co.server.state_machine = StateMachineKind::kKv;
   SimCluster cluster(sim, co);
   cluster.start_all();
   if (options.faults) cluster.start_nemesis(NemesisOptions{.duration = options.duration});
@@ -54,7 +55,8 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
   std::string bugs;
   for (raft::Bug b : raft::all_bugs())
     if (options.bugs & static_cast<uint32_t>(b)) bugs += std::string(bugs.empty() ? "" : ", ") + std::string(raft::bug_name(b));
-  s += line("cluster", std::to_string(options.nodes) + " nodes, tick 100ms, election 10 ticks, pre-vote, check-quorum" +
+  s += line("cluster", std::to_string(options.nodes) + " nodes, tick 100ms, election 10 ticks, pre-vote, check-quorum, " +
+                           (options.kv ? "etcd KV state machine" : "hash-chain state machine") +
                            (bugs.empty() ? "" : ", BUGS: " + bugs));
   uint64_t max_term = 0, reads_asked = 0, reads_answered = 0;
   uint64_t snapshots_installed = 0;

@@ -18,6 +18,7 @@ struct RaftWorldOptions {
   sim::DurationNs recovery_bound = sim::seconds(15);
   bool faults = true;
   uint32_t bugs = 0;  // raft::Bug bits
+  bool kv = false;    // apply a mixed etcd KV load to the KV state machine instead of a hash chain
 };
 
 struct RaftWorldResult {

@@ -369,8 +369,9 @@ TEST(SimClusterSweep, KvThreeNodes300Seeds) {
     sim.run_until(seconds(21));
     c.heal_all();
     LivenessReport r = c.await_recovery(kRecoveryBound);
-    ASSERT_TRUE(c.invariants().ok()) << "seed " << seed << ":\n" << violations(c);
-    ASSERT_TRUE(r.ok) << "seed " << seed << ": " << r.detail;
+    ASSERT_TRUE(c.invariants().ok()) << "seed " << seed << " (reproduce: dst run raft --kv --seed " << seed
+                                     << "):\n" << violations(c);
+    ASSERT_TRUE(r.ok) << "seed " << seed << " (reproduce: dst run raft --kv --seed " << seed << "): " << r.detail;
     expect_agreement_at_same_index(sim, c);
     if (::testing::Test::HasFailure()) {
       ADD_FAILURE() << "seed " << seed;
