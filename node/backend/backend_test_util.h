@@ -12,6 +12,7 @@
 
 #include "node/backend/backend.h"
 #include "sim/file_system.h"
+#include "sim/node_test_world.h"
 #include "sim/simulator.h"
 
 namespace dst::backend::testing {
@@ -21,39 +22,8 @@ inline constexpr const char* kPath = "n1/backend.db";
 // bucket -> key -> value
 using Contents = std::map<std::string, std::map<std::string, std::string>>;
 
-struct World {
-  explicit World(uint64_t seed = 7) : sim(seed) {
-    fs.disk().set_fsync_latency(sim::DurationDist::constant(sim::milliseconds(2)));
-  }
-
-  // Runs `body` in a fiber of the node process until the world is idle; true if it finished.
-  template <typename F>
-  bool run(F body) {
-    bool finished = false;
-    sim.spawn(p, "test", [&finished, body = std::move(body)]() mutable {
-      body();
-      finished = true;
-    });
-    sim.run_until_idle();
-    return finished;
-  }
-
-  // Power loss: only synced data survives (with `torn`, plus a torn prefix of the rest).
-  void power_loss(bool torn = false) {
-    sim.kill(p, sim::KillOptions{.lose_unsynced = true, .torn = torn});
-    p = sim.start_process(h, "node");
-  }
-  // Process crash: the page cache survives.
-  void process_crash() {
-    sim.kill(p);
-    p = sim.start_process(h, "node");
-  }
-
-  sim::Simulator sim;
-  sim::HostId h = sim.add_host("h1");
-  sim::ProcessId p = sim.start_process(h, "node");
-  sim::FileSystem fs{sim, h};
-};
+// One host with a node process; see sim/node_test_world.h.
+using World = sim::testing::NodeWorld;
 
 inline Result<std::unique_ptr<Backend>> try_open(World& w, BackendOptions options = {}) {
   std::optional<Result<std::unique_ptr<Backend>>> opened;

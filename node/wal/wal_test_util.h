@@ -12,45 +12,15 @@
 #include "node/wal/record.h"
 #include "node/wal/wal.h"
 #include "sim/file_system.h"
+#include "sim/node_test_world.h"
 #include "sim/simulator.h"
 
 namespace dst::wal::testing {
 
 inline constexpr const char* kDir = "n1";
 
-struct World {
-  explicit World(uint64_t seed = 7) : sim(seed) {
-    fs.disk().set_fsync_latency(sim::DurationDist::constant(sim::milliseconds(2)));
-  }
-
-  // Runs `body` in a fiber of the node process until the world is idle; true if it finished.
-  template <typename F>
-  bool run(F body) {
-    bool finished = false;
-    sim.spawn(p, "test", [&finished, body = std::move(body)]() mutable {
-      body();
-      finished = true;
-    });
-    sim.run_until_idle();
-    return finished;
-  }
-
-  // Power loss: only synced data survives (with `torn`, plus a torn prefix of the rest).
-  void power_loss(bool torn = false) {
-    sim.kill(p, sim::KillOptions{.lose_unsynced = true, .torn = torn});
-    p = sim.start_process(h, "node");
-  }
-  // Process crash: the page cache survives.
-  void process_crash() {
-    sim.kill(p);
-    p = sim.start_process(h, "node");
-  }
-
-  sim::Simulator sim;
-  sim::HostId h = sim.add_host("h1");
-  sim::ProcessId p = sim.start_process(h, "node");
-  sim::FileSystem fs{sim, h};
-};
+// One host with a node process; see sim/node_test_world.h.
+using World = sim::testing::NodeWorld;
 
 inline walpb::WalMetadata metadata(uint64_t node_id = 1, uint64_t cluster_id = 0xc1) {
   walpb::WalMetadata m;
