@@ -317,33 +317,39 @@ struct SweepStats {
   }
 };
 
-void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds) {
+// `kv`: the etcd KV state machine under the same faults; then members must also agree on the KV
+// hash at one applied index (so at one revision).
+void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds, bool kv = false) {
   sim::DurationNs worst = 0;
   uint64_t worst_seed = 0;
   SweepStats stats;
   for (uint64_t seed = first_seed; seed < first_seed + seeds; ++seed) {
     sim::Simulator sim(seed);
-    SimCluster c(sim, cluster_options(nodes));
+    SimCluster c(sim, kv ? kv_options(nodes) : cluster_options(nodes));
     c.start_all();
     c.start_nemesis(NemesisOptions{.duration = seconds(20)});
     sim.run_until(seconds(21));
     c.heal_all();
     LivenessReport r = c.await_recovery(kRecoveryBound);
-    ASSERT_TRUE(c.invariants().ok()) << "seed " << seed << " (reproduce: dst run raft --nodes " << nodes
-                                     << " --seed " << seed << "):\n" << violations(c);
-    ASSERT_TRUE(r.ok) << "seed " << seed << ": " << r.detail;
+    const std::string reproduce = "seed " + std::to_string(seed) + " (reproduce: dst run raft" + (kv ? " --kv" : "") +
+                                  " --nodes " + std::to_string(nodes) + " --seed " + std::to_string(seed) + ")";
+    ASSERT_TRUE(c.invariants().ok()) << reproduce << ":\n" << violations(c);
+    ASSERT_TRUE(r.ok) << reproduce << ": " << r.detail;
     if (r.recovery > worst) {
       worst = r.recovery;
       worst_seed = seed;
     }
     expect_members_agree(c);
+    if (kv) expect_agreement_at_same_index(sim, c);
     if (::testing::Test::HasFailure()) {
+      ADD_FAILURE() << reproduce;
       for (const std::string& f : c.fault_log()) ADD_FAILURE() << f;
+      for (const std::string& e : c.exits()) ADD_FAILURE() << e;
       return;
     }
     stats.add(c);
   }
-  std::printf("%zu nodes, %llu seeds: worst recovery %s (seed %llu)\n  %s\n", nodes,
+  std::printf("%zu nodes%s, %llu seeds: worst recovery %s (seed %llu)\n  %s\n", nodes, kv ? " (KV)" : "",
               static_cast<unsigned long long>(seeds), sim::format_duration(worst).c_str(),
               static_cast<unsigned long long>(worst_seed), stats.describe().c_str());
   // Not vacuous: every kind of fault happened, snapshots were installed, reads were answered.
@@ -402,27 +408,7 @@ TEST(SimClusterSweep, ThreeNodes300Seeds) { sweep(3, 1000, kSweepSeeds); }
 
 // Issue #4: the KV store under the same faults; after the heal all members report the same hash
 // of the KV state at the same applied index (so at the same revision).
-TEST(SimClusterSweep, KvThreeNodes300Seeds) {
-  for (uint64_t seed = 3000; seed < 3000 + kSweepSeeds; ++seed) {
-    if (std::getenv("DST_SWEEP_VERBOSE")) std::fprintf(stderr, "seed %llu\n", static_cast<unsigned long long>(seed));
-    sim::Simulator sim(seed);
-    SimCluster c(sim, kv_options(3));
-    c.start_all();
-    c.start_nemesis(NemesisOptions{.duration = seconds(20)});
-    sim.run_until(seconds(21));
-    c.heal_all();
-    LivenessReport r = c.await_recovery(kRecoveryBound);
-    ASSERT_TRUE(c.invariants().ok()) << "seed " << seed << " (reproduce: dst run raft --kv --seed " << seed
-                                     << "):\n" << violations(c);
-    ASSERT_TRUE(r.ok) << "seed " << seed << " (reproduce: dst run raft --kv --seed " << seed << "): " << r.detail;
-    expect_agreement_at_same_index(sim, c);
-    if (::testing::Test::HasFailure()) {
-      ADD_FAILURE() << "seed " << seed;
-      for (const std::string& e : c.exits()) ADD_FAILURE() << e;
-      return;
-    }
-  }
-}
+TEST(SimClusterSweep, KvThreeNodes300Seeds) { sweep(3, 3000, kSweepSeeds, /*kv=*/true); }
 TEST(SimClusterSweep, FiveNodes300Seeds) { sweep(5, 2000, kSweepSeeds); }
 
 }  // namespace
