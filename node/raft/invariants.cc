@@ -26,12 +26,6 @@ void Invariants::violate(std::string what) {
   if (violations_.size() < kViolationsKept) violations_.push_back(std::move(what));
 }
 
-std::pair<uint64_t, uint64_t> Invariants::committed_entry(uint64_t index) const {
-  DST_ASSERT_GE(index, 1u);
-  DST_ASSERT_LE(index, committed_.size());
-  return {committed_[index - 1].term, committed_[index - 1].hash};
-}
-
 void Invariants::record_committed(const Raft& r, uint64_t index) {
   const RaftLog& log = r.log();
   if (index < log.first_index()) return;  // compacted: was checked before it was compacted

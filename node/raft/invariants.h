@@ -44,8 +44,6 @@ class Invariants {
   bool ok() const { return violations_.empty(); }
   // The highest index known committed anywhere in the cluster.
   uint64_t max_committed() const { return committed_.size(); }
-  // The term and data hash of committed entry `index` (1-based, <= max_committed()).
-  std::pair<uint64_t, uint64_t> committed_entry(uint64_t index) const;
   // Bounded: the first kViolationsKept violations are kept with full text, the rest only counted.
   uint64_t violation_count() const { return violation_count_; }
 

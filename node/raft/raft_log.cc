@@ -172,10 +172,5 @@ void RaftLog::compact(uint64_t index) {
   snapshot_.set_term(t);
 }
 
-uint64_t RaftLog::data_bytes() const {
-  uint64_t bytes = 0;
-  for (const raftpb::Entry& e : entries_) bytes += e.data().size();
-  return bytes;
-}
 
 }  // namespace dst::raft

@@ -84,8 +84,6 @@ class RaftLog {
   // Drop entries up to `index` (the application saved a snapshot covering them). index <= applied.
   void compact(uint64_t index);
 
-  // Bytes of entry data in the log, for bounding memory.
-  uint64_t data_bytes() const;
 
  private:
   uint64_t find_conflict(const google::protobuf::RepeatedPtrField<raftpb::Entry>& entries) const;
