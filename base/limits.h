@@ -146,4 +146,30 @@ inline constexpr size_t kBackendVfsRegisteredMax = 4096;
 // far smaller.
 inline constexpr uint64_t kBackendFileBytesMax = 2ull * 1024 * 1024 * 1024;
 
+// --- node: watch ----------------------------------------------------------------------------
+// Responses queued on one watch stream for its sender: etcd's chanBufLen (128). A watcher whose
+// stream is full stops receiving live events and falls behind into the unsynced group, from
+// which it catches up by reading the store (never by growing this queue).
+inline constexpr size_t kWatchStreamQueueMax = 128;
+// Watchers on one stream; etcd has no limit, but a client opening tens of thousands of watches on
+// one stream is a client bug, answered with an error instead of unbounded memory.
+inline constexpr size_t kWatchersPerStreamMax = 10'000;
+// Watchers on one member at once (all streams).
+inline constexpr size_t kWatchersMax = 100'000;
+// Revisions one catch-up step reads from the store for the unsynced watchers: etcd's
+// watchBatchMaxRevs (1000), so one step's work stays bounded however far a watcher is behind.
+inline constexpr int64_t kWatchSyncRevisionsMax = 1000;
+// Events a response aims to carry: a response is closed at the first revision boundary past
+// this. A single revision is never split (atomicity), so one huge txn still arrives whole.
+inline constexpr size_t kWatchResponseEventsSoft = 1000;
+
+// --- node: lease ----------------------------------------------------------------------------
+// Longest TTL a lease may be granted with, in seconds: etcd's MaxLeaseTTL (9,000,000,000).
+inline constexpr int64_t kLeaseTtlSecondsMax = 9'000'000'000;
+// Leases alive on one member; etcd has no limit, a million leases means a leaking client.
+inline constexpr size_t kLeasesMax = 1'000'000;
+// Expired leases the leader proposes to revoke per second: etcd's leaseRevokeRate (1000), so a
+// mass expiry does not flood the raft log.
+inline constexpr size_t kLeaseRevokesPerSecond = 1000;
+
 }  // namespace dst::limits

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "node/backend/backend_test_util.h"
-#include "node/server/etcd_json.h"
+#include "client/etcdctl/etcd_json.h"
 
 namespace dst::node {
 namespace {
+
+using etcdctl::base64;
+using etcdctl::to_json;
 
 using backend::testing::World;
 using etcdserverpb::Compare;

@@ -9,7 +9,7 @@
 
 #include "proto/etcd_rpc.pb.h"
 
-namespace dst::node {
+namespace dst::etcdctl {
 
 std::string base64(std::string_view bytes);
 
@@ -20,4 +20,4 @@ std::string to_json(const etcdserverpb::PutResponse& r);
 std::string to_json(const etcdserverpb::DeleteRangeResponse& r);
 std::string to_json(const etcdserverpb::TxnResponse& r);
 
-}  // namespace dst::node
+}  // namespace dst::etcdctl

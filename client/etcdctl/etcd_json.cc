@@ -1,8 +1,8 @@
-#include "node/server/etcd_json.h"
+#include "client/etcdctl/etcd_json.h"
 
 #include "base/assert.h"
 
-namespace dst::node {
+namespace dst::etcdctl {
 
 namespace {
 
@@ -153,4 +153,4 @@ std::string to_json(const etcdserverpb::TxnResponse& r) {
       .str();
 }
 
-}  // namespace dst::node
+}  // namespace dst::etcdctl
