@@ -2,6 +2,7 @@
 
 #include "base/assert.h"
 #include "base/hash.h"
+#include "base/limits.h"
 
 namespace dst::mvcc {
 
@@ -138,6 +139,9 @@ Status KvStore::finish_compaction(int64_t rev) {
     Status s = backend_.range(kKeyBucket, from, end, 0, [&](std::string_view k, std::string_view) {
       from = std::string(k) + '\0';  // resume after this key next pass
       auto d = decode_revision(k);
+      // Rows of the compaction revision itself stay (see compact() in the header): a watcher may
+      // resume exactly there. The next compaction removes them like any other.
+      if (d.is_ok() && d->rev.main == rev) return true;
       if (d.is_ok() && keep.count(d->rev) && !d->tombstone) return true;
       doomed.emplace_back(k);
       return doomed.size() < kCompactionBatch;
@@ -150,6 +154,45 @@ Status KvStore::finish_compaction(int64_t rev) {
     if (doomed.size() < kCompactionBatch) break;
   }
   return backend_.put(kMetaBucket, kFinishedCompactKey, encode_i64(rev));
+}
+
+Result<std::vector<mvccpb::Event>> KvStore::history(const std::string& key, const std::string& end,
+                                                    int64_t from_rev, int64_t to_rev) {
+  if (to_rev - from_rev >= limits::kWatchSyncRevisionsMax) {
+    return Status(StatusCode::kInvalidArgument, "history span " + std::to_string(from_rev) + ".." +
+                                                    std::to_string(to_rev) + " wider than kWatchSyncRevisionsMax");
+  }
+  if (from_rev < compact_rev_) return compacted();
+  if (to_rev > current_rev_) return future_rev();
+  std::vector<mvccpb::Event> out;
+  if (from_rev > to_rev) return out;
+  // The visitor may not call the backend, so rows are collected first and decoded after.
+  std::vector<std::pair<std::string, std::string>> rows;
+  Status s = backend_.range(kKeyBucket, encode_revision(Revision{from_rev, 0}),
+                            encode_revision(Revision{to_rev + 1, 0}), 0, [&](std::string_view k, std::string_view v) {
+                              rows.emplace_back(k, v);
+                              return true;
+                            });
+  if (!s.is_ok()) return s;
+  for (const auto& [k, v] : rows) {
+    auto rev = decode_revision(k);
+    mvccpb::Event ev;
+    if (!rev.is_ok() || !ev.mutable_kv()->ParseFromString(v)) {
+      return Status(StatusCode::kCorruption, "unreadable revision in the key bucket");
+    }
+    if (!in_range(ev.kv().key(), key, end)) continue;
+    if (rev->tombstone) {
+      // Tombstone rows hold only the key; the event names the deletion's revision too.
+      ev.set_type(mvccpb::Event::DELETE);
+      ev.mutable_kv()->set_mod_revision(rev->rev.main);
+    }
+    if (ev.kv().mod_revision() != rev->rev.main) {
+      return Status(StatusCode::kCorruption, "value stored under revision " + rev->rev.to_string() +
+                                                 " names mod_revision " + std::to_string(ev.kv().mod_revision()));
+    }
+    out.push_back(std::move(ev));
+  }
+  return out;
 }
 
 Result<uint64_t> KvStore::hash_at(int64_t rev) {
@@ -236,7 +279,9 @@ int64_t WriteTxn::end() {
   DST_ASSERT(!ended_);
   ended_ = true;
   store_->write_open_ = false;
-  if (!events_.empty()) store_->current_rev_ = begin_rev_ + 1;
+  if (events_.empty()) return store_->current_rev_;
+  store_->current_rev_ = begin_rev_ + 1;
+  if (store_->observer_) store_->observer_(events_, store_->current_rev_);
   return store_->current_rev_;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,6 +29,11 @@ namespace dst::mvcc {
 // "etcdserver: " in responses.
 inline constexpr char kErrCompacted[] = "mvcc: required revision has been compacted";
 inline constexpr char kErrFutureRev[] = "mvcc: required revision is a future revision";
+
+// Told about every published revision: the transaction's changes in order (puts: the full
+// KeyValue; deletions: DELETE with a KeyValue of only key and mod_revision, as etcd's watch sends
+// them) and the new revision. The watchable store is the one observer.
+using CommitObserver = std::function<void(const std::vector<mvccpb::Event>& events, int64_t rev)>;
 
 struct RangeOptions {
   int64_t limit = 0;    // 0: no limit
@@ -92,8 +98,21 @@ class KvStore {
   WriteTxn write() { return WriteTxn(*this); }
 
   // Forgets every revision older than `rev` that no read at >= rev can see, in the index and in
-  // the backend. kErrCompacted if rev <= compact_rev(), kErrFutureRev if rev > rev().
+  // the backend. Every backend row of revision `rev` itself stays (until a later compaction), so
+  // that history(.., rev, ..) still returns the whole revision: a watcher may resume at exactly
+  // the compaction revision, and a deletion at it must reach that watcher (etcd #18089, #19179,
+  // where the tombstone was dropped and such watchers silently missed the delete). kErrCompacted if rev <= compact_rev(), kErrFutureRev if rev > rev().
   Status compact(int64_t rev);
+  // Every change to keys of the range (in_range convention) with main revision in
+  // [from_rev, to_rev], in revision order, read from the backend (what a watcher replays).
+  // Deletions come as DELETE events holding only key and mod_revision. kErrCompacted if
+  // from_rev < compact_rev(); kErrFutureRev if to_rev > rev(); kInvalidArgument for a span wider
+  // than limits::kWatchSyncRevisionsMax (one call's work stays bounded).
+  Result<std::vector<mvccpb::Event>> history(const std::string& key, const std::string& end, int64_t from_rev,
+                                             int64_t to_rev);
+  // Installs (or, with nullptr, removes) the observer WriteTxn::end() calls after publishing a new
+  // revision. The observer may read the store but must not start a write.
+  void set_observer(CommitObserver observer) { observer_ = std::move(observer); }
   // A digest of every key's state at `rev` (member agreement: equal on every member at the same
   // revision).
   Result<uint64_t> hash_at(int64_t rev);
@@ -115,6 +134,7 @@ class KvStore {
   int64_t current_rev_ = 1;  // etcd starts at revision 1 with an empty store
   int64_t compact_rev_ = 0;
   bool write_open_ = false;
+  CommitObserver observer_;
 };
 
 }  // namespace dst::mvcc

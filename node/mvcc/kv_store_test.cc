@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/limits.h"
 #include "node/backend/backend_test_util.h"
 
 namespace dst::mvcc {
@@ -115,10 +116,11 @@ TEST(KvStore, CompactionForgetsOldRevisionsButNotWhatLaterReadsSee) {
     EXPECT_EQ(describe(s.range("k", "", {.rev = 12})), std::string("error: ") + kErrCompacted);
     EXPECT_EQ(describe(s.range("", kAll, {.rev = 13})), "rev=14 count=1 k=v9@2/11/v10");
     EXPECT_EQ(describe(s.range("", kAll, {})), "rev=14 count=2 k=v9@2/11/v10 other=y@14/14/v1");
-    // Only k@11 (the newest <= 13 of a live key) and other@14 remain in the backend.
+    // Only k@11 (the newest <= 13 of a live key), other@14 and the rows of revision 13 itself (the
+    // tombstone of "gone", kept for watchers resuming at the compaction revision) remain.
     size_t rows = 0;
     ASSERT_TRUE(be.range("key", "", "", 0, [&](std::string_view, std::string_view) { return ++rows > 0; }).is_ok());
-    EXPECT_EQ(rows, 2u);
+    EXPECT_EQ(rows, 3u);
   });
 }
 
@@ -144,6 +146,138 @@ TEST(KvStore, ReopenRestoresIndexRevisionAndCompaction) {
     EXPECT_EQ(*h, hash_before);
     EXPECT_EQ(put(s, "k1", "next"), 9);
     EXPECT_EQ(describe(s.range("k1", "", {})), "rev=9 count=1 k1=next@3/9/v3");
+  });
+}
+
+std::string describe(const mvccpb::Event& ev) {
+  std::string s = ev.type() == mvccpb::Event::DELETE ? "DELETE " : "PUT ";
+  if (ev.type() == mvccpb::Event::DELETE) {
+    // etcd's DELETE event carries only the key and the deletion's revision.
+    mvccpb::KeyValue only;
+    only.set_key(ev.kv().key());
+    only.set_mod_revision(ev.kv().mod_revision());
+    EXPECT_EQ(ev.kv().SerializeAsString(), only.SerializeAsString());
+    return s + ev.kv().key() + "@" + std::to_string(ev.kv().mod_revision());
+  }
+  return s + describe(ev.kv());
+}
+
+std::string describe(const Result<std::vector<mvccpb::Event>>& r) {
+  if (!r.is_ok()) return "error: " + r.status().message();
+  std::string s;
+  for (const auto& ev : *r) s += (s.empty() ? "" : ", ") + describe(ev);
+  return s;
+}
+
+TEST(KvStore, HistoryReturnsEveryChangeOfTheRangeInRevisionOrder) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend&) {
+    put(s, "a", "1");  // 2
+    put(s, "b", "1");  // 3
+    {
+      WriteTxn t = s.write();  // 4: two changes in one revision
+      ASSERT_TRUE(t.put("a", "2", 0).is_ok());
+      ASSERT_TRUE(t.delete_range("b", "").is_ok());
+      EXPECT_EQ(t.end(), 4);
+    }
+    put(s, "c", "1");  // 5
+    EXPECT_EQ(describe(s.history("", kAll, 1, 5)),
+              "PUT a=1@2/2/v1, PUT b=1@3/3/v1, PUT a=2@2/4/v2, DELETE b@4, PUT c=1@5/5/v1");
+    EXPECT_EQ(describe(s.history("b", "", 1, 5)), "PUT b=1@3/3/v1, DELETE b@4");
+    EXPECT_EQ(describe(s.history("a", "c", 3, 4)), "PUT b=1@3/3/v1, PUT a=2@2/4/v2, DELETE b@4");
+    EXPECT_EQ(describe(s.history("", kAll, 5, 4)), "");
+    EXPECT_EQ(describe(s.history("", kAll, 5, 6)), std::string("error: ") + kErrFutureRev);
+    auto wide = s.history("", kAll, 1, 1 + limits::kWatchSyncRevisionsMax);
+    EXPECT_EQ(wide.status().code(), StatusCode::kInvalidArgument);
+    ASSERT_TRUE(s.compact(3).is_ok());
+    EXPECT_EQ(describe(s.history("", kAll, 2, 5)), std::string("error: ") + kErrCompacted);
+    EXPECT_EQ(describe(s.history("", kAll, 3, 5)),
+              "PUT b=1@3/3/v1, PUT a=2@2/4/v2, DELETE b@4, PUT c=1@5/5/v1");
+  });
+}
+
+TEST(KvStore, ObserverSeesEachPublishedRevisionWithItsEvents) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend&) {
+    std::vector<std::string> seen;
+    s.set_observer([&](const std::vector<mvccpb::Event>& events, int64_t rev) {
+      EXPECT_EQ(s.rev(), rev);  // published before the observer runs
+      std::string line = std::to_string(rev) + ":";
+      for (const auto& ev : events) line += " " + describe(ev);
+      seen.push_back(line);
+    });
+    put(s, "a", "1");
+    del(s, "nonexist");  // no change, no revision, no call
+    {
+      WriteTxn t = s.write();
+      ASSERT_TRUE(t.put("b", "2", 0).is_ok());
+      ASSERT_TRUE(t.delete_range("a", "").is_ok());
+      t.end();
+    }
+    s.set_observer(nullptr);
+    put(s, "c", "3");
+    EXPECT_EQ(seen, (std::vector<std::string>{"2: PUT a=1@2/2/v1", "3: PUT b=2@3/3/v1 DELETE a@3"}));
+  });
+}
+
+// etcd #18089 / #19179: a key deleted at exactly the compaction revision C. A watcher resuming at C
+// must still get the DELETE, so the tombstone row must survive compaction (and a reopen), while
+// the index forgets the key and reads at >= C see it gone.
+TEST(KvStore, DeleteAtTheCompactionRevisionStaysInHistoryAcrossReopen) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend&) {
+    put(s, "k", "1");      // 2
+    put(s, "other", "x");  // 3
+    EXPECT_EQ(del(s, "k"), 4);
+    ASSERT_TRUE(s.compact(4).is_ok());
+    EXPECT_EQ(describe(s.history("k", "", 4, 4)), "DELETE k@4");
+    EXPECT_EQ(describe(s.history("", kAll, 4, 4)), "DELETE k@4");
+    EXPECT_EQ(describe(s.range("", kAll, {.rev = 4})), "rev=4 count=1 other=x@3/3/v1");
+    EXPECT_FALSE(s.index().get("k", 4).has_value());
+  });
+  with_store(w, [](KvStore& s, backend::Backend& be) {
+    EXPECT_EQ(s.rev(), 4);
+    EXPECT_EQ(s.compact_rev(), 4);
+    EXPECT_EQ(describe(s.history("k", "", 4, 4)), "DELETE k@4");
+    EXPECT_EQ(describe(s.range("", kAll, {})), "rev=4 count=1 other=x@3/3/v1");
+    EXPECT_EQ(s.index().keys(), 1u);  // the kept tombstone restores nothing
+    // The key comes back as a new generation: version 1, created now.
+    EXPECT_EQ(put(s, "k", "2"), 5);
+    EXPECT_EQ(describe(s.range("k", "", {})), "rev=5 count=1 k=2@5/5/v1");
+    // The next compaction drops the old tombstone like any other row.
+    ASSERT_TRUE(s.compact(5).is_ok());
+    EXPECT_EQ(describe(s.history("k", "", 4, 5)), std::string("error: ") + kErrCompacted);
+    EXPECT_EQ(describe(s.history("k", "", 5, 5)), "PUT k=2@5/5/v1");
+    size_t rows = 0;
+    ASSERT_TRUE(be.range("key", "", "", 0, [&](std::string_view, std::string_view) { return ++rows > 0; }).is_ok());
+    EXPECT_EQ(rows, 2u);  // other@3 and k@5
+  });
+  with_store(w, [](KvStore& s, backend::Backend&) {
+    EXPECT_EQ(describe(s.range("", kAll, {})), "rev=5 count=2 k=2@5/5/v1 other=x@3/3/v1");
+    EXPECT_EQ(describe(s.history("", kAll, 5, 5)), "PUT k=2@5/5/v1");
+  });
+}
+
+// A crash between scheduling and finishing a compaction at a deletion's revision: the reopened
+// store finishes it and still keeps the tombstone of revision C.
+TEST(KvStore, InterruptedCompactionAtADeletionKeepsItsTombstone) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend& be) {
+    put(s, "k", "1");  // 2
+    put(s, "k", "2");  // 3
+    del(s, "k");       // 4
+    // What compact(4) writes before touching any row, as if the process died right after.
+    std::string four(8, '\0');
+    four[7] = 4;
+    ASSERT_TRUE(be.put("meta", "scheduledCompactRev", four).is_ok());
+  });
+  with_store(w, [](KvStore& s, backend::Backend& be) {
+    EXPECT_EQ(s.compact_rev(), 4);
+    EXPECT_EQ(describe(s.history("", kAll, 4, 4)), "DELETE k@4");
+    size_t rows = 0;
+    ASSERT_TRUE(be.range("key", "", "", 0, [&](std::string_view, std::string_view) { return ++rows > 0; }).is_ok());
+    EXPECT_EQ(rows, 1u);
+    EXPECT_EQ(describe(s.range("", kAll, {})), "rev=4 count=0");
   });
 }
 
