@@ -1,0 +1,91 @@
+// What one etcdctl command line means, as data: the etcdserverpb request(s) it sends and the print
+// options that shape its output. Produced by etcdctl_parse.h, consumed by `dst shell` (which sends
+// the requests) and etcdctl_print.h (which renders the responses).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "proto/etcd_rpc.pb.h"
+
+namespace dst::etcdctl {
+
+// Global -w / --write-out. etcdctl 3.4 also knows "protobuf" and "table"; `dst shell` rejects them.
+enum class OutputFormat { kSimple, kJson, kFields };
+
+struct PrintOptions {
+  OutputFormat format = OutputFormat::kSimple;
+  bool print_value_only = false;  // get --print-value-only (simple format only)
+  bool count_only = false;        // get --count-only: simple format prints the count (dst extension)
+};
+
+struct GetCommand {
+  etcdserverpb::RangeRequest request;
+};
+struct PutCommand {
+  etcdserverpb::PutRequest request;
+};
+struct DelCommand {
+  etcdserverpb::DeleteRangeRequest request;
+};
+// `txn [-i]`: the request comes from the lines that follow, read with TxnParser (etcdctl_txn.h).
+struct TxnCommand {
+  bool interactive = false;  // -i: print the section prompts
+};
+struct CompactionCommand {
+  etcdserverpb::CompactionRequest request;
+};
+// request.progress_notify is a dst extension (`watch --progress-notify`, which etcdctl 3.4 lacks and
+// 3.5 added); everything else is what etcdctl 3.4 sends.
+struct WatchCommand {
+  etcdserverpb::WatchCreateRequest request;
+};
+struct LeaseGrantCommand {
+  etcdserverpb::LeaseGrantRequest request;
+};
+struct LeaseRevokeCommand {
+  etcdserverpb::LeaseRevokeRequest request;
+};
+struct LeaseTimeToLiveCommand {
+  etcdserverpb::LeaseTimeToLiveRequest request;
+};
+struct LeaseKeepAliveCommand {
+  etcdserverpb::LeaseKeepAliveRequest request;
+  bool once = false;  // --once: one keep-alive, then exit; otherwise keep renewing until it expires
+};
+struct LeaseListCommand {
+  etcdserverpb::LeaseLeasesRequest request;
+};
+struct DefragCommand {};
+struct AlarmCommand {
+  etcdserverpb::AlarmRequest request;  // action GET (alarm list) or DEACTIVATE (alarm disarm)
+};
+struct EndpointStatusCommand {
+  bool cluster = false;  // --cluster: every member's client URL instead of the given endpoints
+};
+struct EndpointHashKVCommand {
+  etcdserverpb::HashKVRequest request;  // --rev
+  bool cluster = false;
+};
+struct MemberListCommand {
+  etcdserverpb::MemberListRequest request;
+};
+// dst only: advance virtual time by duration_ns before reading the next line.
+struct SleepCommand {
+  int64_t duration_ns = 0;
+};
+
+using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, CompactionCommand, WatchCommand,
+                             LeaseGrantCommand, LeaseRevokeCommand, LeaseTimeToLiveCommand, LeaseKeepAliveCommand,
+                             LeaseListCommand, DefragCommand, AlarmCommand, EndpointStatusCommand,
+                             EndpointHashKVCommand, MemberListCommand, SleepCommand>;
+
+// One parsed line: the command and how its results are to be printed.
+struct Invocation {
+  Command command;
+  PrintOptions print;
+};
+
+}  // namespace dst::etcdctl

@@ -1,0 +1,153 @@
+#include "client/etcdctl/etcdctl_parse.h"
+
+#include "client/etcdctl/etcdctl_parse_internal.h"
+#include "client/etcdctl/etcdctl_tokenize.h"
+#include "client/etcdctl/go_format.h"
+
+namespace dst::etcdctl {
+
+namespace {
+
+using internal::command_table;
+using internal::CommandSpec;
+using internal::usage;
+
+// The persistent flag of etcdctl's root command that `dst shell` honours (--endpoints and the TLS
+// flags mean nothing in a simulation and are rejected as unknown).
+const FlagSpec kWriteOut{"write-out", 'w', FlagKind::kString};
+
+const CommandSpec* find_command(std::string_view path) {
+  for (const CommandSpec& c : command_table())
+    if (c.path == path) return &c;
+  return nullptr;
+}
+
+bool is_group(std::string_view word) {
+  return word == "lease" || word == "alarm" || word == "endpoint" || word == "member";
+}
+
+std::string group_subcommands(std::string_view group) {
+  std::string out;
+  for (const CommandSpec& c : command_table()) {
+    if (c.path.substr(0, group.size() + 1) != std::string(group) + " ") continue;
+    out += (out.empty() ? "" : ", ") + std::string(c.path.substr(group.size() + 1));
+  }
+  return out;
+}
+
+// Finds the command words (skipping flags and the value of -w/--write-out, which may come before
+// them) and returns the remaining arguments in order.
+Result<const CommandSpec*> split_command(const std::vector<std::string>& args, std::vector<std::string>* rest) {
+  std::string path;
+  bool need_sub = false;
+  bool done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool takes_next = a == "-w" || a == "--write-out";
+    if (done || (a.size() > 1 && a[0] == '-')) {
+      rest->push_back(a);
+      if (!done && takes_next && i + 1 < args.size()) rest->push_back(args[++i]);
+      if (a == "--") done = true;
+      continue;
+    }
+    if (path.empty()) {
+      path = a;
+      need_sub = is_group(a);
+      done = !need_sub;
+    } else if (need_sub) {
+      path += " " + a;
+      need_sub = false;
+      done = true;
+    } else {
+      rest->push_back(a);
+    }
+  }
+  if (path.empty()) return usage("no command given (expected e.g. get, put, del, txn, watch, lease grant)");
+  if (need_sub) return usage(path + " needs a subcommand: " + group_subcommands(path));
+  const CommandSpec* spec = find_command(path);
+  if (spec == nullptr) {
+    const size_t space = path.find(' ');
+    if (space == std::string::npos) return usage("unknown command " + go_quote(path) + " for \"etcdctl\"");
+    return usage("unknown command " + go_quote(path.substr(space + 1)) + " for \"etcdctl " + path.substr(0, space) +
+                 "\" (expected one of: " + group_subcommands(path.substr(0, space)) + ")");
+  }
+  return spec;
+}
+
+Result<OutputFormat> output_format(const std::string& name) {
+  if (name == "simple") return OutputFormat::kSimple;
+  if (name == "json") return OutputFormat::kJson;
+  if (name == "fields") return OutputFormat::kFields;
+  if (name == "table" || name == "protobuf")
+    return usage("dst shell does not print -w " + name + " (use simple, json or fields)");
+  return usage("unsupported output format");
+}
+
+bool prints_fields(const Command& c) {
+  return std::holds_alternative<GetCommand>(c) || std::holds_alternative<PutCommand>(c) ||
+         std::holds_alternative<DelCommand>(c) || std::holds_alternative<TxnCommand>(c);
+}
+
+}  // namespace
+
+Result<std::optional<Invocation>> parse_line(std::string_view line) {
+  if (is_blank_or_comment(line)) return std::optional<Invocation>();
+  auto args = tokenize_shell(line);
+  if (!args.is_ok()) return args.status();
+  auto inv = parse_args(*args);
+  if (!inv.is_ok()) return inv.status();
+  return std::optional<Invocation>(std::move(*inv));
+}
+
+Result<Invocation> parse_args(const std::vector<std::string>& args) {
+  std::vector<std::string> rest;
+  auto spec = split_command(args, &rest);
+  if (!spec.is_ok()) return spec.status();
+  std::vector<FlagSpec> flags = (*spec)->flags;
+  flags.push_back(kWriteOut);
+  auto parsed = parse_flags(rest, flags);
+  if (!parsed.is_ok()) return parsed.status();
+  PrintOptions print;
+  auto format = output_format(parsed->get_string("write-out", "simple"));
+  if (!format.is_ok()) return format.status();
+  print.format = *format;
+  auto command = (*spec)->build(*parsed, &print);
+  if (!command.is_ok()) return command.status();
+  if (print.format == OutputFormat::kFields && !prints_fields(*command))
+    return usage("dst shell prints -w fields only for get, put, del and txn");
+  return Invocation{std::move(*command), print};
+}
+
+Result<etcdserverpb::RequestOp> parse_txn_op(std::string_view line) {
+  const std::string text(line);
+  auto args = tokenize_txn_op(line);
+  if (!args.is_ok()) return args.status();
+  if (args->size() < 2) return usage("invalid txn compare request: " + text);
+  const std::string& name = (*args)[0];
+  const std::vector<FlagSpec>* flags = name == "put"   ? &internal::put_flags()
+                                       : name == "get" ? &internal::get_flags()
+                                       : name == "del" ? &internal::del_flags()
+                                                       : nullptr;
+  if (flags == nullptr) return usage("invalid txn request: " + text);
+  auto parsed = parse_flags(std::vector<std::string>(args->begin() + 1, args->end()), *flags);
+  // A flag etcdctl's cobra rejects becomes the generic txn error; the commands' own checks keep
+  // their messages (etcdctl exits from inside them).
+  if (!parsed.is_ok()) return usage("invalid txn request: " + text);
+  etcdserverpb::RequestOp op;
+  if (name == "put") {
+    auto r = internal::build_put(*parsed);
+    if (!r.is_ok()) return r.status();
+    *op.mutable_request_put() = std::move(*r);
+  } else if (name == "get") {
+    auto r = internal::build_range(*parsed);
+    if (!r.is_ok()) return r.status();
+    *op.mutable_request_range() = std::move(*r);
+  } else {
+    auto r = internal::build_delete(*parsed);
+    if (!r.is_ok()) return r.status();
+    *op.mutable_request_delete_range() = std::move(*r);
+  }
+  return op;
+}
+
+}  // namespace dst::etcdctl

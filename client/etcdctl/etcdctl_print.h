@@ -1,0 +1,86 @@
+// What etcdctl 3.4 prints for each command, as a function of the response(s) it received.
+//
+// Every printer returns an Output: the stdout text, the stderr text (etcdctl writes errors and
+// watch cancellations there) and the exit code etcdctl would end with. Text is exact, newlines
+// included, so `dst shell` can print it as is and tests can compare it with the reference page.
+// Formats: simple and json for every command; fields for get/put/del/txn (see etcdctl_parse.h).
+// Endpoint names and ids are inputs: the caller passes what its simulated cluster uses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/etcdctl/etcdctl_command.h"
+#include "client/etcdctl/etcdctl_results.h"
+#include "proto/etcd_rpc.pb.h"
+
+namespace dst::etcdctl {
+
+// etcdctl's exit codes (ctlv3/command/error.go).
+inline constexpr int kExitSuccess = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitBadConnection = 2;
+inline constexpr int kExitInvalidInput = 3;  // txn input errors, e.g. "Error: EOF"
+inline constexpr int kExitBadFeature = 4;
+inline constexpr int kExitInterrupted = 5;  // a watch the server canceled
+inline constexpr int kExitBadArgs = 128;
+
+struct Output {
+  std::string out;
+  std::string err;
+  int exit_code = kExitSuccess;
+  bool operator==(const Output&) const = default;
+};
+
+// "Error: <message>\n" on stderr, as etcdctl's ExitWithError prints every failure.
+Output print_error(std::string_view message, int exit_code = kExitError);
+
+// A request the server (or the simulated network) failed, worded as the command that sent it
+// words it: "failed to grant lease (...)", "failed to revoke lease (...)", defrag's
+// "Failed to defragment etcd member[EP] (...)", plain "Error: ..." for the rest; with the
+// command's exit code. `endpoint` is only used by defrag and the endpoint commands.
+Output print_request_error(const Command& command, std::string_view message, std::string_view endpoint = "");
+
+// get/put/del: simple is etcdctl's key/value lines ("OK", the deleted count, prev kvs),
+// json is etcd_json.h's rendering, fields the "Name" : value lines.
+Output print_get(const etcdserverpb::RangeResponse& r, const PrintOptions& p);
+Output print_put(const etcdserverpb::PutResponse& r, const PrintOptions& p);
+Output print_del(const etcdserverpb::DeleteRangeResponse& r, const PrintOptions& p);
+// SUCCESS/FAILURE, then a blank line before each op's own simple output.
+Output print_txn(const etcdserverpb::TxnResponse& r, const PrintOptions& p);
+
+// "compacted revision N" whatever -w says (etcdctl ignores it for compaction).
+Output print_compaction(int64_t revision);
+
+// One WatchResponse as the client library delivers it to etcdctl. Creation acks are not shown
+// (clientv3 swallows them); a cancellation adds "watch was canceled (<reason>)" on stderr; a
+// progress notification (dst's --progress-notify) adds "progress notify: REV", as etcdctl 3.5 does.
+Output print_watch_response(const etcdserverpb::WatchResponse& r, const PrintOptions& p);
+// After the server ended the watch: "Error: watch is canceled by the server", exit 5.
+Output print_watch_ended();
+
+Output print_lease_grant(const etcdserverpb::LeaseGrantResponse& r, const PrintOptions& p);
+// etcdctl prints the id it asked to revoke, not one from the response.
+Output print_lease_revoke(int64_t id, const etcdserverpb::LeaseRevokeResponse& r, const PrintOptions& p);
+Output print_lease_time_to_live(const etcdserverpb::LeaseTimeToLiveResponse& r, bool with_keys,
+                                const PrintOptions& p);
+Output print_lease_keep_alive(const etcdserverpb::LeaseKeepAliveResponse& r, const PrintOptions& p);
+// `lease keep-alive` without --once, once the lease is gone: "lease ID expired or revoked." (simple only).
+Output print_lease_keep_alive_ended(int64_t id, const PrintOptions& p);
+Output print_lease_list(const etcdserverpb::LeaseLeasesResponse& r, const PrintOptions& p);
+
+// "Finished defragmenting etcd member[ENDPOINT]" (one line per endpoint; -w is ignored).
+Output print_defrag(std::string_view endpoint);
+
+// alarm list / alarm disarm: simple "memberID:N alarm:NOSPACE " per alarm (the trailing space is
+// protobuf's compact text format), json the AlarmResponse.
+Output print_alarm(const etcdserverpb::AlarmResponse& r, const PrintOptions& p);
+
+// simple: one comma-separated line per endpoint, json: one array of {"Endpoint","Status"}.
+Output print_endpoint_status(const std::vector<EndpointStatus>& statuses, const PrintOptions& p);
+Output print_endpoint_hashkv(const std::vector<EndpointHashKV>& hashes, const PrintOptions& p);
+Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p);
+
+}  // namespace dst::etcdctl

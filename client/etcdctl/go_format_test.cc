@@ -1,0 +1,40 @@
+// The Go formatting helpers against values whose Go output is known.
+#include <gtest/gtest.h>
+
+#include "client/etcdctl/go_format.h"
+
+namespace dst::etcdctl {
+namespace {
+
+TEST(GoFormat, QuoteLikeStrconvQuote) {
+  EXPECT_EQ(go_quote("bar3"), "\"bar3\"");
+  EXPECT_EQ(go_quote("a\"b\\c\n\t\x01\x7f"), "\"a\\\"b\\\\c\\n\\t\\x01\\x7f\"");
+  EXPECT_EQ(go_quote("\xc3\xa9"), "\"\xc3\xa9\"");  // valid UTF-8 stays
+  EXPECT_EQ(go_quote("\xff"), "\"\\xff\"");
+}
+
+TEST(GoFormat, ParseIntErrorsAndRange) {
+  EXPECT_EQ(*go_parse_int("-42", 10), -42);
+  EXPECT_EQ(*go_parse_int("7fffffffffffffff", 16), INT64_MAX);
+  EXPECT_EQ(go_parse_int("8000000000000000", 16).status().message(),
+            "strconv.ParseInt: parsing \"8000000000000000\": value out of range");
+  EXPECT_EQ(go_parse_int("", 10).status().message(), "strconv.ParseInt: parsing \"\": invalid syntax");
+  EXPECT_EQ(go_parse_int("1_0", 10).status().message(), "strconv.ParseInt: parsing \"1_0\": invalid syntax");
+}
+
+TEST(GoFormat, HexAndHumanize) {
+  EXPECT_EQ(hex16(0x694d5765fc71500b), "694d5765fc71500b");
+  EXPECT_EQ(hex16(42), "000000000000002a");
+  EXPECT_EQ(hex16(-1), "-000000000000001");
+  EXPECT_EQ(hex(10673258747690515173ull), "941f08481bec7ae5");
+  // The DB SIZE column of the reference page's endpoint status tables.
+  EXPECT_EQ(humanize_bytes(20480), "20 kB");
+  EXPECT_EQ(humanize_bytes(1048576), "1.0 MB");
+  EXPECT_EQ(humanize_bytes(21 * 1000 * 1000 + 123), "21 MB");
+  EXPECT_EQ(humanize_bytes(9), "9 B");
+  EXPECT_EQ(humanize_bytes(999), "999 B");
+  EXPECT_EQ(humanize_bytes(1000), "1.0 kB");
+}
+
+}  // namespace
+}  // namespace dst::etcdctl
