@@ -146,6 +146,17 @@ inline constexpr size_t kBackendVfsRegisteredMax = 4096;
 // far smaller.
 inline constexpr uint64_t kBackendFileBytesMax = 2ull * 1024 * 1024 * 1024;
 
+// --- node: client API -----------------------------------------------------------------------
+// Client proposals one member keeps waiting for their apply at once; beyond it new writes get
+// "etcdserver: too many requests" (etcd refuses once commit runs 5000 entries ahead of apply).
+inline constexpr size_t kApiPendingProposalsMax = 5000;
+// Linearizable reads waiting for a ReadIndex answer at once on one member.
+inline constexpr size_t kApiPendingReadsMax = 10'000;
+// Client connections one member serves at once, and calls in flight on one connection (gRPC's
+// MaxConcurrentStreams role).
+inline constexpr size_t kApiConnectionsMax = 10'000;
+inline constexpr size_t kApiCallsPerConnectionMax = 1000;
+
 // --- node: watch ----------------------------------------------------------------------------
 // Responses queued on one watch stream for its sender: etcd's chanBufLen (128). A watcher whose
 // stream is full stops receiving live events and falls behind into the unsynced group, from

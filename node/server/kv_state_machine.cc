@@ -1,6 +1,7 @@
 #include "node/server/kv_state_machine.h"
 
 #include "base/hash.h"
+#include "node/server/quota.h"
 
 namespace dst::node {
 
@@ -20,6 +21,8 @@ Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim
   auto store = mvcc::KvStore::open(*sm->backend_);
   if (!store.is_ok()) return store.status();
   sm->store_ = std::move(store).value();
+  Status alarms = sm->alarms_.load(*sm->backend_);
+  if (!alarms.is_ok()) return alarms;
   return sm;
 }
 
@@ -29,6 +32,13 @@ ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
     r.error = s;
     ++requests_refused_;
   };
+  // etcd's applierV3Capped: under NOSPACE, nothing that can grow the store is applied (on every
+  // member alike: the alarm itself came through the log).
+  if (alarms_.raised(etcdserverpb::NOSPACE) && grows_store(req)) {
+    fail(Status(StatusCode::kResourceExhausted, kErrNoSpace));
+    r.revision = store_->rev();
+    return r;
+  }
   switch (req.request_case()) {
     case etcdserverpb::InternalRequest::kPut: {
       Status v = validate_put(req.put());
@@ -65,7 +75,27 @@ ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
       if (!c.is_ok()) { fail(c.status()); break; }
       break;
     }
+    case etcdserverpb::InternalRequest::kAlarm: return execute_alarm(req.alarm());
     default: fail(Status(StatusCode::kInvalidArgument, "etcdserver: empty internal request"));
+  }
+  r.revision = store_->rev();
+  return r;
+}
+
+ApplyResult KvStateMachine::execute_alarm(const etcdserverpb::AlarmRequest& req) {
+  ApplyResult r;
+  Result<std::vector<etcdserverpb::AlarmMember>> changed = std::vector<etcdserverpb::AlarmMember>{};
+  switch (req.action()) {
+    case etcdserverpb::AlarmRequest::ACTIVATE: changed = alarms_.activate(*backend_, req.memberid(), req.alarm()); break;
+    case etcdserverpb::AlarmRequest::DEACTIVATE:
+      changed = alarms_.deactivate(*backend_, req.memberid(), req.alarm());
+      break;
+    default: r.error = Status(StatusCode::kInvalidArgument, "etcdserver: alarm GET is not proposed"); break;
+  }
+  if (!changed.is_ok()) {
+    r.error = changed.status();  // a disk error: apply() sees the backend failure and stops the node
+  } else {
+    for (auto& m : *changed) *r.alarm.add_alarms() = std::move(m);
   }
   r.revision = store_->rev();
   return r;
@@ -81,6 +111,7 @@ Status KvStateMachine::apply(const raftpb::Entry& entry) {
     // A disk error inside the store is not a request error: the node must stop.
     if (!backend_->failure().is_ok()) return backend_->failure();
     ++requests_applied_;
+    if (applied_listener_) applied_listener_(req.id(), r);
     if (results_.size() >= kResultsKept) results_.erase(results_.begin());
     results_[req.id()] = std::move(r);
   }
@@ -137,7 +168,7 @@ Status KvStateMachine::restore(const std::string& image, uint64_t index) {
   auto store = mvcc::KvStore::open(*backend_);
   if (!store.is_ok()) return store.status();
   store_ = std::move(store).value();
-  return Status::ok();
+  return alarms_.load(*backend_);
 }
 
 Result<uint64_t> KvStateMachine::state_hash() {

@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "node/backend/backend.h"
 #include "node/mvcc/kv_store.h"
+#include "node/server/alarms.h"
 #include "node/server/kv_apply.h"
 #include "node/server/state_machine.h"
 #include "proto/etcd_internal.pb.h"
@@ -22,6 +24,7 @@ namespace dst::node {
 struct ApplyResult {
   Status error;  // an etcd request error (the request had no effect), or ok
   etcdserverpb::ResponseOp response;
+  etcdserverpb::AlarmResponse alarm;  // for AlarmRequests
   int64_t revision = 0;
 };
 
@@ -41,16 +44,24 @@ class KvStateMachine : public StateMachine {
   backend::Backend& backend() { return *backend_; }
   // The result of the request with this id if it was applied recently (bounded memory).
   const ApplyResult* result(uint64_t id) const;
+  const AlarmStore& alarms() const { return alarms_; }
+  // Called for every applied request, in log order, on every member (the member that proposed it
+  // answers its client from here).
+  using AppliedListener = std::function<void(uint64_t id, const ApplyResult&)>;
+  void set_applied_listener(AppliedListener listener) { applied_listener_ = std::move(listener); }
   uint64_t requests_applied() const { return requests_applied_; }
   uint64_t requests_refused() const { return requests_refused_; }
 
  private:
   KvStateMachine() = default;
   ApplyResult execute(const etcdserverpb::InternalRequest& req);
+  ApplyResult execute_alarm(const etcdserverpb::AlarmRequest& req);
 
   std::unique_ptr<backend::Backend> backend_;
   std::unique_ptr<mvcc::KvStore> store_;
   KvLimits limits_;
+  AlarmStore alarms_;
+  AppliedListener applied_listener_;
   std::map<uint64_t, ApplyResult> results_;  // by request id, oldest evicted first
   uint64_t requests_applied_ = 0;
   uint64_t requests_refused_ = 0;

@@ -5,6 +5,7 @@
 #include "base/assert.h"
 #include "base/hash.h"
 #include "node/raft/describe.h"
+#include "node/server/api_server.h"
 #include "node/wal/file_names.h"
 
 namespace dst::node {
@@ -44,7 +45,8 @@ Server::Server(sim::Simulator& sim, ServerOptions options, ServerHooks hooks)
       fs_(sim, sim.host_of(sim.current_process())),
       rng_(sim.rng("raft-election/" + std::to_string(options_.id))),
       inbox_(sim, options_.inbox_capacity),
-      counters_(hooks.counters ? *hooks.counters : own_counters_) {}
+      counters_(hooks.counters ? *hooks.counters : own_counters_),
+      applied_(sim) {}
 
 Server::~Server() {
   if (hooks_.live && *hooks_.live == this) *hooks_.live = nullptr;
@@ -67,6 +69,7 @@ void Server::run(sim::Simulator& sim, ServerOptions options, ServerHooks hooks) 
   sim.spawn(self, "raft-tick", [&server] { server.tick_loop(); });
   if (server.options_.propose_every > 0) sim.spawn(self, "raft-load", [&server] { server.propose_loop(); });
   if (server.options_.read_every > 0) sim.spawn(self, "raft-reads", [&server] { server.read_loop(); });
+  if (server.kv_ != nullptr) sim.spawn(self, "api", [&sim, &server] { ApiServer::run(sim, server); });
   server.raft_loop();
 }
 
@@ -97,6 +100,8 @@ Status Server::open_state_machine() {
   }
   auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db");
   if (!kv.is_ok()) return kv.status();
+  kv_ = kv->get();
+  kv_->set_applied_listener([this](uint64_t id, const ApplyResult& r) { on_applied(id, r); });
   state_ = std::move(kv).value();
   return Status::ok();
 }
@@ -303,6 +308,11 @@ void Server::handle_ready() {
   fault_point(FaultPoint::kAfterApply);
 
   counters_.reads_answered += rd.read_states.size();
+  for (const raft::ReadState& rs : rd.read_states) {
+    auto it = reads_.find(rs.context);
+    if (it != reads_.end() && !it->second.fulfilled()) it->second.set(rs.index);
+  }
+  if (!rd.committed_entries.empty() || rd.snapshot) applied_.notify_all();
   if (hooks_.invariants) hooks_.invariants->observe_ready(*raft_, rd);
   raft_->advance(rd);
   observe();

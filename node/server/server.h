@@ -38,8 +38,32 @@ namespace dst::node {
 
 enum class StateMachineKind { kHashChain, kKv };
 
+// The client API's knobs (api_server.h), with etcd 3.4's defaults.
+struct ApiOptions {
+  // The client port; the API runs only on KV members.
+  uint16_t port = 2379;
+  // How long a write or a linearizable read may wait: etcd's 5 s + 2 x election timeout. Past it
+  // the client gets "etcdserver: request timed out" and does not know whether a write happened.
+  sim::DurationNs request_timeout = sim::seconds(7);
+  // A ReadIndex that got no answer (no leader, lost message) is asked again this often (etcd 3.4
+  // retries after 500 ms too).
+  sim::DurationNs read_index_retry = sim::milliseconds(500);
+  // etcd's --max-request-bytes (1.5 MiB): bigger requests get "etcdserver: request is too large";
+  // gRPC itself refuses messages beyond that plus 512 KiB with its own error.
+  size_t max_request_bytes = 1572864;
+  size_t grpc_overhead_bytes = 512 * 1024;
+  // etcd's --quota-backend-bytes default (2 GiB); scenarios set less to reach NOSPACE.
+  uint64_t quota_bytes = 2ull * 1024 * 1024 * 1024;
+  // etcd's --experimental-watch-progress-notify-interval default.
+  sim::DurationNs progress_notify_interval = sim::seconds(600);
+  // How often unsynced watchers catch up from the store (etcd's syncWatchersLoop: 100 ms).
+  sim::DurationNs watch_sync_interval = sim::milliseconds(100);
+};
+
 struct ServerOptions {
   uint64_t id = 0;
+  // Reported in every response header (etcd derives it from the initial membership).
+  uint64_t cluster_id = 0x1c0ffee;
   // What committed entries are applied to: the Raft-level hash chain, or the etcd KV store (then
   // entries carry InternalRequests and the load fiber proposes a mixed KV workload).
   StateMachineKind state_machine = StateMachineKind::kHashChain;
@@ -66,6 +90,7 @@ struct ServerOptions {
   sim::DurationNs read_every = 0;
   // Inputs queued for the raft loop; a full inbox drops peer messages (Raft retries).
   size_t inbox_capacity = 4096;
+  ApiOptions api;
 };
 
 // Counted over every incarnation of a node when the world keeps them (ServerHooks::counters).
@@ -109,6 +134,20 @@ class Server {
   const ServerCounters& counters() const { return counters_; }
   // Why the last start had to repair the WAL (empty if it did not).
   const wal::RepairReport& wal_repair() const { return repair_; }
+  const ServerOptions& options() const { return options_; }
+
+  // --- for the client API (api_server.h); call from fibers of this node's process -----------
+  // The KV state machine, or null on a hash-chain node.
+  KvStateMachine* kv() const { return kv_; }
+  // Proposes the request (with a fresh id) through Raft and waits for this member to apply it.
+  // Followers forward the proposal to the leader, as etcd's raft does. Errors: kTimeout
+  // ("etcdserver: request timed out[, possibly due to previous leader failure]") when it was not
+  // applied within the request timeout (it may still be, later); kResourceExhausted when too
+  // many proposals are pending.
+  Result<ApplyResult> propose_and_wait(etcdserverpb::InternalRequest req);
+  // Waits until this member has applied everything committed before the call (ReadIndex), so a
+  // read served afterwards is linearizable. kTimeout when no quorum answers in time.
+  Status linearizable_barrier();
 
  private:
   struct Tick {};
@@ -138,6 +177,7 @@ class Server {
   void fault_point(FaultPoint p);
   [[noreturn]] void crash(const std::string& why, bool lose_unsynced);
   void observe();
+  void on_applied(uint64_t id, const ApplyResult& result);
 
   sim::Simulator& sim_;
   ServerOptions options_;
@@ -149,12 +189,20 @@ class Server {
   std::unique_ptr<wal::Snapshotter> snapshotter_;
   std::unique_ptr<raft::Raft> raft_;
   std::unique_ptr<StateMachine> state_;
+  KvStateMachine* kv_ = nullptr;  // state_ when it is the KV store
   uint64_t last_snapshot_index_ = 0;
   sim::SocketId socket_ = 0;
   sim::Channel<Input> inbox_;
   ServerCounters own_counters_;
   ServerCounters& counters_;
   wal::RepairReport repair_;
+  // Client requests waiting for their entry to be applied (by request id) and for ReadIndex
+  // answers (by context); applied_ wakes readers waiting for the applied index to catch up.
+  std::map<uint64_t, sim::Promise<ApplyResult>> proposals_;
+  std::map<std::string, sim::Promise<uint64_t>> reads_;
+  sim::WaitQueue applied_;
+  uint64_t next_request_id_ = 0;
+  uint64_t next_read_ = 0;
 };
 
 }  // namespace dst::node

@@ -1,0 +1,289 @@
+#include "node/server/api_server.h"
+
+#include "base/limits.h"
+#include "node/server/quota.h"
+
+namespace dst::node {
+
+namespace {
+
+using etcdserverpb::ApiRequest;
+using etcdserverpb::ApiResponse;
+using etcdserverpb::InternalRequest;
+
+constexpr char kErrRequestTooLarge[] = "etcdserver: request is too large";
+
+void fail(ApiResponse& out, const Status& s) {
+  out.mutable_error()->set_code(static_cast<int32_t>(grpc_code(s)));
+  out.mutable_error()->set_message(client_error(s));
+}
+
+}  // namespace
+
+GrpcCode grpc_code(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kInvalidArgument: return GrpcCode::kInvalidArgument;
+    case StatusCode::kOutOfRange: return GrpcCode::kOutOfRange;
+    case StatusCode::kResourceExhausted: return GrpcCode::kResourceExhausted;
+    case StatusCode::kNotFound: return GrpcCode::kNotFound;
+    case StatusCode::kAlreadyExists: return GrpcCode::kFailedPrecondition;
+    // etcd's ErrGRPCTimeout and friends are Unavailable: the client may retry elsewhere.
+    case StatusCode::kTimeout:
+    case StatusCode::kUnavailable: return GrpcCode::kUnavailable;
+    default: return GrpcCode::kUnknown;
+  }
+}
+
+void ApiServer::run(sim::Simulator& sim, Server& server) {
+  ApiServer api(sim, server);
+  auto listener = sim.net().listen(sim.current_process(), server.options().api.port);
+  DST_ASSERT_MSG(listener.is_ok(), "client port taken: " + listener.status().to_string());
+  api.accept_loop(*listener);
+}
+
+void ApiServer::accept_loop(sim::ListenerId listener) {
+  for (;;) {
+    auto conn = sim_.net().accept(listener);
+    if (!conn.is_ok()) return;  // the process is going away
+    if (connections_ >= limits::kApiConnectionsMax) {
+      sim_.net().close_stream(*conn);  // refused, like a server at its connection limit
+      continue;
+    }
+    ++connections_;
+    sim::StreamId c = *conn;
+    sim_.spawn(sim_.current_process(), "api-conn", [this, c] {
+      serve_connection(c);
+      --connections_;
+    });
+  }
+}
+
+void ApiServer::reply(sim::StreamId conn, const ApiResponse& resp) {
+  // A broken connection loses the answer; the client sees the break and does not know the outcome.
+  Status s = sim_.net().send(conn, resp.SerializeAsString());
+  (void)s;
+}
+
+void ApiServer::serve_connection(sim::StreamId conn) {
+  const ApiOptions& opts = server_.options().api;
+  size_t in_flight = 0;
+  for (;;) {
+    auto frame = sim_.net().recv(conn);
+    if (!frame.is_ok()) break;  // broken or closed by the client
+    ApiRequest req;
+    const size_t grpc_max = opts.max_request_bytes + opts.grpc_overhead_bytes;
+    if (frame->size() > grpc_max) {
+      // gRPC's own receive limit: the message is not even decoded (its call id is lost with it,
+      // so the client learns of it by the call failing; the first 9 bytes name the call).
+      ApiRequest head;
+      (void)head.ParseFromString(*frame);  // best effort: the call id is the first field
+      ApiResponse out;
+      out.set_call(head.call());
+      out.mutable_error()->set_code(static_cast<int32_t>(GrpcCode::kResourceExhausted));
+      out.mutable_error()->set_message("grpc: received message larger than max (" + std::to_string(frame->size()) +
+                                       " vs. " + std::to_string(grpc_max) + ")");
+      reply(conn, out);
+      continue;
+    }
+    if (!req.ParseFromString(*frame)) break;  // a client speaking garbage: drop the connection
+    if (req.has_watch()) {
+      ApiResponse out;
+      out.set_call(req.call());
+      fail(out, Status(StatusCode::kInvalidArgument, "watch is served by the watch service (not yet wired)"));
+      reply(conn, out);
+      continue;
+    }
+    if (in_flight >= limits::kApiCallsPerConnectionMax) {
+      ApiResponse out;
+      out.set_call(req.call());
+      fail(out, Status(StatusCode::kResourceExhausted, "etcdserver: too many requests"));
+      reply(conn, out);
+      continue;
+    }
+    ++in_flight;
+    sim_.spawn(sim_.current_process(), "api-call", [this, conn, req = std::move(req), &in_flight] {
+      ApiResponse out = handle(req);
+      reply(conn, out);
+      --in_flight;
+    });
+  }
+  sim_.net().close_stream(conn);
+  // Calls still running answer into a closed stream (ignored); wait for them so `in_flight`
+  // outlives them.
+  while (in_flight > 0)
+    if (sim_.sleep(sim::milliseconds(10)) != sim::WaitResult::kOk) return;
+}
+
+void ApiServer::fill_header(etcdserverpb::ResponseHeader* h, int64_t revision) const {
+  h->set_cluster_id(server_.options().cluster_id);
+  h->set_member_id(server_.id());
+  if (h->revision() == 0) h->set_revision(revision);
+  h->set_raft_term(server_.raft().term());
+}
+
+ApiResponse ApiServer::handle(const ApiRequest& req) {
+  ApiResponse out;
+  out.set_call(req.call());
+  KvStateMachine* kv = server_.kv();
+  DST_ASSERT_MSG(kv != nullptr, "the client API runs only on KV members");
+  auto write_and = [&](InternalRequest ir, auto take) {
+    auto r = write(std::move(ir));
+    if (!r.is_ok()) return fail(out, r.status());
+    if (!r->error.is_ok()) return fail(out, r->error);
+    take(*r);
+  };
+  switch (req.request_case()) {
+    case ApiRequest::kRange: range(req.range(), out); break;
+    case ApiRequest::kPut: {
+      Status v = validate_put(req.put());
+      if (!v.is_ok()) return fail(out, v), out;
+      InternalRequest ir;
+      *ir.mutable_put() = req.put();
+      write_and(std::move(ir), [&](ApplyResult& r) {
+        *out.mutable_put() = std::move(*r.response.mutable_response_put());
+        fill_header(out.mutable_put()->mutable_header(), r.revision);
+      });
+      break;
+    }
+    case ApiRequest::kDeleteRange: {
+      Status v = validate_delete_range(req.delete_range());
+      if (!v.is_ok()) return fail(out, v), out;
+      InternalRequest ir;
+      *ir.mutable_delete_range() = req.delete_range();
+      write_and(std::move(ir), [&](ApplyResult& r) {
+        *out.mutable_delete_range() = std::move(*r.response.mutable_response_delete_range());
+        fill_header(out.mutable_delete_range()->mutable_header(), r.revision);
+      });
+      break;
+    }
+    case ApiRequest::kTxn: {
+      Status v = validate_txn(req.txn(), KvLimits{});
+      if (!v.is_ok()) return fail(out, v), out;
+      InternalRequest ir;
+      *ir.mutable_txn() = req.txn();
+      write_and(std::move(ir), [&](ApplyResult& r) {
+        *out.mutable_txn() = std::move(*r.response.mutable_response_txn());
+        fill_header(out.mutable_txn()->mutable_header(), r.revision);
+      });
+      break;
+    }
+    case ApiRequest::kCompaction: {
+      InternalRequest ir;
+      *ir.mutable_compaction() = req.compaction();
+      write_and(std::move(ir), [&](ApplyResult& r) { fill_header(out.mutable_compaction()->mutable_header(), r.revision); });
+      break;
+    }
+    case ApiRequest::kAlarm: alarm(req.alarm(), out); break;
+    case ApiRequest::kStatus: status(out); break;
+    case ApiRequest::kDefragment: defragment(out); break;
+    case ApiRequest::kHashKv: hash_kv(req.hash_kv(), out); break;
+    case ApiRequest::kMemberList: member_list(out); break;
+    default:
+      fail(out, Status(StatusCode::kInvalidArgument, "etcdserver: request not served by this member: case " +
+                                                         std::to_string(static_cast<int>(req.request_case()))));
+  }
+  return out;
+}
+
+void ApiServer::range(const etcdserverpb::RangeRequest& r, ApiResponse& out) {
+  Status v = validate_range(r);
+  if (!v.is_ok()) return fail(out, v);
+  if (!r.serializable()) {
+    Status b = server_.linearizable_barrier();
+    if (!b.is_ok()) return fail(out, b);
+  }
+  auto resp = apply_range(server_.kv()->store(), r);
+  if (!resp.is_ok()) return fail(out, resp.status());
+  *out.mutable_range() = std::move(resp).value();
+  fill_header(out.mutable_range()->mutable_header(), server_.kv()->store().rev());
+}
+
+Result<ApplyResult> ApiServer::write(InternalRequest req) {
+  KvStateMachine& kv = *server_.kv();
+  if (req.ByteSizeLong() > server_.options().api.max_request_bytes)
+    return Status(StatusCode::kInvalidArgument, kErrRequestTooLarge);
+  if (grows_store(req)) {
+    auto size = kv.backend().size_bytes();
+    if (!size.is_ok()) return size.status();
+    if (*size + quota_cost(req) > server_.options().api.quota_bytes) {
+      // etcd raises the alarm for the whole cluster (through Raft), then refuses the request.
+      InternalRequest raise;
+      raise.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::ACTIVATE);
+      raise.mutable_alarm()->set_memberid(server_.id());
+      raise.mutable_alarm()->set_alarm(etcdserverpb::NOSPACE);
+      auto raised = server_.propose_and_wait(std::move(raise));
+      (void)raised;  // refused either way; a timeout here only delays the alarm
+      return Status(StatusCode::kResourceExhausted, kErrNoSpace);
+    }
+  }
+  return server_.propose_and_wait(std::move(req));
+}
+
+void ApiServer::alarm(const etcdserverpb::AlarmRequest& r, ApiResponse& out) {
+  if (r.action() == etcdserverpb::AlarmRequest::GET) {
+    for (auto& m : server_.kv()->alarms().list()) *out.mutable_alarm()->add_alarms() = std::move(m);
+    fill_header(out.mutable_alarm()->mutable_header(), server_.kv()->store().rev());
+    return;
+  }
+  InternalRequest ir;
+  *ir.mutable_alarm() = r;
+  auto applied = server_.propose_and_wait(std::move(ir));
+  if (!applied.is_ok()) return fail(out, applied.status());
+  if (!applied->error.is_ok()) return fail(out, applied->error);
+  *out.mutable_alarm() = std::move(applied->alarm);
+  fill_header(out.mutable_alarm()->mutable_header(), applied->revision);
+}
+
+void ApiServer::status(ApiResponse& out) {
+  KvStateMachine& kv = *server_.kv();
+  auto* s = out.mutable_status();
+  auto size = kv.backend().size_bytes();
+  auto in_use = kv.backend().size_in_use();
+  if (!size.is_ok()) return fail(out, size.status());
+  if (!in_use.is_ok()) return fail(out, in_use.status());
+  s->set_version(kEtcdVersion);
+  s->set_dbsize(static_cast<int64_t>(*size));
+  s->set_dbsizeinuse(static_cast<int64_t>(*in_use));
+  s->set_leader(server_.raft().lead());
+  s->set_raftindex(server_.raft().log().committed());
+  s->set_raftterm(server_.raft().term());
+  s->set_raftappliedindex(server_.raft().log().applied());
+  for (const auto& m : kv.alarms().list()) s->add_errors(alarm_text(m));
+  s->set_islearner(!server_.raft().is_voter(server_.id()));
+  fill_header(s->mutable_header(), kv.store().rev());
+}
+
+void ApiServer::defragment(ApiResponse& out) {
+  Status s = server_.kv()->backend().defragment();
+  if (!s.is_ok()) return fail(out, s);
+  fill_header(out.mutable_defragment()->mutable_header(), server_.kv()->store().rev());
+}
+
+void ApiServer::hash_kv(const etcdserverpb::HashKVRequest& r, ApiResponse& out) {
+  mvcc::KvStore& store = server_.kv()->store();
+  const int64_t rev = r.revision() == 0 ? store.rev() : r.revision();
+  auto h = store.hash_at(rev);
+  if (!h.is_ok()) return fail(out, h.status());
+  // etcd's hash is a crc32; ours is 64 bits folded to the field's 32.
+  out.mutable_hash_kv()->set_hash(static_cast<uint32_t>(*h ^ (*h >> 32)));
+  out.mutable_hash_kv()->set_compact_revision(store.compact_rev());
+  fill_header(out.mutable_hash_kv()->mutable_header(), store.rev());
+}
+
+void ApiServer::member_list(ApiResponse& out) {
+  raftpb::ConfState cs = server_.raft().conf_state();
+  auto add = [&](uint64_t id, bool learner) {
+    auto* m = out.mutable_member_list()->add_members();
+    m->set_id(id);
+    m->set_name("n" + std::to_string(id));
+    m->add_peerurls("http://n" + std::to_string(id) + ":" + std::to_string(server_.options().raft_port));
+    m->add_clienturls("http://n" + std::to_string(id) + ":" + std::to_string(server_.options().api.port));
+    m->set_islearner(learner);
+  };
+  for (uint64_t id : cs.voters()) add(id, false);
+  for (uint64_t id : cs.learners()) add(id, true);
+  fill_header(out.mutable_member_list()->mutable_header(), 0);
+  out.mutable_member_list()->mutable_header()->clear_revision();  // etcd's member list has none
+}
+
+}  // namespace dst::node

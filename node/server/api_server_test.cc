@@ -1,0 +1,291 @@
+// The member's client API end to end: a client process talks to a 3-member KV cluster over
+// simulated streams, and gets etcd 3.4's answers and errors (../shared/reference/etcd-3.4.md).
+#include "node/server/api_server.h"
+
+#include <gtest/gtest.h>
+
+#include "node/server/kv_world.h"
+
+namespace dst::node {
+namespace {
+
+using etcdserverpb::ApiRequest;
+using etcdserverpb::ApiResponse;
+using sim::milliseconds;
+using sim::seconds;
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void start(KvWorldOptions o = {}) {
+    world_ = std::make_unique<KvWorld>(std::move(o));
+    ASSERT_TRUE(world_->await_stable_leader());
+    leader_ = *world_->cluster().leader();
+    follower_ = (leader_ + 1) % 3;
+    other_ = (leader_ + 2) % 3;
+  }
+
+  // One unary call to member i, from inside a client fiber.
+  ApiResponse call(size_t i, ApiRequest req, sim::DurationNs timeout = seconds(30)) {
+    client::Connection* c = world_->connection(i);
+    EXPECT_NE(c, nullptr);
+    if (c == nullptr) return {};
+    auto r = c->call(std::move(req), timeout);
+    EXPECT_TRUE(r.is_ok()) << r.status().to_string();
+    return r.is_ok() ? std::move(r).value() : ApiResponse();
+  }
+  // Runs a client session; the test fails if it does not finish within the bound.
+  void session(std::function<void()> body, sim::DurationNs bound = seconds(120)) {
+    ASSERT_TRUE(world_->run_client(std::move(body), bound)) << "client session did not finish";
+  }
+
+  static ApiRequest put(const std::string& k, const std::string& v) {
+    ApiRequest r;
+    r.mutable_put()->set_key(k);
+    r.mutable_put()->set_value(v);
+    return r;
+  }
+  static ApiRequest get(const std::string& k, bool serializable = false, int64_t rev = 0) {
+    ApiRequest r;
+    r.mutable_range()->set_key(k);
+    r.mutable_range()->set_serializable(serializable);
+    r.mutable_range()->set_revision(rev);
+    return r;
+  }
+  static ApiRequest del(const std::string& k, const std::string& end = "") {
+    ApiRequest r;
+    r.mutable_delete_range()->set_key(k);
+    r.mutable_delete_range()->set_range_end(end);
+    return r;
+  }
+  static ApiRequest compact(int64_t rev, bool physical = false) {
+    ApiRequest r;
+    r.mutable_compaction()->set_revision(rev);
+    r.mutable_compaction()->set_physical(physical);
+    return r;
+  }
+  static ApiRequest alarm(etcdserverpb::AlarmRequest::AlarmAction action, uint64_t member = 0,
+                          etcdserverpb::AlarmType type = etcdserverpb::NONE) {
+    ApiRequest r;
+    r.mutable_alarm()->set_action(action);
+    r.mutable_alarm()->set_memberid(member);
+    r.mutable_alarm()->set_alarm(type);
+    return r;
+  }
+  uint64_t member_id(size_t i) const { return world_->cluster().server(i)->id(); }
+
+  std::unique_ptr<KvWorld> world_;
+  size_t leader_ = 0, follower_ = 0, other_ = 0;
+};
+
+TEST_F(ApiTest, WritesThroughAFollowerAreForwardedAndReadsAreLinearizable) {
+  start();
+  session([&] {
+    ApiResponse p = call(follower_, put("foo", "bar"));
+    ASSERT_TRUE(p.has_put()) << p.DebugString();
+    EXPECT_EQ(p.put().header().revision(), 2);
+    EXPECT_EQ(p.put().header().member_id(), member_id(follower_));
+    EXPECT_EQ(p.put().header().cluster_id(), world_->cluster().server(0)->options().cluster_id);
+    EXPECT_GE(p.put().header().raft_term(), 2u);
+    // A linearizable read on the third member sees the write, whatever it has applied so far.
+    ApiResponse g = call(other_, get("foo"));
+    ASSERT_TRUE(g.has_range()) << g.DebugString();
+    ASSERT_EQ(g.range().kvs_size(), 1);
+    EXPECT_EQ(g.range().kvs(0).value(), "bar");
+    EXPECT_EQ(g.range().kvs(0).create_revision(), 2);
+    EXPECT_EQ(g.range().header().revision(), 2);
+    // A put with prev_kv, then a delete, then a past read.
+    ApiRequest p2 = put("foo", "bar2");
+    p2.mutable_put()->set_prev_kv(true);
+    ApiResponse r2 = call(leader_, p2);
+    EXPECT_EQ(r2.put().prev_kv().value(), "bar");
+    ApiResponse d = call(other_, del("foo"));
+    EXPECT_EQ(d.delete_range().deleted(), 1);
+    EXPECT_EQ(d.delete_range().header().revision(), 4);
+    ApiResponse old = call(follower_, get("foo", false, 2));
+    ASSERT_EQ(old.range().kvs_size(), 1);
+    EXPECT_EQ(old.range().kvs(0).value(), "bar");
+    EXPECT_EQ(old.range().header().revision(), 4);  // etcd answers with the current revision
+  });
+}
+
+TEST_F(ApiTest, CompactionErrorsCarryEtcdCodesAndStrings) {
+  start();
+  session([&] {
+    for (int i = 0; i < 5; ++i) call(leader_, put("k", std::to_string(i)));  // revisions 2..6
+    ApiResponse c = call(follower_, compact(4));
+    ASSERT_TRUE(c.has_compaction()) << c.DebugString();
+    EXPECT_EQ(c.compaction().header().revision(), 6);
+    ApiResponse past = call(other_, get("k", false, 3));
+    ASSERT_TRUE(past.has_error());
+    EXPECT_EQ(past.error().code(), 11);
+    EXPECT_EQ(past.error().message(), "etcdserver: mvcc: required revision has been compacted");
+    ApiResponse future = call(other_, get("k", false, 1000));
+    EXPECT_EQ(future.error().message(), "etcdserver: mvcc: required revision is a future revision");
+    ApiResponse again = call(leader_, compact(3));
+    EXPECT_EQ(again.error().code(), 11);
+    EXPECT_EQ(again.error().message(), "etcdserver: mvcc: required revision has been compacted");
+    ApiResponse empty_key = call(leader_, put("", "v"));
+    EXPECT_EQ(empty_key.error().code(), 3);
+    EXPECT_EQ(empty_key.error().message(), "etcdserver: key is not provided");
+  });
+}
+
+TEST_F(ApiTest, RequestSizeLimitsGiveEtcdAndGrpcErrors) {
+  KvWorldOptions o;
+  o.server.api.max_request_bytes = 65536;  // as the reference's single-member instance
+  start(o);
+  session([&] {
+    ApiResponse big = call(leader_, put("big", std::string(70000, 'x')));
+    ASSERT_TRUE(big.has_error());
+    EXPECT_EQ(big.error().code(), 3);
+    EXPECT_EQ(big.error().message(), "etcdserver: request is too large");
+    ApiResponse huge = call(leader_, put("big", std::string(700000, 'x')));
+    ASSERT_TRUE(huge.has_error());
+    EXPECT_EQ(huge.error().code(), 8);
+    EXPECT_EQ(huge.error().message().rfind("grpc: received message larger than max (", 0), 0u)
+        << huge.error().message();
+    EXPECT_NE(huge.error().message().find(" vs. 589824)"), std::string::npos) << huge.error().message();
+    // Nothing was written.
+    ApiResponse g = call(leader_, get("big"));
+    EXPECT_EQ(g.range().kvs_size(), 0);
+  });
+}
+
+TEST_F(ApiTest, NoSpaceAlarmRefusesGrowthUntilFreedDefragmentedAndDisarmed) {
+  KvWorldOptions o;
+  o.server.api.quota_bytes = 1024 * 1024;
+  start(o);
+  session([&] {
+    // Fill with 60 KB values until the quota refuses one (the reference needed 10 puts of 60 KB).
+    int accepted = 0;
+    ApiResponse refused;
+    for (int i = 0; i < 40; ++i) {
+      ApiResponse p = call(leader_, put("fill/" + std::to_string(100 + i), std::string(60000, 'v')));
+      if (p.has_error()) {
+        refused = p;
+        break;
+      }
+      ++accepted;
+    }
+    ASSERT_TRUE(refused.has_error()) << "the quota never refused a put";
+    EXPECT_GE(accepted, 5);
+    EXPECT_EQ(refused.error().code(), 8);
+    EXPECT_EQ(refused.error().message(), "etcdserver: mvcc: database space exceeded");
+    // The alarm is cluster-wide: every member lists it, naming the member that raised it.
+    for (size_t i = 0; i < 3; ++i) {
+      ApiResponse l = call(i, alarm(etcdserverpb::AlarmRequest::GET));
+      ASSERT_EQ(l.alarm().alarms_size(), 1) << "member " << i;
+      EXPECT_EQ(l.alarm().alarms(0).memberid(), member_id(leader_));
+      EXPECT_EQ(l.alarm().alarms(0).alarm(), etcdserverpb::NOSPACE);
+      ApiRequest st;
+      st.mutable_status();
+      ApiResponse s = call(i, st);
+      ASSERT_EQ(s.status().errors_size(), 1);
+      EXPECT_EQ(s.status().errors(0), "memberID:" + std::to_string(member_id(leader_)) + " alarm:NOSPACE ");
+    }
+    // A small put elsewhere is refused by the alarm at apply, even though that member's quota
+    // check passes.
+    ApiResponse tiny = call(follower_, put("tiny", "1"));
+    EXPECT_EQ(tiny.error().message(), "etcdserver: mvcc: database space exceeded");
+    // A txn without puts and a delete still work.
+    ApiRequest txn;
+    auto* cmp = txn.mutable_txn()->add_compare();
+    cmp->set_key("tiny");
+    cmp->set_target(etcdserverpb::Compare::CREATE);
+    cmp->set_create_revision(0);
+    txn.mutable_txn()->add_success()->mutable_request_range()->set_key("fill/100");
+    ApiResponse t = call(follower_, txn);
+    ASSERT_TRUE(t.has_txn()) << t.DebugString();
+    EXPECT_TRUE(t.txn().succeeded());
+    ApiResponse d = call(follower_, del("fill/", "fill0"));
+    ASSERT_TRUE(d.has_delete_range()) << d.DebugString();
+    EXPECT_EQ(d.delete_range().deleted(), accepted);
+    // Disarming alone is not enough: the deleted rows left free pages, the file did not shrink,
+    // so the same put is refused again and raises the alarm again.
+    ApiResponse dis = call(leader_, alarm(etcdserverpb::AlarmRequest::DEACTIVATE, member_id(leader_), etcdserverpb::NOSPACE));
+    ASSERT_EQ(dis.alarm().alarms_size(), 1) << dis.DebugString();
+    ApiResponse still = call(leader_, put("fill/again", std::string(60000, 'v')));
+    EXPECT_EQ(still.error().message(), "etcdserver: mvcc: database space exceeded");
+    ApiResponse relisted = call(other_, alarm(etcdserverpb::AlarmRequest::GET));
+    EXPECT_EQ(relisted.alarm().alarms_size(), 1);
+    // Recovery: compact physically, defragment every member, disarm; then writes work again.
+    ApiResponse g = call(leader_, get("tiny"));
+    ApiResponse c = call(leader_, compact(g.range().header().revision(), true));
+    ASSERT_TRUE(c.has_compaction()) << c.DebugString();
+    for (size_t i = 0; i < 3; ++i) {
+      ApiRequest defrag;
+      defrag.mutable_defragment();
+      ApiResponse r = call(i, defrag);
+      ASSERT_TRUE(r.has_defragment()) << r.DebugString();
+    }
+    call(leader_, alarm(etcdserverpb::AlarmRequest::DEACTIVATE, member_id(leader_), etcdserverpb::NOSPACE));
+    ApiResponse ok = call(leader_, put("tiny", "1"));
+    ASSERT_TRUE(ok.has_put()) << ok.DebugString();
+    ApiResponse none = call(other_, alarm(etcdserverpb::AlarmRequest::GET));
+    EXPECT_EQ(none.alarm().alarms_size(), 0);
+  });
+}
+
+TEST_F(ApiTest, MinorityMemberTimesOutLinearizableReadsAndWritesButServesSerializable) {
+  start();
+  session([&] { call(leader_, put("k", "v1")); });
+  ASSERT_TRUE(world_->await_stable_leader());  // every member applied v1
+  // Cut one follower off from both others.
+  sim::Simulator& sim = world_->sim();
+  sim::HostId f = world_->cluster().host(follower_);
+  for (size_t i = 0; i < 3; ++i) {
+    if (i == follower_) continue;
+    sim.net().set_reachable(f, world_->cluster().host(i), false);
+    sim.net().set_reachable(world_->cluster().host(i), f, false);
+  }
+  session([&] {
+    const sim::TimeNs start = world_->sim().now();
+    ApiResponse g = call(follower_, get("k"), seconds(30));
+    ASSERT_TRUE(g.has_error()) << g.DebugString();
+    EXPECT_EQ(g.error().code(), 14);
+    EXPECT_EQ(g.error().message(), "etcdserver: request timed out");
+    EXPECT_GE(world_->sim().now() - start, seconds(7));
+    ApiResponse s = call(follower_, get("k", true));
+    ASSERT_EQ(s.range().kvs_size(), 1);  // stale reads are allowed when asked for
+    EXPECT_EQ(s.range().kvs(0).value(), "v1");
+    ApiResponse p = call(follower_, put("k", "v2"), seconds(30));
+    ASSERT_TRUE(p.has_error());
+    EXPECT_EQ(p.error().code(), 14);
+    // The majority keeps serving meanwhile.
+    ApiResponse m = call(leader_, put("k", "v3"));
+    EXPECT_TRUE(m.has_put()) << m.DebugString();
+  });
+}
+
+TEST_F(ApiTest, StatusMemberListAndHashKvAgreeAcrossMembers) {
+  start();
+  session([&] {
+    for (int i = 0; i < 20; ++i) call(i % 3, put("key/" + std::to_string(i % 7), std::to_string(i)));
+    call(leader_, del("key/3"));
+    std::optional<uint32_t> hash;
+    for (size_t i = 0; i < 3; ++i) {
+      call(i, get("key/0"));  // linearizable: member i has applied everything
+      ApiRequest h;
+      h.mutable_hash_kv()->set_revision(22);
+      ApiResponse r = call(i, h);
+      ASSERT_TRUE(r.has_hash_kv()) << r.DebugString();
+      if (hash) { EXPECT_EQ(r.hash_kv().hash(), *hash) << "member " << i; }
+      hash = r.hash_kv().hash();
+      ApiRequest st;
+      st.mutable_status();
+      ApiResponse s = call(i, st);
+      EXPECT_EQ(s.status().version(), "3.4.23");
+      EXPECT_EQ(s.status().leader(), member_id(leader_));
+      EXPECT_EQ(s.status().header().revision(), 22);
+      EXPECT_GT(s.status().dbsize(), 0);
+      EXPECT_GE(s.status().raftappliedindex(), 22u);
+      ApiRequest ml;
+      ml.mutable_member_list();
+      ApiResponse m = call(i, ml);
+      EXPECT_EQ(m.member_list().members_size(), 3);
+    }
+  });
+}
+
+}  // namespace
+}  // namespace dst::node

@@ -1,0 +1,77 @@
+#include "node/server/kv_world.h"
+
+namespace dst::node {
+
+namespace {
+ClusterOptions cluster_options(const KvWorldOptions& o) {
+  ClusterOptions c;
+  c.nodes = o.nodes;
+  c.server = o.server;
+  c.server.state_machine = StateMachineKind::kKv;
+  c.link = o.link;
+  return c;
+}
+}  // namespace
+
+KvWorld::KvWorld(KvWorldOptions options)
+    : options_(std::move(options)),
+      sim_(std::make_unique<sim::Simulator>(options_.seed)),
+      cluster_(std::make_unique<SimCluster>(*sim_, cluster_options(options_))) {
+  client_host_ = sim_->add_host("client");
+  client_ = sim_->start_process(client_host_, "client");
+  connections_.resize(options_.nodes);
+  cluster_->start_all();
+}
+
+KvWorld::~KvWorld() {
+  // Connections close their streams; do it while the simulator is still alive.
+  connections_.clear();
+  cluster_.reset();
+}
+
+sim::Address KvWorld::member_address(size_t i) const {
+  return sim::Address{cluster_->host(i), options_.server.api.port};
+}
+
+bool KvWorld::run_client(std::function<void()> body, sim::DurationNs bound) {
+  bool done = false;
+  sim::Simulator* sim = sim_.get();
+  sim::FiberId fiber = sim_->spawn(client_, "client-session", [sim, &done, body = std::move(body)] {
+    body();
+    done = true;
+    sim->stop();
+  });
+  sim_->run_until(sim_->now() + bound);
+  if (!done) sim_->cancel(fiber);
+  return done;
+}
+
+bool KvWorld::await_stable_leader(sim::DurationNs bound) {
+  const sim::TimeNs deadline = sim_->now() + bound;
+  while (sim_->now() < deadline) {
+    sim_->run_for(sim::milliseconds(10));
+    std::optional<size_t> l = cluster_->leader();
+    if (!l) continue;
+    const uint64_t commit = cluster_->server(*l)->raft().log().committed();
+    bool caught_up = true;
+    for (size_t i = 0; i < cluster_->size(); ++i) {
+      const Server* s = cluster_->server(i);
+      if (s == nullptr || s->raft().log().applied() < commit) caught_up = false;
+    }
+    if (caught_up && cluster_->server(*l)->raft().log().applied() >= commit) return true;
+  }
+  return false;
+}
+
+client::Connection* KvWorld::connection(size_t i) {
+  DST_ASSERT_LT(i, connections_.size());
+  if (connections_[i] && connections_[i]->broken()) connections_[i].reset();
+  if (!connections_[i]) {
+    auto c = client::Connection::open(*sim_, member_address(i));
+    if (!c.is_ok()) return nullptr;
+    connections_[i] = std::move(c).value();
+  }
+  return connections_[i].get();
+}
+
+}  // namespace dst::node

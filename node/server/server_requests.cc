@@ -1,0 +1,77 @@
+// The member's side of client requests: proposals that wait for their apply, and ReadIndex
+// barriers for linearizable reads (etcd's processInternalRaftRequest and linearizableReadLoop).
+#include "base/limits.h"
+#include "node/server/server.h"
+
+namespace dst::node {
+
+namespace {
+constexpr char kErrTimeout[] = "etcdserver: request timed out";
+constexpr char kErrTimeoutLeaderFail[] = "etcdserver: request timed out, possibly due to previous leader failure";
+constexpr char kErrTooManyRequests[] = "etcdserver: too many requests";
+constexpr char kErrStopped[] = "etcdserver: server stopped";
+}  // namespace
+
+void Server::on_applied(uint64_t id, const ApplyResult& result) {
+  auto it = proposals_.find(id);
+  if (it == proposals_.end()) return;  // proposed by another member, or its client gave up
+  it->second.set(result);
+  proposals_.erase(it);
+}
+
+Result<ApplyResult> Server::propose_and_wait(etcdserverpb::InternalRequest req) {
+  DST_ASSERT_MSG(kv_ != nullptr, "client proposals need the KV state machine");
+  if (proposals_.size() >= limits::kApiPendingProposalsMax)
+    return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
+  // Unique across members and incarnations: the member id in the top byte, then a counter that
+  // starts at the incarnation's start time in ns (a restart starts past every id used before,
+  // since no incarnation proposes more than once per virtual nanosecond).
+  if (next_request_id_ == 0) next_request_id_ = static_cast<uint64_t>(sim_.now()) & ((uint64_t{1} << 56) - 1);
+  const uint64_t id = (options_.id << 56) | (next_request_id_++ & ((uint64_t{1} << 56) - 1));
+  req.set_id(id);
+  sim::Future<ApplyResult> done = proposals_.emplace(id, sim::Promise<ApplyResult>(sim_)).first->second.future();
+  const uint64_t term_at_start = raft_->term();
+  if (inbox_.send(Proposal{req.SerializeAsString()}, options_.api.request_timeout) != sim::WaitResult::kOk) {
+    proposals_.erase(id);
+    return Status(StatusCode::kUnavailable, kErrStopped);
+  }
+  auto [r, result] = done.get(options_.api.request_timeout);
+  if (r == sim::WaitResult::kOk) return std::move(*result);
+  proposals_.erase(id);
+  if (r == sim::WaitResult::kTimeout) {
+    // etcd says "possibly due to previous leader failure" when the term moved meanwhile.
+    return Status(StatusCode::kTimeout, raft_->term() != term_at_start ? kErrTimeoutLeaderFail : kErrTimeout);
+  }
+  return Status(StatusCode::kUnavailable, kErrStopped);
+}
+
+Status Server::linearizable_barrier() {
+  if (reads_.size() >= limits::kApiPendingReadsMax) return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
+  const sim::TimeNs deadline = sim_.deadline_after(options_.api.request_timeout);
+  std::optional<uint64_t> index;
+  // Ask, and ask again while no answer comes (no leader yet, a lost message), until the deadline.
+  // Every attempt has its own context (unique per member incarnation): the read-safety invariant
+  // checks each answer against the commit index at the time of its own request.
+  while (!index && sim_.now() < deadline) {
+    std::string context = "api" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." +
+                          std::to_string(next_read_++);
+    sim::Future<uint64_t> answer = reads_.emplace(context, sim::Promise<uint64_t>(sim_)).first->second.future();
+    sim::WaitResult r = inbox_.send(ReadRequest{context}, deadline - sim_.now());
+    if (r == sim::WaitResult::kOk) {
+      const sim::DurationNs wait = std::min<sim::DurationNs>(options_.api.read_index_retry, deadline - sim_.now());
+      auto [got, value] = answer.get(wait);
+      r = got;
+      if (got == sim::WaitResult::kOk) index = value;
+    }
+    reads_.erase(context);
+    if (r != sim::WaitResult::kOk && r != sim::WaitResult::kTimeout) break;
+  }
+  if (!index) return Status(StatusCode::kTimeout, kErrTimeout);
+  while (kv_->applied_index() < *index) {
+    if (sim_.now() >= deadline) return Status(StatusCode::kTimeout, kErrTimeout);
+    if (applied_.wait_until(deadline) == sim::WaitResult::kCancelled) return Status(StatusCode::kUnavailable, kErrStopped);
+  }
+  return Status::ok();
+}
+
+}  // namespace dst::node
