@@ -14,6 +14,7 @@
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/run_raft.h"
+#include "tools/shell_command.h"
 
 namespace dst {
 namespace {
@@ -27,6 +28,7 @@ const char* kTopUsage =
     "commands:\n"
     "  run [WORLD]    run one simulated world with a seed and check it (WORLD: demo, the default,\n"
     "                 or raft: a Raft cluster under random faults; Lua scenarios come later)\n"
+    "  shell          etcdctl command lines on stdin against a simulated cluster, etcdctl's output\n"
     "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
     "  bench raft     committed Raft entries per wall second, 3 and 5 nodes in simulation\n"
     "  bench kv       etcd KV requests applied per wall second through a 3-node cluster\n"
@@ -152,6 +154,7 @@ int main(int argc, char** argv) {
   rest.erase(rest.begin());
   if (command == "run") return dst::run_command(self, rest);
   if (command == "bench") return dst::bench_command(rest);
+  if (command == "shell") return dst::shell_command(self, rest);
   std::fprintf(stderr, "dst: unknown command '%s'\n\n%s", command.c_str(), dst::kTopUsage);
   return dst::kExitUsage;
 }

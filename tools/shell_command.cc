@@ -1,0 +1,77 @@
+#include "tools/shell_command.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "sim/trace.h"
+#include "tools/cli_args.h"
+#include "tools/exit_codes.h"
+#include "tools/shell_session.h"
+
+namespace dst {
+
+int shell_command(const std::string& self, const std::vector<std::string>& argv) {
+  cli::Args args("dst shell", argv);
+  args.option("seed", "N", "the seed of the simulated cluster (default 1)");
+  args.option("nodes", "N", "members in the cluster (default 3)");
+  args.option("member", "N", "the member (1-based) requests go to, like etcdctl --endpoints (default 1)");
+  if (Status st = args.parse(); !st.is_ok()) {
+    std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
+    return kExitUsage;
+  }
+  if (args.has("help")) {
+    std::printf(
+        "%s\nReads etcdctl 3.4 command lines on stdin (put, get, del, txn, compaction, watch, lease ..., defrag,\n"
+        "alarm list|disarm, endpoint status|hashkv, member list, and `sleep DURATION` to let virtual time\n"
+        "pass) and prints what etcdctl prints. Same seed and input, same output.\n",
+        args.usage().c_str());
+    return kExitPass;
+  }
+  Result<uint64_t> seed = args.u64("seed", 1);
+  Result<uint64_t> nodes = args.u64("nodes", 3);
+  Result<uint64_t> member = args.u64("member", 1);
+  for (const Status* st : {&seed.status(), &nodes.status(), &member.status()}) {
+    if (!st->is_ok()) {
+      std::fprintf(stderr, "%s\n", st->message().c_str());
+      return kExitUsage;
+    }
+  }
+  if (*nodes < 1 || *nodes > 7) {
+    std::fprintf(stderr, "dst shell: --nodes must be between 1 and 7, got %llu\n", static_cast<unsigned long long>(*nodes));
+    return kExitUsage;
+  }
+  if (*member < 1 || *member > *nodes) {
+    std::fprintf(stderr, "dst shell: --member must be between 1 and %llu, got %llu\n",
+                 static_cast<unsigned long long>(*nodes), static_cast<unsigned long long>(*member));
+    return kExitUsage;
+  }
+  // Seed and reproduce command first, trace hash last; on stderr, so stdout is exactly etcdctl's.
+  std::fprintf(stderr, "# seed %llu   reproduce: %s shell --seed %llu --nodes %llu --member %llu < INPUT\n",
+               static_cast<unsigned long long>(*seed), self.c_str(), static_cast<unsigned long long>(*seed),
+               static_cast<unsigned long long>(*nodes), static_cast<unsigned long long>(*member));
+  node::KvWorldOptions wo;
+  wo.seed = *seed;
+  wo.nodes = *nodes;
+  node::KvWorld world(wo);
+  if (!world.await_stable_leader()) {
+    std::fprintf(stderr, "dst shell: the simulated cluster elected no leader within 30 s of virtual time\n");
+    return kExitViolation;
+  }
+  shell::ShellOptions so;
+  so.member = *member - 1;
+  {
+    shell::ShellSession session(world, so, [](const etcdctl::Output& o) {
+      std::fputs(o.out.c_str(), stdout);
+      std::fputs(o.err.c_str(), stderr);
+      std::fflush(stdout);
+      std::fflush(stderr);
+    });
+    std::string line;
+    while (std::getline(std::cin, line)) session.feed(line);
+    session.finish();
+  }
+  std::fprintf(stderr, "# trace hash %s\n", sim::format_trace_hash(world.sim().trace().hash()).c_str());
+  return kExitPass;
+}
+
+}  // namespace dst

@@ -1,0 +1,295 @@
+#include "tools/shell_session.h"
+
+#include <variant>
+
+#include "client/api_client.h"
+#include "client/etcdctl/etcdctl_parse.h"
+
+namespace dst::shell {
+
+namespace {
+
+using etcdctl::Output;
+using etcdserverpb::ApiRequest;
+using etcdserverpb::ApiResponse;
+
+// What the server answers a keep-alive for a lease that is gone.
+constexpr int64_t kLeaseGone = 0;
+
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+}  // namespace
+
+ShellSession::ShellSession(node::KvWorld& world, ShellOptions options, Sink sink)
+    : world_(world), options_(options), sink_(std::move(sink)) {
+  DST_ASSERT_LT(options_.member, world_.cluster().size());
+  // A host of its own: a host runs one process, and the client host's runs the foreground lines.
+  sim::HostId host = world_.sim().add_host("shell-background");
+  background_process_ = world_.sim().start_process(host, "shell-background");
+}
+
+ShellSession::~ShellSession() {
+  // Background watches and keep-alives refer to this session: end them while it still exists.
+  if (world_.sim().alive(background_process_)) world_.sim().kill(background_process_);
+}
+
+std::string ShellSession::endpoint(size_t i) const { return "http://n" + std::to_string(i + 1) + ":2379"; }
+
+void ShellSession::feed(const std::string& line) {
+  if (txn_) {
+    // The txn's own lines: compares, success ops, failure ops, separated by blank lines.
+    Result<bool> done = txn_->feed(line);
+    if (!done.is_ok()) {
+      emit(etcdctl::print_error(done.status().message(), etcdctl::kExitInvalidInput));
+      txn_.reset();
+      return;
+    }
+    if (!*done) {
+      if (std::string prompt = txn_->take_prompt(); !prompt.empty()) emit(Output{prompt, "", 0});
+      return;
+    }
+    etcdserverpb::TxnRequest request = txn_->request();
+    txn_.reset();
+    run_txn(request, txn_print_);
+    return;
+  }
+  auto parsed = etcdctl::parse_line(line);
+  if (!parsed.is_ok()) {
+    emit(etcdctl::print_error(parsed.status().message(), etcdctl::kExitBadArgs));
+    return;
+  }
+  if (!parsed->has_value()) return;  // blank line or comment
+  run(**parsed);
+}
+
+void ShellSession::finish() {
+  if (txn_) {
+    emit(etcdctl::print_error(txn_->end_of_input().message(), etcdctl::kExitInvalidInput));
+    txn_.reset();
+  }
+  world_.advance(options_.drain);
+}
+
+std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRequest req, size_t member) {
+  client::Connection* conn = world_.connection(member);
+  if (conn == nullptr) {
+    emit(etcdctl::print_request_error(cmd, "context deadline exceeded", endpoint(member)));
+    return std::nullopt;
+  }
+  auto r = conn->call(std::move(req), options_.command_timeout);
+  if (!r.is_ok()) {
+    // etcdctl's context expires first on a timeout; a broken connection shows gRPC's words.
+    const std::string msg = r.status().code() == StatusCode::kTimeout
+                                ? "context deadline exceeded"
+                                : "rpc error: code = Unavailable desc = transport is closing";
+    emit(etcdctl::print_request_error(cmd, msg, endpoint(member)));
+    return std::nullopt;
+  }
+  if (r->has_error()) {
+    emit(etcdctl::print_request_error(cmd, r->error().message(), endpoint(member)));
+    return std::nullopt;
+  }
+  return std::move(r).value();
+}
+
+void ShellSession::run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::PrintOptions& print) {
+  etcdctl::Command cmd = etcdctl::TxnCommand{};
+  world_.run_client([&] {
+    ApiRequest req;
+    *req.mutable_txn() = txn;
+    if (auto r = call(cmd, req, options_.member)) emit(etcdctl::print_txn(r->txn(), print));
+  });
+}
+
+void ShellSession::run(const etcdctl::Invocation& inv) {
+  const etcdctl::PrintOptions& print = inv.print;
+  const size_t m = options_.member;
+  const etcdctl::Command& cmd = inv.command;
+  auto unary = [&](auto fill, auto show) {
+    world_.run_client([&] {
+      ApiRequest req;
+      fill(req);
+      if (auto r = call(cmd, req, m)) show(*r);
+    });
+  };
+  std::visit(
+      Overloaded{
+          [&](const etcdctl::GetCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_range() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_get(r.range(), print)); });
+          },
+          [&](const etcdctl::PutCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_put() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_put(r.put(), print)); });
+          },
+          [&](const etcdctl::DelCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_delete_range() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_del(r.delete_range(), print)); });
+          },
+          [&](const etcdctl::TxnCommand& c) {
+            txn_.emplace(c.interactive);
+            txn_print_ = print;
+            if (std::string prompt = txn_->take_prompt(); !prompt.empty()) emit(Output{prompt, "", 0});
+          },
+          [&](const etcdctl::CompactionCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_compaction() = c.request; },
+                  [&](ApiResponse&) { emit(etcdctl::print_compaction(c.request.revision())); });
+          },
+          [&](const etcdctl::WatchCommand& c) { start_watch(c, print); },
+          [&](const etcdctl::LeaseGrantCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_lease_grant() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_lease_grant(r.lease_grant(), print)); });
+          },
+          [&](const etcdctl::LeaseRevokeCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_lease_revoke() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_lease_revoke(c.request.id(), r.lease_revoke(), print)); });
+          },
+          [&](const etcdctl::LeaseTimeToLiveCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_lease_time_to_live() = c.request; },
+                  [&](ApiResponse& r) {
+                    emit(etcdctl::print_lease_time_to_live(r.lease_time_to_live(), c.request.keys(), print));
+                  });
+          },
+          [&](const etcdctl::LeaseKeepAliveCommand& c) {
+            if (!c.once) return start_keep_alive(c.request.id(), print);
+            unary([&](ApiRequest& q) { *q.mutable_lease_keep_alive() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_lease_keep_alive(r.lease_keep_alive(), print)); });
+          },
+          [&](const etcdctl::LeaseListCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_lease_leases() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_lease_list(r.lease_leases(), print)); });
+          },
+          [&](const etcdctl::DefragCommand&) {
+            unary([&](ApiRequest& q) { q.mutable_defragment(); },
+                  [&](ApiResponse&) { emit(etcdctl::print_defrag(endpoint(m))); });
+          },
+          [&](const etcdctl::AlarmCommand& c) {
+            if (c.request.action() != etcdserverpb::AlarmRequest::DEACTIVATE || c.request.memberid() != 0 ||
+                c.request.alarm() != etcdserverpb::NONE) {
+              unary([&](ApiRequest& q) { *q.mutable_alarm() = c.request; },
+                    [&](ApiResponse& r) { emit(etcdctl::print_alarm(r.alarm(), print)); });
+              return;
+            }
+            // `alarm disarm` (clientv3's AlarmDisarm with no member): list, then disarm each one,
+            // and print the alarms that were disarmed.
+            world_.run_client([&] {
+              ApiRequest list;
+              list.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::GET);
+              auto listed = call(cmd, list, m);
+              if (!listed) return;
+              etcdserverpb::AlarmResponse all;
+              *all.mutable_header() = listed->alarm().header();
+              for (const auto& a : listed->alarm().alarms()) {
+                ApiRequest d;
+                d.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::DEACTIVATE);
+                d.mutable_alarm()->set_memberid(a.memberid());
+                d.mutable_alarm()->set_alarm(a.alarm());
+                auto done = call(cmd, d, m);
+                if (!done) return;
+                for (const auto& x : done->alarm().alarms()) *all.add_alarms() = x;
+              }
+              emit(etcdctl::print_alarm(all, print));
+            });
+          },
+          [&](const etcdctl::EndpointStatusCommand& c) {
+            world_.run_client([&] {
+              std::vector<etcdctl::EndpointStatus> statuses;
+              const size_t first = c.cluster ? 0 : m, last = c.cluster ? world_.cluster().size() : m + 1;
+              for (size_t i = first; i < last; ++i) {
+                ApiRequest q;
+                q.mutable_status();
+                if (auto r = call(cmd, q, i)) statuses.push_back({endpoint(i), r->status()});
+              }
+              if (!statuses.empty()) emit(etcdctl::print_endpoint_status(statuses, print));
+            });
+          },
+          [&](const etcdctl::EndpointHashKVCommand& c) {
+            world_.run_client([&] {
+              std::vector<etcdctl::EndpointHashKV> hashes;
+              const size_t first = c.cluster ? 0 : m, last = c.cluster ? world_.cluster().size() : m + 1;
+              for (size_t i = first; i < last; ++i) {
+                ApiRequest q;
+                *q.mutable_hash_kv() = c.request;
+                if (auto r = call(cmd, q, i)) hashes.push_back({endpoint(i), r->hash_kv()});
+              }
+              if (!hashes.empty()) emit(etcdctl::print_endpoint_hashkv(hashes, print));
+            });
+          },
+          [&](const etcdctl::MemberListCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_member_list() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });
+          },
+          [&](const etcdctl::SleepCommand& c) { world_.advance(c.duration_ns); },
+      },
+      cmd);
+}
+
+void ShellSession::start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print) {
+  ++background_;
+  sim::Simulator& sim = world_.sim();
+  etcdserverpb::WatchCreateRequest create = w.request;
+  sim.spawn(background_process_, "shell-watch", [this, &sim, create, print]() mutable {
+    size_t member = options_.member;
+    for (;;) {
+      // clientv3 keeps a watch alive across broken connections: it reconnects (to the next
+      // member) and resumes from the revision after the last one it delivered.
+      auto conn = client::Connection::open(sim, world_.member_address(member));
+      if (conn.is_ok()) {
+        const uint64_t call = (*conn)->open_watch();
+        etcdserverpb::WatchRequest req;
+        *req.mutable_create_request() = create;
+        if ((*conn)->send_watch(call, req).is_ok()) {
+          for (;;) {
+            auto resp = (*conn)->recv_watch(call, sim::kForever);
+            if (!resp.is_ok()) break;
+            for (const auto& e : resp->events()) create.set_start_revision(e.kv().mod_revision() + 1);
+            emit(etcdctl::print_watch_response(*resp, print));
+            if (resp->canceled()) {
+              emit(etcdctl::print_watch_ended());
+              return;
+            }
+          }
+        }
+      }
+      if (sim.sleep(sim::milliseconds(100)) != sim::WaitResult::kOk) return;
+      member = (member + 1) % world_.cluster().size();
+    }
+  });
+}
+
+void ShellSession::start_keep_alive(int64_t id, const etcdctl::PrintOptions& print) {
+  ++background_;
+  sim::Simulator& sim = world_.sim();
+  sim.spawn(background_process_, "shell-keep-alive", [this, &sim, id, print] {
+    etcdctl::Command cmd = etcdctl::LeaseKeepAliveCommand{};
+    for (;;) {
+      auto conn = client::Connection::open(sim, world_.member_address(options_.member));
+      int64_t ttl = 1;
+      if (conn.is_ok()) {
+        ApiRequest q;
+        q.mutable_lease_keep_alive()->set_id(id);
+        auto r = (*conn)->call(q, options_.command_timeout);
+        if (r.is_ok() && r->has_lease_keep_alive()) {
+          ttl = r->lease_keep_alive().ttl();
+          if (ttl <= kLeaseGone) {
+            emit(etcdctl::print_lease_keep_alive_ended(id, print));
+            return;
+          }
+          emit(etcdctl::print_lease_keep_alive(r->lease_keep_alive(), print));
+        } else if (r.is_ok() && r->has_error()) {
+          emit(etcdctl::print_request_error(cmd, r->error().message()));
+          return;
+        }
+      }
+      // clientv3 renews every TTL/3.
+      if (sim.sleep(sim::seconds(ttl) / 3 + 1) != sim::WaitResult::kOk) return;
+    }
+  });
+}
+
+}  // namespace dst::shell

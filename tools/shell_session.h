@@ -1,0 +1,67 @@
+// `dst shell`: etcdctl-style lines in, etcdctl's output out, against a simulated cluster.
+//
+// Each line is parsed as etcdctl 3.4 would (client/etcdctl), sent as a client request to one
+// member of a KvWorld, and answered with exactly what etcdctl prints (`-w json` or simple). The
+// whole session is a function of the seed and the input: virtual time advances only while a
+// request is in flight and on `sleep DURATION`.
+//
+// `watch` and `lease keep-alive` (without --once) run in the background, as if etcdctl ran in
+// another terminal: their output appears, in virtual-time order, between the outputs of later
+// lines. When the input ends, the session lets `drain` of virtual time pass so that watches print
+// what was already in flight.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "client/etcdctl/etcdctl_print.h"
+#include "client/etcdctl/etcdctl_txn.h"
+#include "node/server/kv_world.h"
+
+namespace dst::shell {
+
+struct ShellOptions {
+  size_t member = 0;  // the member (0-based) requests go to, like etcdctl --endpoints=ONE
+  // etcdctl's --command-timeout default: a request unanswered after it prints
+  // "Error: context deadline exceeded".
+  sim::DurationNs command_timeout = sim::seconds(5);
+  sim::DurationNs drain = sim::seconds(1);
+};
+
+class ShellSession {
+ public:
+  using Sink = std::function<void(const etcdctl::Output&)>;
+  ShellSession(node::KvWorld& world, ShellOptions options, Sink sink);
+  ~ShellSession();
+
+  // One input line (without its newline).
+  void feed(const std::string& line);
+  // End of input: reports an unfinished txn ("Error: EOF") and drains the background watches.
+  void finish();
+  // Name of member i as the shell prints it ("http://n1:2379").
+  std::string endpoint(size_t i) const;
+
+ private:
+  void run(const etcdctl::Invocation& inv);
+  void run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::PrintOptions& print);
+  void start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print);
+  void start_keep_alive(int64_t id, const etcdctl::PrintOptions& print);
+  // One unary call to the session's member inside a client fiber; the response or the error line.
+  std::optional<etcdserverpb::ApiResponse> call(const etcdctl::Command& cmd, etcdserverpb::ApiRequest req,
+                                                size_t member);
+  void emit(etcdctl::Output o) { sink_(o); }
+
+  node::KvWorld& world_;
+  ShellOptions options_;
+  Sink sink_;
+  std::optional<etcdctl::TxnParser> txn_;  // while reading a txn's lines
+  etcdctl::PrintOptions txn_print_;
+  // Background watches and keep-alives run in their own client process, killed with the session.
+  sim::ProcessId background_process_ = sim::kNoProcess;
+  size_t background_ = 0;  // watch / keep-alive fibers started
+};
+
+}  // namespace dst::shell
