@@ -59,6 +59,7 @@ struct Network::StreamEnd {
   bool fin_received = false;
   bool released = false;  // closed by its owner, or its owner died
   std::unique_ptr<WaitQueue> readers;
+  size_t inbox_bytes = 0;  // payload bytes in `inbox`
 };
 
 // Direction d carries frames from end[d] to end[1-d]; end[0] connected, end[1] accepted.
@@ -490,6 +491,7 @@ void Network::deliver_frame(Stream& s, int d, Frame& frame) {
   l.counters.bytes_delivered += frame.payload.size();
   switch (frame.kind) {
     case Frame::Kind::kData:
+      receiver.inbox_bytes += frame.payload.size();
       receiver.inbox.push_back(std::move(frame.payload));
       receiver.readers->notify_one();
       break;
@@ -578,6 +580,7 @@ Result<std::string> Network::recv(StreamId handle, DurationNs timeout) {
     if (!me.inbox.empty()) {
       std::string m = std::move(me.inbox.front());
       me.inbox.pop_front();
+      me.inbox_bytes -= m.size();
       return m;
     }
     if (s->broken) return Status(StatusCode::kUnavailable, s->break_reason);
@@ -585,6 +588,13 @@ Result<std::string> Network::recv(StreamId handle, DurationNs timeout) {
     const WaitResult r = me.readers->wait_until(deadline);
     if (auto failed = wait_failure(r, "recv")) return *failed;
   }
+}
+
+size_t Network::unread_bytes(StreamId handle) const {
+  const Stream* s = find_stream(handle >> 1);
+  if (s == nullptr) return 0;
+  const int d = static_cast<int>(handle & 1);
+  return s->queued_bytes[d] + s->end[1 - d].inbox_bytes;
 }
 
 void Network::close_stream(StreamId handle) {

@@ -118,6 +118,10 @@ class Network {
   // Blocks for the next message; kClosed after the peer's close, kUnavailable once broken.
   Result<std::string> recv(StreamId stream, DurationNs timeout = kForever);
   void close_stream(StreamId stream);
+  // Bytes this end sent that the peer's application has not read yet (in the send buffer, in
+  // flight, or waiting in the peer's receive buffer): what an HTTP/2 flow-control window counts,
+  // so a sender can stop when a slow reader falls behind instead of buffering without bound.
+  size_t unread_bytes(StreamId stream) const;
   Address local_address(StreamId stream) const;
   Address peer_address(StreamId stream) const;
   size_t open_streams() const { return streams_.size(); }
