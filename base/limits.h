@@ -156,6 +156,10 @@ inline constexpr size_t kApiPendingReadsMax = 10'000;
 // MaxConcurrentStreams role).
 inline constexpr size_t kApiConnectionsMax = 10'000;
 inline constexpr size_t kApiCallsPerConnectionMax = 1000;
+// Unread bytes a member lets pile up on a client connection before its watch senders wait: the
+// HTTP/2 flow-control window (64 KiB initially in gRPC). A client that stops reading thus makes
+// the member's watch queue fill, and its watchers fall behind into catch-up, as in etcd.
+inline constexpr size_t kApiConnectionWindowBytes = 64 * 1024;
 
 // --- node: watch ----------------------------------------------------------------------------
 // Responses queued on one watch stream for its sender: etcd's chanBufLen (128). A watcher whose

@@ -45,15 +45,17 @@ void ApiServer::accept_loop(sim::ListenerId listener) {
   for (;;) {
     auto conn = sim_.net().accept(listener);
     if (!conn.is_ok()) return;  // the process is going away
-    if (connections_ >= limits::kApiConnectionsMax) {
+    if (connections_.size() >= limits::kApiConnectionsMax) {
       sim_.net().close_stream(*conn);  // refused, like a server at its connection limit
       continue;
     }
-    ++connections_;
     sim::StreamId c = *conn;
-    sim_.spawn(sim_.current_process(), "api-conn", [this, c] {
-      serve_connection(c);
-      --connections_;
+    auto state = std::make_shared<ConnectionState>();
+    state->stream = c;
+    connections_.emplace(c, state);
+    sim_.spawn(sim_.current_process(), "api-conn", [this, state] {
+      serve_connection(state->stream);
+      connections_.erase(state->stream);
     });
   }
 }
@@ -64,54 +66,48 @@ void ApiServer::reply(sim::StreamId conn, const ApiResponse& resp) {
   (void)s;
 }
 
-void ApiServer::serve_connection(sim::StreamId conn) {
+void ApiServer::serve_connection(sim::StreamId stream) {
   const ApiOptions& opts = server_.options().api;
-  size_t in_flight = 0;
+  std::shared_ptr<ConnectionState> conn = connections_.at(stream);
   for (;;) {
-    auto frame = sim_.net().recv(conn);
+    auto frame = sim_.net().recv(stream);
     if (!frame.is_ok()) break;  // broken or closed by the client
     ApiRequest req;
     const size_t grpc_max = opts.max_request_bytes + opts.grpc_overhead_bytes;
     if (frame->size() > grpc_max) {
-      // gRPC's own receive limit: the message is not even decoded (its call id is lost with it,
-      // so the client learns of it by the call failing; the first 9 bytes name the call).
+      // gRPC's own receive limit: the message is refused before etcd sees it. The call id is the
+      // frame's first field, so the refusal still reaches the right call.
       ApiRequest head;
-      (void)head.ParseFromString(*frame);  // best effort: the call id is the first field
+      (void)head.ParseFromString(*frame);
       ApiResponse out;
       out.set_call(head.call());
       out.mutable_error()->set_code(static_cast<int32_t>(GrpcCode::kResourceExhausted));
       out.mutable_error()->set_message("grpc: received message larger than max (" + std::to_string(frame->size()) +
                                        " vs. " + std::to_string(grpc_max) + ")");
-      reply(conn, out);
+      reply(stream, out);
       continue;
     }
     if (!req.ParseFromString(*frame)) break;  // a client speaking garbage: drop the connection
     if (req.has_watch()) {
-      ApiResponse out;
-      out.set_call(req.call());
-      fail(out, Status(StatusCode::kInvalidArgument, "watch is served by the watch service (not yet wired)"));
-      reply(conn, out);
+      watch_request(*conn, req.call(), req.watch());
       continue;
     }
-    if (in_flight >= limits::kApiCallsPerConnectionMax) {
+    if (conn->in_flight >= limits::kApiCallsPerConnectionMax) {
       ApiResponse out;
       out.set_call(req.call());
       fail(out, Status(StatusCode::kResourceExhausted, "etcdserver: too many requests"));
-      reply(conn, out);
+      reply(stream, out);
       continue;
     }
-    ++in_flight;
-    sim_.spawn(sim_.current_process(), "api-call", [this, conn, req = std::move(req), &in_flight] {
+    ++conn->in_flight;
+    sim_.spawn(sim_.current_process(), "api-call", [this, conn, req = std::move(req)] {
       ApiResponse out = handle(req);
-      reply(conn, out);
-      --in_flight;
+      reply(conn->stream, out);
+      --conn->in_flight;
     });
   }
-  sim_.net().close_stream(conn);
-  // Calls still running answer into a closed stream (ignored); wait for them so `in_flight`
-  // outlives them.
-  while (in_flight > 0)
-    if (sim_.sleep(sim::milliseconds(10)) != sim::WaitResult::kOk) return;
+  close_watches(*conn);
+  sim_.net().close_stream(stream);
 }
 
 void ApiServer::fill_header(etcdserverpb::ResponseHeader* h, int64_t revision) const {
@@ -178,6 +174,11 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     case ApiRequest::kDefragment: defragment(out); break;
     case ApiRequest::kHashKv: hash_kv(req.hash_kv(), out); break;
     case ApiRequest::kMemberList: member_list(out); break;
+    case ApiRequest::kLeaseGrant: lease_grant(req.lease_grant(), out); break;
+    case ApiRequest::kLeaseRevoke: lease_revoke(req.lease_revoke(), out); break;
+    case ApiRequest::kLeaseKeepAlive:
+    case ApiRequest::kLeaseTimeToLive: lease_on_leader(req, out); break;
+    case ApiRequest::kLeaseLeases: lease_leases(out); break;
     default:
       fail(out, Status(StatusCode::kInvalidArgument, "etcdserver: request not served by this member: case " +
                                                          std::to_string(static_cast<int>(req.request_case()))));

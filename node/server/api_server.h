@@ -22,6 +22,7 @@
 #include "proto/etcd_api.pb.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
+#include "sim/sync.h"
 
 namespace dst::node {
 
@@ -69,10 +70,36 @@ class ApiServer {
   void defragment(etcdserverpb::ApiResponse& out);
   void hash_kv(const etcdserverpb::HashKVRequest& r, etcdserverpb::ApiResponse& out);
   void member_list(etcdserverpb::ApiResponse& out);
+  void lease_grant(const etcdserverpb::LeaseGrantRequest& r, etcdserverpb::ApiResponse& out);
+  void lease_revoke(const etcdserverpb::LeaseRevokeRequest& r, etcdserverpb::ApiResponse& out);
+  // Leader-only lease work (keep-alive, time-to-live): answered here when this member leads,
+  // forwarded to the leader otherwise (etcd forwards them to the leader over its peer port).
+  void lease_on_leader(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);
+  void lease_keep_alive(const etcdserverpb::LeaseKeepAliveRequest& r, etcdserverpb::ApiResponse& out);
+  void lease_time_to_live(const etcdserverpb::LeaseTimeToLiveRequest& r, etcdserverpb::ApiResponse& out);
+  void lease_leases(etcdserverpb::ApiResponse& out);
+
+  // One watch call: a stream of the member's watchable store and its sender fiber's wake-up.
+  struct WatchCall {
+    explicit WatchCall(sim::Simulator& sim) : ready(sim) {}
+    uint64_t call_id = 0;
+    watch::StreamId stream = 0;
+    sim::Event ready;  // the store queued a response for this call
+    bool closed = false;
+  };
+  // One client connection: its unary calls in flight and its watch calls (api_watch.cc).
+  struct ConnectionState {
+    sim::StreamId stream = 0;
+    size_t in_flight = 0;
+    std::map<uint64_t, std::shared_ptr<WatchCall>> watches;  // by call id
+  };
+  void watch_request(ConnectionState& conn, uint64_t call, const etcdserverpb::WatchRequest& req);
+  void watch_sender(std::shared_ptr<ConnectionState> conn, std::shared_ptr<WatchCall> call);
+  void close_watches(ConnectionState& conn);
 
   sim::Simulator& sim_;
   Server& server_;
-  size_t connections_ = 0;
+  std::map<sim::StreamId, std::shared_ptr<ConnectionState>> connections_;
 };
 
 }  // namespace dst::node

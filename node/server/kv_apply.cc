@@ -145,7 +145,8 @@ Result<bool> evaluate(mvcc::WriteTxn& txn, const Compare& c) {
   return true;
 }
 
-Result<etcdserverpb::TxnResponse> txn_in(mvcc::WriteTxn& txn, const etcdserverpb::TxnRequest& r) {
+Result<etcdserverpb::TxnResponse> txn_in(mvcc::WriteTxn& txn, const etcdserverpb::TxnRequest& r,
+                                         const LeaseExists& leases) {
   bool ok = true;
   for (const Compare& c : r.compare()) {
     auto e = evaluate(txn, c);
@@ -158,6 +159,7 @@ Result<etcdserverpb::TxnResponse> txn_in(mvcc::WriteTxn& txn, const etcdserverpb
   for (const RequestOp& op : branch) {
     if (!op.has_request_put()) continue;
     const auto& put = op.request_put();
+    if (put.lease() != 0 && leases && !leases(put.lease())) return Status(StatusCode::kNotFound, kErrLeaseNotFound);
     if (!put.ignore_value() && !put.ignore_lease()) continue;
     auto cur = txn.range(put.key(), "", {.count_only = true});
     if (!cur.is_ok()) return cur.status();
@@ -192,7 +194,7 @@ Result<etcdserverpb::TxnResponse> txn_in(mvcc::WriteTxn& txn, const etcdserverpb
         break;
       }
       case RequestOp::kRequestTxn: {
-        auto t = txn_in(txn, op.request_txn());
+        auto t = txn_in(txn, op.request_txn(), leases);
         if (!t.is_ok()) return t.status();
         *out->mutable_response_txn() = std::move(t).value();
         out->mutable_response_txn()->mutable_header()->set_revision(txn.rev());
@@ -283,7 +285,9 @@ Result<etcdserverpb::RangeResponse> apply_range(mvcc::KvStore& store, const etcd
   }, r);
 }
 
-Result<etcdserverpb::PutResponse> apply_put(mvcc::KvStore& store, const etcdserverpb::PutRequest& r) {
+Result<etcdserverpb::PutResponse> apply_put(mvcc::KvStore& store, const etcdserverpb::PutRequest& r,
+                                            const LeaseExists& leases) {
+  if (r.lease() != 0 && leases && !leases(r.lease())) return Status(StatusCode::kNotFound, kErrLeaseNotFound);
   mvcc::WriteTxn txn = store.write();
   auto resp = put_in(txn, r);
   int64_t rev = txn.end();
@@ -300,9 +304,10 @@ Result<etcdserverpb::DeleteRangeResponse> apply_delete_range(mvcc::KvStore& stor
   return resp;
 }
 
-Result<etcdserverpb::TxnResponse> apply_txn(mvcc::KvStore& store, const etcdserverpb::TxnRequest& r) {
+Result<etcdserverpb::TxnResponse> apply_txn(mvcc::KvStore& store, const etcdserverpb::TxnRequest& r,
+                                            const LeaseExists& leases) {
   mvcc::WriteTxn txn = store.write();
-  auto resp = txn_in(txn, r);
+  auto resp = txn_in(txn, r, leases);
   int64_t rev = txn.end();
   if (resp.is_ok()) resp->mutable_header()->set_revision(rev);
   return resp;

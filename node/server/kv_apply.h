@@ -7,6 +7,7 @@
 // committed writes, so both give byte-identical answers.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "base/status.h"
@@ -20,6 +21,11 @@ inline constexpr char kErrKeyNotProvided[] = "etcdserver: key is not provided";
 inline constexpr char kErrTooManyOps[] = "etcdserver: too many operations in txn request";
 inline constexpr char kErrDuplicateKey[] = "etcdserver: duplicate key given in txn request";
 inline constexpr char kErrKeyNotFound[] = "etcdserver: key not found";
+inline constexpr char kErrLeaseNotFound[] = "etcdserver: requested lease not found";
+
+// Whether a lease exists (the lessor's answer), for puts that attach keys to one; an empty
+// function accepts every lease (stores without a lessor, tests).
+using LeaseExists = std::function<bool(int64_t)>;
 
 struct KvLimits {
   size_t max_txn_ops = 128;  // etcd's --max-txn-ops default
@@ -35,10 +41,13 @@ Status validate_txn(const etcdserverpb::TxnRequest& r, const KvLimits& limits);
 // A read outside a write (serializable or after ReadIndex).
 Result<etcdserverpb::RangeResponse> apply_range(mvcc::KvStore& store, const etcdserverpb::RangeRequest& r);
 // Writes: each runs in its own WriteTxn (one new revision if anything changed).
-Result<etcdserverpb::PutResponse> apply_put(mvcc::KvStore& store, const etcdserverpb::PutRequest& r);
+// A put or txn naming a lease that does not exist fails whole with kErrLeaseNotFound.
+Result<etcdserverpb::PutResponse> apply_put(mvcc::KvStore& store, const etcdserverpb::PutRequest& r,
+                                            const LeaseExists& leases = {});
 Result<etcdserverpb::DeleteRangeResponse> apply_delete_range(mvcc::KvStore& store,
                                                             const etcdserverpb::DeleteRangeRequest& r);
-Result<etcdserverpb::TxnResponse> apply_txn(mvcc::KvStore& store, const etcdserverpb::TxnRequest& r);
+Result<etcdserverpb::TxnResponse> apply_txn(mvcc::KvStore& store, const etcdserverpb::TxnRequest& r,
+                                            const LeaseExists& leases = {});
 Result<etcdserverpb::CompactionResponse> apply_compaction(mvcc::KvStore& store,
                                                           const etcdserverpb::CompactionRequest& r);
 

@@ -13,8 +13,11 @@ const std::vector<std::string> kSnapshotBuckets = {"key", "meta", "lease", "alar
 }  // namespace
 
 Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim, sim::FileSystem& fs,
-                                                             std::string path, backend::BackendOptions options) {
+                                                             std::string path, backend::BackendOptions options,
+                                                             lease::LessorOptions lease_options,
+                                                             std::function<int64_t()> clock) {
   std::unique_ptr<KvStateMachine> sm(new KvStateMachine());
+  sm->clock_ = clock ? std::move(clock) : [] { return int64_t{0}; };
   auto be = backend::Backend::open(sim, fs, std::move(path), std::move(options));
   if (!be.is_ok()) return be.status();
   sm->backend_ = std::move(be).value();
@@ -23,7 +26,19 @@ Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim
   sm->store_ = std::move(store).value();
   Status alarms = sm->alarms_.load(*sm->backend_);
   if (!alarms.is_ok()) return alarms;
+  auto lessor = lease::Lessor::open(*sm->backend_, *sm->store_, lease_options);
+  if (!lessor.is_ok()) return lessor.status();
+  sm->lessor_ = std::move(lessor).value();
+  sm->watch_ = std::make_unique<watch::WatchableStore>(*sm->store_);
+  sm->observe_store();
   return sm;
+}
+
+void KvStateMachine::observe_store() {
+  store_->set_observer([this](const std::vector<mvccpb::Event>& events, int64_t rev) {
+    lessor_->on_events(events);
+    watch_->notify(events, rev);
+  });
 }
 
 ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
@@ -39,11 +54,12 @@ ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
     r.revision = store_->rev();
     return r;
   }
+  const LeaseExists leases = [this](int64_t id) { return lessor_->exists(id); };
   switch (req.request_case()) {
     case etcdserverpb::InternalRequest::kPut: {
       Status v = validate_put(req.put());
       if (!v.is_ok()) { fail(v); break; }
-      auto p = apply_put(*store_, req.put());
+      auto p = apply_put(*store_, req.put(), leases);
       if (!p.is_ok()) { fail(p.status()); break; }
       *r.response.mutable_response_put() = std::move(p).value();
       break;
@@ -59,7 +75,7 @@ ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
     case etcdserverpb::InternalRequest::kTxn: {
       Status v = validate_txn(req.txn(), limits_);
       if (!v.is_ok()) { fail(v); break; }
-      auto t = apply_txn(*store_, req.txn());
+      auto t = apply_txn(*store_, req.txn(), leases);
       if (!t.is_ok()) { fail(t.status()); break; }
       *r.response.mutable_response_txn() = std::move(t).value();
       break;
@@ -76,6 +92,18 @@ ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
       break;
     }
     case etcdserverpb::InternalRequest::kAlarm: return execute_alarm(req.alarm());
+    case etcdserverpb::InternalRequest::kLeaseGrant: {
+      // The proposer chose the id; the leader's lessor starts the lease's clock (others ignore it).
+      auto g = lessor_->grant(req.lease_grant().id(), req.lease_grant().ttl(), clock_());
+      if (!g.is_ok()) { fail(g.status()); break; }
+      r.lease_ttl = *g;
+      break;
+    }
+    case etcdserverpb::InternalRequest::kLeaseRevoke: {
+      Status s = lessor_->revoke(req.lease_revoke().id());
+      if (!s.is_ok()) fail(s);
+      break;
+    }
     default: fail(Status(StatusCode::kInvalidArgument, "etcdserver: empty internal request"));
   }
   r.revision = store_->rev();
@@ -168,7 +196,13 @@ Status KvStateMachine::restore(const std::string& image, uint64_t index) {
   auto store = mvcc::KvStore::open(*backend_);
   if (!store.is_ok()) return store.status();
   store_ = std::move(store).value();
-  return alarms_.load(*backend_);
+  Status s2 = alarms_.load(*backend_);
+  if (!s2.is_ok()) return s2;
+  s2 = lessor_->reload(*backend_, *store_);
+  if (!s2.is_ok()) return s2;
+  watch_->on_restore(*store_);
+  observe_store();
+  return Status::ok();
 }
 
 Result<uint64_t> KvStateMachine::state_hash() {

@@ -12,10 +12,12 @@
 #include <string>
 
 #include "node/backend/backend.h"
+#include "node/lease/lessor.h"
 #include "node/mvcc/kv_store.h"
 #include "node/server/alarms.h"
 #include "node/server/kv_apply.h"
 #include "node/server/state_machine.h"
+#include "node/watch/watchable_store.h"
 #include "proto/etcd_internal.pb.h"
 
 namespace dst::node {
@@ -25,13 +27,17 @@ struct ApplyResult {
   Status error;  // an etcd request error (the request had no effect), or ok
   etcdserverpb::ResponseOp response;
   etcdserverpb::AlarmResponse alarm;  // for AlarmRequests
+  int64_t lease_ttl = 0;              // for LeaseGrant: the TTL granted
   int64_t revision = 0;
 };
 
 class KvStateMachine : public StateMachine {
  public:
+  // `clock` is the member's monotonic clock (ns); only the leader's lessor uses it.
   static Result<std::unique_ptr<KvStateMachine>> open(sim::Simulator& sim, sim::FileSystem& fs, std::string path,
-                                                      backend::BackendOptions options = {});
+                                                      backend::BackendOptions options = {},
+                                                      lease::LessorOptions lease_options = {},
+                                                      std::function<int64_t()> clock = {});
 
   Status apply(const raftpb::Entry& entry) override;
   uint64_t applied_index() const override { return backend_->applied_index(); }
@@ -41,6 +47,8 @@ class KvStateMachine : public StateMachine {
   Result<uint64_t> state_hash() override;
 
   mvcc::KvStore& store() { return *store_; }
+  watch::WatchableStore& watches() { return *watch_; }
+  lease::Lessor& lessor() { return *lessor_; }
   backend::Backend& backend() { return *backend_; }
   // The result of the request with this id if it was applied recently (bounded memory).
   const ApplyResult* result(uint64_t id) const;
@@ -56,9 +64,15 @@ class KvStateMachine : public StateMachine {
   KvStateMachine() = default;
   ApplyResult execute(const etcdserverpb::InternalRequest& req);
   ApplyResult execute_alarm(const etcdserverpb::AlarmRequest& req);
+  // Every committed write reaches the lessor (key attachments) and then the watchers.
+  void observe_store();
 
   std::unique_ptr<backend::Backend> backend_;
   std::unique_ptr<mvcc::KvStore> store_;
+  // Declared after the store: destroyed before it (they refer to it).
+  std::unique_ptr<lease::Lessor> lessor_;
+  std::unique_ptr<watch::WatchableStore> watch_;
+  std::function<int64_t()> clock_;
   KvLimits limits_;
   AlarmStore alarms_;
   AppliedListener applied_listener_;

@@ -37,7 +37,8 @@ class KvWorld {
   bool run_client(std::function<void()> body, sim::DurationNs bound = sim::seconds(120));
   // Lets virtual time pass with nothing but the cluster running.
   void advance(sim::DurationNs d) { sim_->run_for(d); }
-  // Runs until some member leads and every member has applied its commit index; false after `bound`.
+  // Runs until some member leads and every live member has applied its commit index; false
+  // after `bound`.
   bool await_stable_leader(sim::DurationNs bound = sim::seconds(30));
   // A connection from the client process to member i, opened on first use (call inside
   // run_client); null if it cannot connect. A broken connection is replaced on the next call.

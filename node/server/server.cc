@@ -69,7 +69,12 @@ void Server::run(sim::Simulator& sim, ServerOptions options, ServerHooks hooks) 
   sim.spawn(self, "raft-tick", [&server] { server.tick_loop(); });
   if (server.options_.propose_every > 0) sim.spawn(self, "raft-load", [&server] { server.propose_loop(); });
   if (server.options_.read_every > 0) sim.spawn(self, "raft-reads", [&server] { server.read_loop(); });
-  if (server.kv_ != nullptr) sim.spawn(self, "api", [&sim, &server] { ApiServer::run(sim, server); });
+  if (server.kv_ != nullptr) {
+    sim.spawn(self, "api", [&sim, &server] { ApiServer::run(sim, server); });
+    sim.spawn(self, "lease-expiry", [&server] { server.lease_expiry_loop(); });
+    sim.spawn(self, "watch-sync", [&server] { server.watch_sync_loop(); });
+    sim.spawn(self, "watch-progress", [&server] { server.progress_notify_loop(); });
+  }
   server.raft_loop();
 }
 
@@ -98,7 +103,13 @@ Status Server::open_state_machine() {
     state_ = std::make_unique<HashChain>();
     return Status::ok();
   }
-  auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db");
+  // etcd's minimum lease TTL: 1.5 election timeouts, rounded up to whole seconds, so a lease
+  // outlives a leader election.
+  const int64_t election_ns = options_.raft.election_tick * options_.tick;
+  lease::LessorOptions lease_options;
+  lease_options.min_ttl_seconds = std::max<int64_t>(1, (3 * election_ns / 2 + sim::seconds(1) - 1) / sim::seconds(1));
+  auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", {}, lease_options,
+                                 [this] { return local_now(); });
   if (!kv.is_ok()) return kv.status();
   kv_ = kv->get();
   kv_->set_applied_listener([this](uint64_t id, const ApplyResult& r) { on_applied(id, r); });
@@ -314,6 +325,7 @@ void Server::handle_ready() {
   }
   if (!rd.committed_entries.empty() || rd.snapshot) applied_.notify_all();
   if (hooks_.invariants) hooks_.invariants->observe_ready(*raft_, rd);
+  if (rd.soft_state) track_leadership();
   raft_->advance(rd);
   observe();
   maybe_snapshot();

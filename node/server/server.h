@@ -148,6 +148,12 @@ class Server {
   // Waits until this member has applied everything committed before the call (ReadIndex), so a
   // read served afterwards is linearizable. kTimeout when no quorum answers in time.
   Status linearizable_barrier();
+  // A fresh id for a client request or a lease: the member id in the top byte, a counter below.
+  uint64_t next_id();
+  // This member's monotonic clock (drift and jumps of its host apply).
+  int64_t local_now() const;
+  // The member a client should talk to for leader-only work (lease keep-alive, time-to-live).
+  std::optional<sim::Address> leader_api_address() const;
 
  private:
   struct Tick {};
@@ -171,6 +177,11 @@ class Server {
   void tick_loop();
   void propose_loop();
   void read_loop();
+  void lease_expiry_loop();
+  void watch_sync_loop();
+  void progress_notify_loop();
+  // Leader changes move the lessor between primary (expiring leases) and follower (never).
+  void track_leadership();
   void step(Input input);
   void handle_ready();
   void maybe_snapshot();
@@ -202,6 +213,7 @@ class Server {
   std::map<std::string, sim::Promise<uint64_t>> reads_;
   sim::WaitQueue applied_;
   uint64_t next_request_id_ = 0;
+  bool lessor_primary_ = false;
   uint64_t next_read_ = 0;
 };
 

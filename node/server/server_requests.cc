@@ -19,15 +19,73 @@ void Server::on_applied(uint64_t id, const ApplyResult& result) {
   proposals_.erase(it);
 }
 
+uint64_t Server::next_id() {
+  // Unique across members and incarnations: the member id in the top byte, then a counter that
+  // starts at the incarnation's start time in ns (a restart starts past every id used before,
+  // since no incarnation asks for more than one id per virtual nanosecond).
+  if (next_request_id_ == 0) next_request_id_ = static_cast<uint64_t>(sim_.now()) & ((uint64_t{1} << 56) - 1);
+  return (options_.id << 56) | (next_request_id_++ & ((uint64_t{1} << 56) - 1));
+}
+
+int64_t Server::local_now() const {
+  return sim_.host(sim_.host_of(sim_.current_process())).clock().monotonic_now(sim_.now());
+}
+
+std::optional<sim::Address> Server::leader_api_address() const {
+  auto it = options_.peers.find(raft_->lead());
+  if (raft_->lead() == 0 || it == options_.peers.end()) return std::nullopt;
+  return sim::Address{it->second, options_.api.port};
+}
+
+void Server::track_leadership() {
+  if (kv_ == nullptr) return;
+  const bool leader = raft_->role() == raft::Role::kLeader;
+  if (leader == lessor_primary_) return;
+  lessor_primary_ = leader;
+  // A new leader gives every lease its full TTL plus an election timeout (etcd's Promote), so a
+  // leader change never expires a lease whose keep-alives were in flight.
+  if (leader) kv_->lessor().promote(local_now(), options_.raft.election_tick * options_.tick);
+  else kv_->lessor().demote();
+}
+
+void Server::lease_expiry_loop() {
+  // etcd's revokeExpiredLeases runs every 500 ms and revokes at most leaseRevokeRate per second.
+  const sim::DurationNs every = sim::milliseconds(500);
+  const size_t per_round = std::max<size_t>(1, limits::kLeaseRevokesPerSecond / 2);
+  for (;;) {
+    if (sim_.sleep(every) != sim::WaitResult::kOk) return;
+    if (!lessor_primary_) continue;
+    for (int64_t id : kv_->lessor().expired(local_now(), per_round)) {
+      etcdserverpb::InternalRequest req;
+      req.set_id(next_id());
+      req.mutable_lease_revoke()->set_id(id);
+      // Not waited for: a revoke lost with a leader change is retried by expired() later.
+      if (!inbox_.try_send(Proposal{req.SerializeAsString()})) break;
+    }
+  }
+}
+
+void Server::watch_sync_loop() {
+  for (;;) {
+    if (sim_.sleep(options_.api.watch_sync_interval) != sim::WaitResult::kOk) return;
+    // Bounded: each step moves at most kWatchSyncRevisionsMax revisions; a few per interval.
+    for (int i = 0; i < 8 && kv_->watches().sync_step(); ++i) {
+    }
+  }
+}
+
+void Server::progress_notify_loop() {
+  for (;;) {
+    if (sim_.sleep(options_.api.progress_notify_interval) != sim::WaitResult::kOk) return;
+    kv_->watches().progress_notify_tick();
+  }
+}
+
 Result<ApplyResult> Server::propose_and_wait(etcdserverpb::InternalRequest req) {
   DST_ASSERT_MSG(kv_ != nullptr, "client proposals need the KV state machine");
   if (proposals_.size() >= limits::kApiPendingProposalsMax)
     return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
-  // Unique across members and incarnations: the member id in the top byte, then a counter that
-  // starts at the incarnation's start time in ns (a restart starts past every id used before,
-  // since no incarnation proposes more than once per virtual nanosecond).
-  if (next_request_id_ == 0) next_request_id_ = static_cast<uint64_t>(sim_.now()) & ((uint64_t{1} << 56) - 1);
-  const uint64_t id = (options_.id << 56) | (next_request_id_++ & ((uint64_t{1} << 56) - 1));
+  const uint64_t id = next_id();
   req.set_id(id);
   sim::Future<ApplyResult> done = proposals_.emplace(id, sim::Promise<ApplyResult>(sim_)).first->second.future();
   const uint64_t term_at_start = raft_->term();
