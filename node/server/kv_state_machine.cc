@@ -97,11 +97,13 @@ ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
       auto g = lessor_->grant(req.lease_grant().id(), req.lease_grant().ttl(), clock_());
       if (!g.is_ok()) { fail(g.status()); break; }
       r.lease_ttl = *g;
+      ++lease_grants_applied_;
       break;
     }
     case etcdserverpb::InternalRequest::kLeaseRevoke: {
       Status s = lessor_->revoke(req.lease_revoke().id());
       if (!s.is_ok()) fail(s);
+      else ++lease_revokes_applied_;
       break;
     }
     default: fail(Status(StatusCode::kInvalidArgument, "etcdserver: empty internal request"));
@@ -208,7 +210,11 @@ Status KvStateMachine::restore(const std::string& image, uint64_t index) {
 Result<uint64_t> KvStateMachine::state_hash() {
   auto h = store_->hash_at(store_->rev());
   if (!h.is_ok()) return h.status();
-  return hash_combine(*h, static_cast<uint64_t>(store_->rev()));
+  // Leases and alarms are replicated state too: members that applied the same entries agree on
+  // them as on the keys.
+  auto replicated = backend_->hash({"lease", "alarm"});
+  if (!replicated.is_ok()) return replicated.status();
+  return hash_combine(hash_combine(*h, static_cast<uint64_t>(store_->rev())), *replicated);
 }
 
 }  // namespace dst::node

@@ -43,7 +43,7 @@ class KvStateMachine : public StateMachine {
   uint64_t applied_index() const override { return backend_->applied_index(); }
   Result<std::string> snapshot() override;
   Status restore(const std::string& image, uint64_t index) override;
-  // KV state at the current revision, plus the revision itself.
+  // KV state at the current revision, the revision itself, and the leases and alarms.
   Result<uint64_t> state_hash() override;
 
   mvcc::KvStore& store() { return *store_; }
@@ -58,6 +58,8 @@ class KvStateMachine : public StateMachine {
   using AppliedListener = std::function<void(uint64_t id, const ApplyResult&)>;
   void set_applied_listener(AppliedListener listener) { applied_listener_ = std::move(listener); }
   uint64_t requests_applied() const { return requests_applied_; }
+  uint64_t lease_grants_applied() const { return lease_grants_applied_; }
+  uint64_t lease_revokes_applied() const { return lease_revokes_applied_; }
   uint64_t requests_refused() const { return requests_refused_; }
 
  private:
@@ -79,6 +81,8 @@ class KvStateMachine : public StateMachine {
   std::map<uint64_t, ApplyResult> results_;  // by request id, oldest evicted first
   uint64_t requests_applied_ = 0;
   uint64_t requests_refused_ = 0;
+  uint64_t lease_grants_applied_ = 0;
+  uint64_t lease_revokes_applied_ = 0;
 };
 
 }  // namespace dst::node

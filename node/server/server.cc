@@ -420,10 +420,25 @@ std::string Server::next_load_request(uint64_t seq) {
   std::string value = tag;
   if (value.size() < options_.propose_bytes) value.resize(options_.propose_bytes, '.');
   uint64_t kind = rng.uniform_u64(100);
-  if (kind < 60) {
+  if (kind < 50) {
     req.mutable_put()->set_key(key);
     req.mutable_put()->set_value(value);
     req.mutable_put()->set_prev_kv(rng.bernoulli(0.3));
+  } else if (kind < 58) {
+    // A put attached to a recently granted lease (which may have expired or been revoked since:
+    // then it fails with "requested lease not found" on every member alike).
+    req.mutable_put()->set_key("lease/" + key);
+    req.mutable_put()->set_value(value);
+    if (!load_leases_.empty()) req.mutable_put()->set_lease(load_leases_[rng.uniform_u64(load_leases_.size())]);
+  } else if (kind < 63) {
+    // Short leases, so the leader's expiry (and its revokes through the log) runs under the faults.
+    const int64_t id = static_cast<int64_t>(next_id() & ((uint64_t{1} << 63) - 1));
+    req.mutable_lease_grant()->set_id(id);
+    req.mutable_lease_grant()->set_ttl(static_cast<int64_t>(2 + rng.uniform_u64(5)));
+    if (load_leases_.size() >= 16) load_leases_.erase(load_leases_.begin());
+    load_leases_.push_back(id);
+  } else if (kind < 65 && !load_leases_.empty()) {
+    req.mutable_lease_revoke()->set_id(load_leases_[rng.uniform_u64(load_leases_.size())]);
   } else if (kind < 75) {
     req.mutable_delete_range()->set_key(key);
     if (rng.bernoulli(0.2)) req.mutable_delete_range()->set_range_end(key + "\xff");
@@ -438,8 +453,7 @@ std::string Server::next_load_request(uint64_t seq) {
     txn->mutable_success(0)->mutable_request_put()->set_value(value);
     txn->add_failure()->mutable_request_delete_range()->set_key(key);
   } else {
-    KvStateMachine* kv = static_cast<KvStateMachine*>(state_.get());
-    int64_t rev = kv->store().rev() - static_cast<int64_t>(rng.uniform_u64(20));
+    int64_t rev = kv_->store().rev() - static_cast<int64_t>(rng.uniform_u64(20));
     req.mutable_compaction()->set_revision(std::max<int64_t>(rev, 1));
   }
   return req.SerializeAsString();

@@ -214,6 +214,7 @@ class Server {
   sim::WaitQueue applied_;
   uint64_t next_request_id_ = 0;
   bool lessor_primary_ = false;
+  std::vector<int64_t> load_leases_;  // leases the load fiber granted recently (at most 16)
   uint64_t next_read_ = 0;
 };
 

@@ -292,6 +292,8 @@ struct SweepStats {
   uint64_t reads_answered = 0;
   uint64_t committed = 0;
   uint64_t max_term = 0;
+  uint64_t lease_grants = 0;   // KV: applied on the live members at the end
+  uint64_t lease_revokes = 0;
 
   void add(const SimCluster& c) {
     for (const std::string& f : c.fault_log()) {
@@ -304,7 +306,13 @@ struct SweepStats {
     for (size_t i = 0; i < c.size(); ++i) {
       snapshots_installed += c.counters(i).snapshots_installed;
       reads_answered += c.counters(i).reads_answered;
-      if (const Server* s = c.server(i)) max_term = std::max(max_term, s->raft().term());
+      if (const Server* s = c.server(i)) {
+        max_term = std::max(max_term, s->raft().term());
+        if (s->kv()) {
+          lease_grants += s->kv()->lease_grants_applied();
+          lease_revokes += s->kv()->lease_revokes_applied();
+        }
+      }
     }
     committed += const_cast<SimCluster&>(c).invariants().max_committed();
   }
@@ -359,6 +367,13 @@ void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds, bool kv = false) {
   }
   EXPECT_GT(stats.snapshots_installed, 0u);
   EXPECT_GT(stats.reads_answered, 0u);
+  if (kv) {
+    // Leases were granted and revoked (by the load and by the leaders' expiry) under the faults.
+    EXPECT_GT(stats.lease_grants, 0u);
+    EXPECT_GT(stats.lease_revokes, 0u);
+    std::printf("  leases: %llu grants, %llu revokes applied (live members at the end)\n",
+                static_cast<unsigned long long>(stats.lease_grants), static_cast<unsigned long long>(stats.lease_revokes));
+  }
 }
 
 // Every safety bug (node/raft/config.h) that the random faults can reach must be caught by the
