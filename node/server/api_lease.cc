@@ -53,7 +53,8 @@ void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
   }
   std::optional<sim::Address> leader = server_.leader_api_address();
   if (!leader) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
-  // Forward over a connection of its own (etcd uses its peer HTTP endpoint for this).
+  // Forward over a connection of its own (etcd uses its peer HTTP endpoint for this). One per
+  // forwarded request: simple, and keep-alives are seconds apart.
   auto conn = client::Connection::open(sim_, *leader);
   if (!conn.is_ok()) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
   ApiRequest fwd = req;
@@ -62,6 +63,11 @@ void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
   const uint64_t call = out.call();
   out = std::move(answer).value();
   out.set_call(call);
+  // etcd's lease service fills every header with the local member's identity and term, also for
+  // answers that came from the leader (the revision stays the leader's).
+  const int64_t rev = server_.kv()->store().rev();
+  if (out.has_lease_keep_alive()) fill_header(out.mutable_lease_keep_alive()->mutable_header(), rev);
+  if (out.has_lease_time_to_live()) fill_header(out.mutable_lease_time_to_live()->mutable_header(), rev);
 }
 
 void ApiServer::lease_keep_alive(const etcdserverpb::LeaseKeepAliveRequest& r, ApiResponse& out) {
