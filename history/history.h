@@ -1,0 +1,77 @@
+// What clients saw during a run, in memory: every KV/lease operation with its invocation and
+// return (virtual) time and outcome, and every watch with every response it received. Recorded by
+// the clients (client/), stored in the run database (history/run_db.h), read back by the checkers
+// (checker/) and the reports. Requests and responses are kept as the API's protobuf messages, so
+// the checkers judge exactly what went over the wire.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "proto/etcd_api.pb.h"
+
+namespace dst::history {
+
+// Virtual time of an operation that never returned (its client timed out or died): unknown
+// outcomes may take effect at any time after their invocation.
+inline constexpr int64_t kNeverReturned = std::numeric_limits<int64_t>::max();
+
+enum class Outcome : uint8_t {
+  kOk,       // the response came back without an error: it took effect (writes) / it was served
+  kFailed,   // an error that means the request certainly had no effect (e.g. a compared txn that
+             // failed validation, "key is not provided", a request the member refused before
+             // proposing); the error is in response.error()
+  kUnknown,  // no answer, a timeout, a broken connection, or an error after which the write may
+             // still be applied (etcd's "request timed out"): it may or may not have taken effect
+};
+const char* outcome_name(Outcome o);
+
+struct Operation {
+  uint64_t id = 0;        // dense, in invocation order
+  uint32_t client = 0;    // the client (process) that issued it; one operation at a time per client
+  uint32_t member = 0;    // the member it was sent to (1-based; 0: unknown)
+  int64_t invoke_ns = 0;  // virtual time the client sent it
+  int64_t return_ns = kNeverReturned;  // virtual time the answer arrived (or the client gave up)
+  etcdserverpb::ApiRequest request;    // range, put, delete_range, txn, compaction, lease_grant, lease_revoke
+  Outcome outcome = Outcome::kUnknown;
+  etcdserverpb::ApiResponse response;  // kOk: the answer; kFailed: the error; kUnknown: empty or the error
+};
+
+// One response a watch received, with the time it arrived.
+struct WatchResponse {
+  int64_t at_ns = 0;
+  etcdserverpb::WatchResponse response;
+};
+
+// One logical watch of a client: created once; when its stream broke the client resumed it (on
+// the same or another member) from the last revision it had seen + 1, recorded as a new segment.
+struct WatchSegment {
+  uint32_t member = 0;
+  int64_t created_ns = 0;
+  etcdserverpb::WatchCreateRequest request;  // start_revision as sent for this segment
+  std::vector<WatchResponse> responses;      // in arrival order
+  bool broken = false;                       // the stream broke after these responses
+};
+
+struct Watch {
+  uint64_t id = 0;
+  uint32_t client = 0;
+  std::vector<WatchSegment> segments;
+};
+
+struct Fault {
+  std::string kind;    // "partition", "crash", "power-loss", "pause", "slow-fsync", ...
+  std::string target;  // "n2", "n1|n2,n3", ...
+  int64_t start_ns = 0;
+  int64_t end_ns = kNeverReturned;  // healed at (kNeverReturned: until the end of the run)
+};
+
+struct History {
+  std::vector<Operation> operations;  // by id
+  std::vector<Watch> watches;         // by id
+  std::vector<Fault> faults;
+};
+
+}  // namespace dst::history
