@@ -161,6 +161,14 @@ inline constexpr size_t kApiCallsPerConnectionMax = 1000;
 // the member's watch queue fill, and its watchers fall behind into catch-up, as in etcd.
 inline constexpr size_t kApiConnectionWindowBytes = 64 * 1024;
 
+// --- history ------------------------------------------------------------------------------------
+// Operations one run may record: a 10-minute run at 2k ops/s is 1.2M; beyond 10M the run is
+// misconfigured (and the checkers' budgets would not cover it anyway).
+inline constexpr size_t kHistoryOperationsMax = 10'000'000;
+// Watches one run may open, and responses one watch segment may record.
+inline constexpr size_t kHistoryWatchesMax = 100'000;
+inline constexpr size_t kHistoryWatchResponsesMax = 10'000'000;
+
 // --- node: watch ----------------------------------------------------------------------------
 // Responses queued on one watch stream for its sender: etcd's chanBufLen (128). A watcher whose
 // stream is full stops receiving live events and falls behind into the unsynced group, from

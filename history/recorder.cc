@@ -1,0 +1,64 @@
+#include "history/recorder.h"
+
+#include "base/assert.h"
+#include "base/limits.h"
+
+namespace dst::history {
+
+uint64_t MemoryRecorder::invoke(const Operation& op) {
+  DST_ASSERT_LT(history_.operations.size(), limits::kHistoryOperationsMax);
+  Operation o = op;
+  o.id = history_.operations.size();
+  history_.operations.push_back(std::move(o));
+  return history_.operations.back().id;
+}
+
+void MemoryRecorder::complete(uint64_t id, Outcome outcome, const etcdserverpb::ApiResponse& response,
+                              int64_t return_ns) {
+  DST_ASSERT_LT(id, history_.operations.size());
+  Operation& o = history_.operations[id];
+  o.outcome = outcome;
+  o.response = response;
+  o.return_ns = return_ns;
+}
+
+uint64_t MemoryRecorder::watch_started(uint32_t client) {
+  DST_ASSERT_LT(history_.watches.size(), limits::kHistoryWatchesMax);
+  Watch w;
+  w.id = history_.watches.size();
+  w.client = client;
+  history_.watches.push_back(std::move(w));
+  return history_.watches.back().id;
+}
+
+void MemoryRecorder::segment_started(uint64_t watch, const WatchSegment& segment) {
+  DST_ASSERT_LT(watch, history_.watches.size());
+  history_.watches[watch].segments.push_back(segment);
+}
+
+void MemoryRecorder::watch_response(uint64_t watch, const WatchResponse& response) {
+  DST_ASSERT_LT(watch, history_.watches.size());
+  Watch& w = history_.watches[watch];
+  DST_ASSERT_MSG(!w.segments.empty(), "a watch response before the watch's first segment");
+  DST_ASSERT_LT(w.segments.back().responses.size(), limits::kHistoryWatchResponsesMax);
+  w.segments.back().responses.push_back(response);
+}
+
+void MemoryRecorder::segment_broken(uint64_t watch) {
+  DST_ASSERT_LT(watch, history_.watches.size());
+  Watch& w = history_.watches[watch];
+  if (!w.segments.empty()) w.segments.back().broken = true;
+}
+
+uint64_t MemoryRecorder::fault_started(const Fault& fault) {
+  DST_ASSERT_LT(history_.faults.size(), limits::kHistoryOperationsMax);
+  history_.faults.push_back(fault);
+  return history_.faults.size() - 1;
+}
+
+void MemoryRecorder::fault_ended(uint64_t fault, int64_t end_ns) {
+  DST_ASSERT_LT(fault, history_.faults.size());
+  history_.faults[fault].end_ns = end_ns;
+}
+
+}  // namespace dst::history
