@@ -33,7 +33,10 @@ struct Operation {
   uint32_t client = 0;    // the client (process) that issued it; one operation at a time per client
   uint32_t member = 0;    // the member it was sent to (1-based; 0: unknown)
   int64_t invoke_ns = 0;  // virtual time the client sent it
-  int64_t return_ns = kNeverReturned;  // virtual time the answer arrived (or the client gave up)
+  // Virtual time the answer arrived or the client gave up; kNeverReturned if the run ended first.
+  // Checkers treat a kUnknown operation as never returning whatever this says: it may take
+  // effect at any time after its invocation.
+  int64_t return_ns = kNeverReturned;
   etcdserverpb::ApiRequest request;    // range, put, delete_range, txn, compaction, lease_grant, lease_revoke
   Outcome outcome = Outcome::kUnknown;
   etcdserverpb::ApiResponse response;  // kOk: the answer; kFailed: the error; kUnknown: empty or the error

@@ -1,0 +1,89 @@
+#include "client/kv_client.h"
+
+namespace dst::client {
+
+namespace {
+// gRPC's Unavailable: etcd's "request timed out", "no leader", a stopped server. A write answered
+// so may still be applied.
+constexpr int32_t kGrpcUnavailable = 14;
+}  // namespace
+
+bool is_write(const etcdserverpb::ApiRequest& req) {
+  switch (req.request_case()) {
+    case etcdserverpb::ApiRequest::kPut:
+    case etcdserverpb::ApiRequest::kDeleteRange:
+    case etcdserverpb::ApiRequest::kCompaction:
+    case etcdserverpb::ApiRequest::kLeaseGrant:
+    case etcdserverpb::ApiRequest::kLeaseRevoke: return true;
+    case etcdserverpb::ApiRequest::kTxn: {
+      for (const auto* branch : {&req.txn().success(), &req.txn().failure()})
+        for (const auto& op : *branch)
+          if (!op.has_request_range()) return true;
+      return false;
+    }
+    default: return false;
+  }
+}
+
+history::Outcome classify(const etcdserverpb::ApiRequest& req, const etcdserverpb::ApiResponse& resp) {
+  if (!resp.has_error()) return history::Outcome::kOk;
+  if (is_write(req) && resp.error().code() == kGrpcUnavailable) return history::Outcome::kUnknown;
+  return history::Outcome::kFailed;
+}
+
+KvClient::KvClient(sim::Simulator& sim, KvClientOptions options, history::Recorder& recorder)
+    : sim_(sim), options_(std::move(options)), recorder_(recorder), member_(options_.pinned_member) {
+  DST_ASSERT_LT(member_, options_.members.size());
+}
+
+Connection* KvClient::connection() {
+  if (conn_ && conn_->broken()) conn_.reset();
+  // Bounded: one attempt per member (a pinned client has one).
+  const size_t attempts = options_.pinned ? 1 : options_.members.size();
+  for (size_t i = 0; i < attempts && !conn_; ++i) {
+    auto c = Connection::open(sim_, options_.members[member_]);
+    if (c.is_ok()) {
+      conn_ = std::move(c).value();
+      break;
+    }
+    if (!options_.pinned) member_ = (member_ + 1) % options_.members.size();
+  }
+  return conn_.get();
+}
+
+history::Operation KvClient::execute(etcdserverpb::ApiRequest req) {
+  history::Operation op;
+  op.client = options_.id;
+  op.request = req;
+  Connection* c = connection();
+  op.member = static_cast<uint32_t>(member_ + 1);
+  op.invoke_ns = sim_.now();
+  op.id = recorder_.invoke(op);
+  if (c == nullptr) {
+    // Nothing was sent: certainly no effect.
+    op.outcome = history::Outcome::kFailed;
+    op.response.mutable_error()->set_code(kGrpcUnavailable);
+    op.response.mutable_error()->set_message("connection refused or unreachable");
+    op.return_ns = sim_.now();
+    recorder_.complete(op.id, op.outcome, op.response, op.return_ns);
+    return op;
+  }
+  auto r = c->call(std::move(req), options_.timeout);
+  op.return_ns = sim_.now();
+  if (r.is_ok()) {
+    op.response = std::move(r).value();
+    op.outcome = classify(op.request, op.response);
+  } else {
+    // Sent, and no answer: a write may or may not happen; a read had no effect either way.
+    op.outcome = is_write(op.request) ? history::Outcome::kUnknown : history::Outcome::kFailed;
+    op.response.mutable_error()->set_code(kGrpcUnavailable);
+    op.response.mutable_error()->set_message(r.status().message());
+    if (!options_.pinned && r.status().code() == StatusCode::kUnavailable)
+      member_ = (member_ + 1) % options_.members.size();  // that member is gone: try another next time
+    if (r.status().code() == StatusCode::kTimeout) conn_.reset();  // a fresh connection next time
+  }
+  recorder_.complete(op.id, op.outcome, op.response, op.return_ns);
+  return op;
+}
+
+}  // namespace dst::client

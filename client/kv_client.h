@@ -1,0 +1,59 @@
+// An etcd KV client as a workload uses it (clientv3's role): each request goes to one member over a
+// kept-open connection, with a per-request timeout, and its outcome is recorded honestly:
+//   ok       the member answered without an error;
+//   failed   the request certainly had no effect: the member refused it before proposing
+//            (validation, request too large, quota, too many requests), it was applied as a no-op
+//            (compacted revision, unknown lease, NOSPACE alarm), or it is a read (reads never
+//            change anything, so a failed read carries no information);
+//   unknown  a write whose answer did not come (timeout, broken connection) or came as
+//            Unavailable ("request timed out", "no leader"): it may still be applied later.
+// Retries happen only where they are safe: when the connection could not be opened, nothing was
+// sent, so the next member is tried. A client that pins one member never switches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "client/api_client.h"
+#include "history/recorder.h"
+#include "sim/simulator.h"
+
+namespace dst::client {
+
+struct KvClientOptions {
+  uint32_t id = 0;                     // the client id recorded with every operation
+  std::vector<sim::Address> members;  // every member's client address, in member order (1-based ids)
+  // Pinned: always member `pinned_member` (0-based). Otherwise the client starts at
+  // `pinned_member` and moves to the next member when one cannot be reached.
+  bool pinned = false;
+  size_t pinned_member = 0;
+  sim::DurationNs timeout = sim::seconds(5);
+};
+
+// Whether a request can change the store (its failed outcome then needs classifying).
+bool is_write(const etcdserverpb::ApiRequest& req);
+// The outcome of an answered request (see the file comment).
+history::Outcome classify(const etcdserverpb::ApiRequest& req, const etcdserverpb::ApiResponse& resp);
+
+class KvClient {
+ public:
+  KvClient(sim::Simulator& sim, KvClientOptions options, history::Recorder& recorder);
+
+  // Sends `req`, waits for its outcome, records both ends; returns the recorded operation.
+  history::Operation execute(etcdserverpb::ApiRequest req);
+
+  size_t member() const { return member_; }
+  uint32_t id() const { return options_.id; }
+
+ private:
+  Connection* connection();
+
+  sim::Simulator& sim_;
+  KvClientOptions options_;
+  history::Recorder& recorder_;
+  size_t member_ = 0;
+  std::unique_ptr<Connection> conn_;
+};
+
+}  // namespace dst::client

@@ -1,0 +1,60 @@
+#include "client/watch_client.h"
+
+#include <algorithm>
+
+#include "client/api_client.h"
+
+namespace dst::client {
+
+WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& options, history::Recorder& recorder,
+                            sim::TimeNs until) {
+  DST_ASSERT(!options.members.empty());
+  WatchClientResult result;
+  result.watch = recorder.watch_started(options.id);
+  size_t member = options.member % options.members.size();
+  etcdserverpb::WatchCreateRequest create = options.request;
+  // Start 0 means "from now": the first creation ack fixes what "now" was, so a resume after a
+  // break continues from there rather than from a later "now" (which would lose events).
+  bool start_fixed = create.start_revision() != 0;
+  while (sim.now() < until && !result.canceled) {
+    auto conn = Connection::open(sim, options.members[member]);
+    if (conn.is_ok()) {
+      const uint64_t call = (*conn)->open_watch();
+      etcdserverpb::WatchRequest req;
+      *req.mutable_create_request() = create;
+      history::WatchSegment segment;
+      segment.member = static_cast<uint32_t>(member + 1);
+      segment.created_ns = sim.now();
+      segment.request = create;
+      recorder.segment_started(result.watch, segment);
+      ++result.segments;
+      if ((*conn)->send_watch(call, req).is_ok()) {
+        while (sim.now() < until) {
+          auto r = (*conn)->recv_watch(call, until - sim.now());
+          if (!r.is_ok()) break;  // timeout at `until`, or the stream broke
+          recorder.watch_response(result.watch, history::WatchResponse{sim.now(), *r});
+          result.events += static_cast<size_t>(r->events_size());
+          if (r->created() && !start_fixed) {
+            create.set_start_revision(r->header().revision() + 1);
+            start_fixed = true;
+          }
+          for (const auto& e : r->events()) create.set_start_revision(e.kv().mod_revision() + 1);
+          if (r->events_size() == 0 && !r->created() && !r->canceled() && r->header().revision() > 0)
+            create.set_start_revision(std::max(create.start_revision(), r->header().revision() + 1));
+          if (r->canceled()) {
+            result.canceled = true;
+            break;
+          }
+        }
+      }
+      if (sim.now() >= until || result.canceled) break;
+      recorder.segment_broken(result.watch);
+    }
+    if (sim.sleep(sim::milliseconds(100)) != sim::WaitResult::kOk) break;
+    if (!options.pinned) member = (member + 1) % options.members.size();
+  }
+  result.next_revision = create.start_revision();
+  return result;
+}
+
+}  // namespace dst::client

@@ -1,0 +1,37 @@
+// A watch client as clientv3 behaves: one logical watch that survives broken streams. It records
+// every response; when its stream breaks it reconnects (to the next member unless pinned) and
+// resumes from the revision after the last one it saw (the last event's, or a later progress
+// notification's), recording a new segment. A cancellation by the server (compaction) ends it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "history/recorder.h"
+#include "proto/etcd_rpc.pb.h"
+#include "sim/network.h"
+#include "sim/simulator.h"
+
+namespace dst::client {
+
+struct WatchClientOptions {
+  uint32_t id = 0;                     // client id recorded with the watch
+  std::vector<sim::Address> members;  // member order = member ids 1..n
+  size_t member = 0;                  // the member to start on (0-based)
+  bool pinned = false;
+  etcdserverpb::WatchCreateRequest request;  // key/range/filters/prev_kv/progress_notify/start
+};
+
+struct WatchClientResult {
+  uint64_t watch = 0;          // the recorded watch id
+  size_t segments = 0;
+  size_t events = 0;
+  bool canceled = false;       // canceled by the server (compaction)
+  int64_t next_revision = 0;   // where a resume would start
+};
+
+// Runs the watch in the calling fiber until virtual time `until` (or its cancellation).
+WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& options, history::Recorder& recorder,
+                            sim::TimeNs until);
+
+}  // namespace dst::client

@@ -1,0 +1,338 @@
+#include "client/workload.h"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+
+#include "client/kv_client.h"
+#include "client/watch_client.h"
+
+namespace dst::client {
+
+namespace {
+
+using etcdserverpb::ApiRequest;
+using etcdserverpb::Compare;
+
+// The range end that makes [prefix, end) every key starting with prefix (prefixes here never end
+// in 0xff).
+std::string prefix_end(std::string prefix) {
+  DST_ASSERT(!prefix.empty() && static_cast<uint8_t>(prefix.back()) != 0xff);
+  prefix.back() = static_cast<char>(prefix.back() + 1);
+  return prefix;
+}
+
+ApiRequest get(const std::string& key, bool serializable = false) {
+  ApiRequest r;
+  r.mutable_range()->set_key(key);
+  r.mutable_range()->set_serializable(serializable);
+  return r;
+}
+
+ApiRequest list(const std::string& prefix, int64_t limit = 0, int64_t revision = 0, const std::string& from = "") {
+  ApiRequest r;
+  r.mutable_range()->set_key(from.empty() ? prefix : from);
+  r.mutable_range()->set_range_end(prefix_end(prefix));
+  r.mutable_range()->set_limit(limit);
+  r.mutable_range()->set_revision(revision);
+  return r;
+}
+
+ApiRequest put(const std::string& key, const std::string& value, int64_t lease = 0) {
+  ApiRequest r;
+  r.mutable_put()->set_key(key);
+  r.mutable_put()->set_value(value);
+  r.mutable_put()->set_lease(lease);
+  return r;
+}
+
+ApiRequest del(const std::string& key) {
+  ApiRequest r;
+  r.mutable_delete_range()->set_key(key);
+  return r;
+}
+
+Compare* compare(etcdserverpb::TxnRequest* t, const std::string& key, Compare::CompareTarget target,
+                 Compare::CompareResult result) {
+  Compare* c = t->add_compare();
+  c->set_key(key);
+  c->set_target(target);
+  c->set_result(result);
+  return c;
+}
+
+// A txn guarded by the key's mod_revision (0: the key must not exist), then `then`, else a read
+// of the key: the optimistic-concurrency write every Kubernetes object update is.
+ApiRequest guarded(const std::string& key, int64_t mod_revision, etcdserverpb::RequestOp then) {
+  ApiRequest r;
+  auto* t = r.mutable_txn();
+  if (mod_revision == 0) {
+    compare(t, key, Compare::CREATE, Compare::EQUAL)->set_create_revision(0);
+  } else {
+    compare(t, key, Compare::MOD, Compare::EQUAL)->set_mod_revision(mod_revision);
+  }
+  *t->add_success() = std::move(then);
+  t->add_failure()->mutable_request_range()->set_key(key);
+  return r;
+}
+
+etcdserverpb::RequestOp put_op(const std::string& key, const std::string& value) {
+  etcdserverpb::RequestOp op;
+  op.mutable_request_put()->set_key(key);
+  op.mutable_request_put()->set_value(value);
+  return op;
+}
+
+etcdserverpb::RequestOp delete_op(const std::string& key) {
+  etcdserverpb::RequestOp op;
+  op.mutable_request_delete_range()->set_key(key);
+  return op;
+}
+
+// The key's mod_revision in a successful single-key read (0: absent or the read failed).
+int64_t mod_revision_of(const history::Operation& op) {
+  if (op.outcome != history::Outcome::kOk || op.response.range().kvs_size() == 0) return 0;
+  return op.response.range().kvs(0).mod_revision();
+}
+
+}  // namespace
+
+Result<Profile> parse_profile(std::string_view name) {
+  if (name == "etcd-kv") return Profile::kEtcdKv;
+  if (name == "kubernetes") return Profile::kKubernetes;
+  if (name == "register") return Profile::kRegister;
+  return Status(StatusCode::kInvalidArgument,
+                "unknown workload profile '" + std::string(name) + "'; profiles: etcd-kv, kubernetes, register");
+}
+
+std::string_view profile_name(Profile p) {
+  switch (p) {
+    case Profile::kEtcdKv: return "etcd-kv";
+    case Profile::kKubernetes: return "kubernetes";
+    case Profile::kRegister: return "register";
+  }
+  return "?";
+}
+
+Workload::Workload(sim::Simulator& sim, std::vector<sim::Address> members, WorkloadOptions options,
+                   history::Recorder& recorder)
+    : sim_(sim), members_(std::move(members)), options_(options), recorder_(recorder) {
+  DST_ASSERT(!members_.empty());
+  DST_ASSERT_GT(options_.rate, 0.0);
+  DST_ASSERT_GE(options_.keys, 1u);
+}
+
+void Workload::start(sim::TimeNs until) {
+  uint32_t next_id = 1;
+  auto spawn = [&](const std::string& name, auto body) {
+    sim::HostId host = sim_.add_host(name);
+    hosts_.push_back(host);
+    sim::ProcessId p = sim_.start_process(host, name);
+    const uint32_t id = next_id++;
+    sim_.spawn(p, name, [this, body, id, until] { (this->*body)(id, until); });
+  };
+  for (size_t i = 0; i < options_.clients; ++i) spawn("client" + std::to_string(i + 1), &Workload::run_client);
+  for (size_t i = 0; i < options_.watchers; ++i) spawn("watcher" + std::to_string(i + 1), &Workload::run_watcher);
+  if (options_.compaction_every > 0) spawn("compactor", &Workload::run_compactor);
+}
+
+void Workload::run_client(uint32_t id, sim::TimeNs until) {
+  sim::Rng& rng = sim_.rng("workload/client" + std::to_string(id));
+  KvClientOptions ko;
+  ko.id = id;
+  ko.members = members_;
+  ko.pinned = options_.mix_pinned && id % 2 == 0;
+  ko.pinned_member = id % members_.size();
+  ko.timeout = options_.request_timeout;
+  KvClient kv(sim_, ko, recorder_);
+  uint64_t seq = 0;
+  std::vector<int64_t> leases;  // granted by this client and not revoked by it
+  std::string last_read;        // register: the value the last read saw
+  auto run = [&](ApiRequest r) {
+    history::Operation op = kv.execute(std::move(r));
+    ++stats_.operations;
+    if (op.outcome == history::Outcome::kOk) ++stats_.ok;
+    else if (op.outcome == history::Outcome::kFailed) ++stats_.failed;
+    else ++stats_.unknown;
+    return op;
+  };
+  const double mean_gap_ns = 1e9 / options_.rate;
+  while (sim_.now() < until) {
+    if (sim_.sleep(static_cast<sim::DurationNs>(rng.exponential(mean_gap_ns))) != sim::WaitResult::kOk) return;
+    if (sim_.now() >= until) return;
+    const std::string value = "c" + std::to_string(id) + "." + std::to_string(seq++);
+    switch (options_.profile) {
+      case Profile::kEtcdKv: {
+        const std::string key = "key/" + std::to_string(rng.uniform_u64(options_.keys));
+        const std::string other = "key/" + std::to_string(rng.uniform_u64(options_.keys));
+        static constexpr std::array<uint64_t, 10> kWeights = {25, 5, 5, 25, 8, 6, 3, 2, 10, 11};
+        switch (rng.weighted_index(kWeights)) {
+          case 0: run(get(key)); break;
+          case 1: run(get(key, true)); break;
+          case 2: run(list("key/")); break;
+          case 3: run(put(key, value)); break;
+          case 4: run(del(key)); break;
+          case 5:
+            if (!leases.empty()) {
+              run(put(key, value, leases[rng.uniform_u64(leases.size())]));
+              break;
+            }
+            [[fallthrough]];
+          case 6: {
+            ApiRequest g;
+            g.mutable_lease_grant()->set_ttl(static_cast<int64_t>(10 + rng.uniform_u64(20)));
+            history::Operation op = run(g);
+            if (op.outcome == history::Outcome::kOk && leases.size() < 8) leases.push_back(op.response.lease_grant().id());
+            break;
+          }
+          case 7: {
+            if (leases.empty()) break;
+            ApiRequest r;
+            r.mutable_lease_revoke()->set_id(leases.back());
+            leases.pop_back();
+            run(r);
+            break;
+          }
+          case 8: {
+            ApiRequest r;
+            auto* t = r.mutable_txn();
+            compare(t, key, Compare::VERSION, Compare::GREATER)->set_version(0);
+            *t->add_success() = put_op(key, value);
+            if (other != key) *t->add_success() = delete_op(other);
+            *t->add_failure() = put_op(other == key ? key : other, value);
+            run(r);
+            break;
+          }
+          default: {
+            // Compare-and-set on mod_revision: read, then write only if nobody wrote meanwhile.
+            history::Operation read = run(get(key));
+            if (read.outcome != history::Outcome::kOk) break;
+            run(guarded(key, mod_revision_of(read), put_op(key, value)));
+            break;
+          }
+        }
+        break;
+      }
+      case Profile::kKubernetes: {
+        const std::string prefix = "/registry/pods/";
+        const std::string key = prefix + "pod-" + std::to_string(rng.uniform_u64(options_.keys));
+        static constexpr std::array<uint64_t, 4> kWeights = {20, 25, 40, 15};
+        switch (rng.weighted_index(kWeights)) {
+          case 0: {
+            // A paginated list at one revision, as the apiserver pages with continue tokens.
+            history::Operation page = run(list(prefix, 5));
+            int64_t rev = page.outcome == history::Outcome::kOk ? page.response.range().header().revision() : 0;
+            for (int pages = 0; pages < 100 && page.outcome == history::Outcome::kOk && page.response.range().more();
+                 ++pages) {
+              const auto& kvs = page.response.range().kvs();
+              page = run(list(prefix, 5, rev, kvs[kvs.size() - 1].key() + std::string(1, '\0')));
+            }
+            break;
+          }
+          case 1: run(guarded(key, 0, put_op(key, value))); break;
+          default: {
+            history::Operation read = run(get(key));
+            const int64_t mod = mod_revision_of(read);
+            if (mod == 0) break;
+            run(guarded(key, mod, rng.bernoulli(0.75) ? put_op(key, value) : delete_op(key)));
+            break;
+          }
+        }
+        break;
+      }
+      case Profile::kRegister: {
+        const std::string key = "r/" + std::to_string(id % options_.keys);
+        static constexpr std::array<uint64_t, 3> kWeights = {50, 25, 25};
+        switch (rng.weighted_index(kWeights)) {
+          case 0: {
+            history::Operation read = run(get(key));
+            if (read.outcome == history::Outcome::kOk)
+              last_read = read.response.range().kvs_size() ? read.response.range().kvs(0).value() : "";
+            break;
+          }
+          case 1: run(put(key, value)); break;
+          default: {
+            ApiRequest r;
+            auto* t = r.mutable_txn();
+            compare(t, key, Compare::VALUE, Compare::EQUAL)->set_value(last_read);
+            *t->add_success() = put_op(key, value);
+            run(r);
+            break;
+          }
+        }
+        break;
+      }
+    }
+  }
+}
+
+void Workload::run_watcher(uint32_t id, sim::TimeNs until) {
+  sim::Rng& rng = sim_.rng("workload/watcher" + std::to_string(id));
+  WatchClientOptions wo;
+  wo.id = id;
+  wo.members = members_;
+  wo.member = id % members_.size();
+  wo.pinned = false;
+  std::string prefix;
+  switch (options_.profile) {
+    case Profile::kEtcdKv: prefix = "key/"; break;
+    case Profile::kKubernetes: prefix = "/registry/pods/"; break;
+    case Profile::kRegister: prefix = "r/"; break;
+  }
+  // Restarted after a cancellation by compaction (from the current revision then), until the end.
+  for (int restarts = 0; restarts < 1000 && sim_.now() < until; ++restarts) {
+    auto& c = wo.request;
+    c.Clear();
+    c.set_key(prefix);
+    c.set_range_end(prefix_end(prefix));
+    c.set_prev_kv(rng.bernoulli(0.5));
+    c.set_progress_notify(rng.bernoulli(0.5));
+    if (options_.profile == Profile::kKubernetes) {
+      // An informer: list, then watch from the list's revision + 1.
+      KvClientOptions ko;
+      ko.id = id;
+      ko.members = members_;
+      ko.pinned_member = wo.member;
+      ko.timeout = options_.request_timeout;
+      KvClient kv(sim_, ko, recorder_);
+      history::Operation l = kv.execute(list(prefix));
+      if (l.outcome != history::Outcome::kOk) {
+        if (sim_.sleep(sim::milliseconds(200)) != sim::WaitResult::kOk) return;
+        continue;
+      }
+      c.set_start_revision(l.response.range().header().revision() + 1);
+    } else if (restarts == 0 && rng.bernoulli(0.5)) {
+      c.set_start_revision(1);  // replay everything from the start
+    }
+    WatchClientResult r = run_watch(sim_, wo, recorder_, until);
+    stats_.watch_events += r.events;
+    stats_.watch_segments += r.segments;
+    if (!r.canceled) return;
+    ++stats_.watches_canceled;
+  }
+}
+
+void Workload::run_compactor(uint32_t id, sim::TimeNs until) {
+  KvClientOptions ko;
+  ko.id = id;
+  ko.members = members_;
+  ko.timeout = options_.request_timeout;
+  KvClient kv(sim_, ko, recorder_);
+  bool physical = false;
+  while (sim_.now() < until) {
+    if (sim_.sleep(options_.compaction_every) != sim::WaitResult::kOk) return;
+    if (sim_.now() >= until) return;
+    history::Operation r = kv.execute(get("compactor/probe"));
+    if (r.outcome != history::Outcome::kOk) continue;
+    // Keep a little history so that watchers slightly behind are not all canceled.
+    const int64_t rev = r.response.range().header().revision() - 20;
+    if (rev <= 1) continue;
+    ApiRequest c;
+    c.mutable_compaction()->set_revision(rev);
+    c.mutable_compaction()->set_physical(physical);
+    physical = !physical;
+    kv.execute(c);
+  }
+}
+
+}  // namespace dst::client

@@ -1,0 +1,72 @@
+// Workload profiles: what the clients of a run do, chosen by name, modelled on the traffic etcd's
+// own robustness tests generate. Every written value is unique ("c3.17": client 3, its 17th
+// write), so a write can be identified in reads and watch events.
+//
+//   etcd-kv     get (linearizable), stale get (serializable), list (prefix range), put, delete,
+//               put with a lease, lease grant and revoke, multi-op txn, compare-and-set on
+//               mod_revision (read, then txn guarded by the revision read)
+//   kubernetes  keys /registry/<resource>/<name>: paginated list, create (txn: create_revision
+//               == 0), optimistic update and delete guarded by mod_revision; watchers list, then
+//               watch the prefix from the list's revision + 1 (what an informer does)
+//   register    one key per few clients: read, write, compare-and-swap on the value
+//
+// Periodic compaction is part of the load (a compactor client compacts to a recent revision).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "history/recorder.h"
+#include "sim/network.h"
+#include "sim/simulator.h"
+
+namespace dst::client {
+
+enum class Profile { kEtcdKv, kKubernetes, kRegister };
+Result<Profile> parse_profile(std::string_view name);  // the error lists the profiles
+std::string_view profile_name(Profile p);
+
+struct WorkloadOptions {
+  Profile profile = Profile::kEtcdKv;
+  size_t clients = 4;
+  double rate = 50;                 // operations per second per client (exponential gaps)
+  size_t keys = 10;                 // distinct keys (per resource for kubernetes)
+  size_t watchers = 2;              // watch clients
+  sim::DurationNs compaction_every = sim::seconds(5);  // 0: no compaction
+  sim::DurationNs request_timeout = sim::seconds(2);
+  // Every other client pins one member; the rest move to the next member when theirs is gone.
+  bool mix_pinned = true;
+};
+
+struct WorkloadStats {
+  uint64_t operations = 0, ok = 0, failed = 0, unknown = 0;
+  uint64_t watch_events = 0, watch_segments = 0, watches_canceled = 0;
+};
+
+// Starts the clients (each a process on a host of its own) and runs them until `until`.
+class Workload {
+ public:
+  Workload(sim::Simulator& sim, std::vector<sim::Address> members, WorkloadOptions options,
+           history::Recorder& recorder);
+  void start(sim::TimeNs until);
+  const WorkloadStats& stats() const { return stats_; }
+  // Hosts of the clients (for partitions that cut clients off).
+  const std::vector<sim::HostId>& client_hosts() const { return hosts_; }
+
+ private:
+  void run_client(uint32_t id, sim::TimeNs until);
+  void run_watcher(uint32_t id, sim::TimeNs until);
+  void run_compactor(uint32_t id, sim::TimeNs until);
+
+  sim::Simulator& sim_;
+  std::vector<sim::Address> members_;
+  WorkloadOptions options_;
+  history::Recorder& recorder_;
+  WorkloadStats stats_;
+  std::vector<sim::HostId> hosts_;
+};
+
+}  // namespace dst::client
