@@ -281,8 +281,10 @@ void Simulator::kill(ProcessId id, KillOptions options) {
   if (net_kill_hook_) net_kill_hook_(id);
   if (options.lose_unsynced) hosts_[p.host]->disk().crash(options.torn);
   // Unwind its fibers, except the one running this call: that one cannot unwind its own stack, so
-  // it is parked below and destroyed by the scheduler.
-  std::vector<FiberId> ids(p.fibers.begin(), p.fibers.end());
+  // it is parked below and destroyed by the scheduler. Newest first: a process's first fiber
+  // usually owns the objects its later fibers use (a node's main fiber holds the Server its
+  // request fibers call into), so those unwind while what they refer to still exists.
+  std::vector<FiberId> ids(p.fibers.rbegin(), p.fibers.rend());
   for (FiberId fid : ids) {
     Fiber* f = find_fiber(fid);  // may be gone: an earlier one's unwinding can end others
     if (f != nullptr && f != current_) destroy_fiber(f);
