@@ -258,17 +258,35 @@ Result<uint64_t> Backend::size_in_use() {
   return static_cast<uint64_t>(*pages - *free_pages) * limits::kBackendPageBytes;
 }
 
-Status Backend::defragment() {
+Status Backend::run_outside_batch(std::initializer_list<const char*> sql) {
   Guard guard(*this);
   if (Status s = guard.status(); !s.is_ok()) return s;
   if (Status s = commit_locked(); !s.is_ok()) return s;
-  // VACUUM cannot run inside a transaction: end the (empty) batch first. It rebuilds the database
-  // in a temporary in-memory copy (temp_store=MEMORY) and writes it back through the WAL; the
-  // TRUNCATE checkpoint then copies it into the database file, cuts that file to its new size and
-  // empties the WAL.
-  for (const char* sql : {"COMMIT", "VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)", "BEGIN"}) {
-    if (Status s = exec(sql); !s.is_ok()) return s;
+  if (sql.size() == 0) return Status::ok();
+  // The committed batch left an empty transaction open (begin_): end it, and open the next batch
+  // afterwards, so that the batch invariant holds whenever the lock is free.
+  if (Status s = exec("COMMIT"); !s.is_ok()) return s;
+  for (const char* statement : sql) {
+    if (Status s = exec(statement); !s.is_ok()) return s;
   }
+  return exec("BEGIN");
+}
+
+void Backend::fault(std::string_view point) {
+  if (fault_hook_) fault_hook_(point);
+}
+
+Status Backend::defragment() {
+  // VACUUM cannot run inside a transaction. It rebuilds the database in a temporary in-memory
+  // copy (temp_store=MEMORY) and writes it back through the WAL; the TRUNCATE checkpoint then
+  // copies it into the database file, cuts that file to its new size and empties the WAL. Each
+  // step holds the fiber lock; the fault points sit between them (see fault()).
+  if (Status s = run_outside_batch({}); !s.is_ok()) return s;
+  fault(kFaultBeforeDefrag);
+  if (Status s = run_outside_batch({"VACUUM"}); !s.is_ok()) return s;
+  fault(kFaultDuringDefrag);
+  if (Status s = run_outside_batch({"PRAGMA wal_checkpoint(TRUNCATE)"}); !s.is_ok()) return s;
+  fault(kFaultAfterDefrag);
   return Status::ok();
 }
 

@@ -41,6 +41,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,6 +62,17 @@ namespace dst::backend {
 // The bucket that holds the applied index; always present.
 inline constexpr std::string_view kMetaBucket = "meta";
 inline constexpr std::string_view kAppliedIndexKey = "applied_index";
+
+// Called at named places inside the Backend (and the store above it, mvcc::KvStore) where a test
+// or scenario may crash the node or stall it: the node's fault points (node/server/fault_points.h),
+// named here so the backend does not depend on the node. The hook may never return (the process
+// was killed there); it is only called with no fiber lock held and no SQLite call in progress.
+using FaultHook = std::function<void(std::string_view point)>;
+// In defragment(): after the open batch committed, before VACUUM; between VACUUM (the rebuilt
+// database sits in the WAL) and the checkpoint into the database file; after that checkpoint.
+inline constexpr std::string_view kFaultBeforeDefrag = "before-defrag";
+inline constexpr std::string_view kFaultDuringDefrag = "during-defrag";
+inline constexpr std::string_view kFaultAfterDefrag = "after-defrag";
 
 struct BackendOptions {
   // Bucket names: [a-z0-9_]+, at most limits::kBackendBucketsMax; "meta" is added if missing.
@@ -128,8 +140,12 @@ class Backend {
   // Without the free pages.
   Result<uint64_t> size_in_use();
   // Commits, then rebuilds the file without free pages (VACUUM) and checkpoints it so the
-  // database file shrinks.
+  // database file shrinks. Passes the kFault*Defrag points between its steps; each step takes
+  // the fiber lock anew and leaves a batch open, so other fibers may run between steps while a
+  // fault hook stalls.
   Status defragment();
+  // Installs (or, with an empty one, removes) the fault hook.
+  void set_fault_hook(FaultHook hook) { fault_hook_ = std::move(hook); }
 
   // Commits, checkpoints and closes. The Backend is unusable afterwards (every call fails).
   Status close();
@@ -173,6 +189,13 @@ class Backend {
   void count_write(uint64_t ops);
   Result<int64_t> pragma_int(const std::string& pragma);
   Status commit_locked();
+  // Under the fiber lock: commits the batch, then (if `sql` is not empty) ends it, runs `sql`
+  // outside any transaction and opens the next batch.
+  Status run_outside_batch(std::initializer_list<const char*> sql);
+  // Calls the fault hook, if any. Never with the fiber lock held: a crash at the point kills the
+  // process's other fibers first, among them the one that owns this Backend, and a lock guard
+  // left on this fiber's stack would touch the freed Backend when the fiber is unwound.
+  void fault(std::string_view point);
   void reseed_sqlite_prng();
 
   sim::Simulator& sim_;
@@ -196,6 +219,7 @@ class Backend {
   bool busy_ = false;
   bool visiting_ = false;  // inside a range() visitor
   sim::WaitQueue lock_waiters_;
+  FaultHook fault_hook_;
 };
 
 }  // namespace dst::backend

@@ -36,8 +36,9 @@ Status future_rev() { return Status(StatusCode::kOutOfRange, kErrFutureRev); }
 
 // --- KvStore ------------------------------------------------------------------------------------
 
-Result<std::unique_ptr<KvStore>> KvStore::open(backend::Backend& backend) {
+Result<std::unique_ptr<KvStore>> KvStore::open(backend::Backend& backend, backend::FaultHook fault_hook) {
   std::unique_ptr<KvStore> store(new KvStore(backend));
+  store->fault_hook_ = std::move(fault_hook);
   Status s = store->restore();
   if (!s.is_ok()) return s;
   return store;
@@ -86,7 +87,15 @@ Status KvStore::restore() {
 Result<mvccpb::KeyValue> KvStore::fetch(Revision rev) {
   auto v = backend_.get(kKeyBucket, encode_revision(rev));
   if (!v.is_ok()) return v.status();
-  DST_ASSERT_MSG(v->has_value(), "index points at revision " + rev.to_string() + " missing from the backend");
+  if (!v->has_value()) {
+    // The backend call may block; meanwhile the apply fiber may have compacted past this read's
+    // revision (the read then fails as etcd's would had it started later) or replaced the whole
+    // store with a snapshot (the caller retries on the new store). Otherwise the index and the
+    // backend disagree: a bug.
+    if (retired_) return Status(StatusCode::kUnavailable, kErrStoreReplaced);
+    if (rev.main < compact_rev_) return compacted();
+    DST_UNREACHABLE("index points at revision " + rev.to_string() + " missing from the backend");
+  }
   mvccpb::KeyValue kv;
   if (!kv.ParseFromString(**v)) return Status(StatusCode::kCorruption, "unreadable value at revision " + rev.to_string());
   return kv;
@@ -125,6 +134,7 @@ Status KvStore::compact(int64_t rev) {
   Status s = backend_.put(kMetaBucket, kScheduledCompactKey, encode_i64(rev));
   if (!s.is_ok()) return s;
   index_.compact(rev);
+  fault(kFaultAfterCompactionScheduled);
   return finish_compaction(rev);
 }
 
@@ -147,10 +157,12 @@ Status KvStore::finish_compaction(int64_t rev) {
       return doomed.size() < kCompactionBatch;
     });
     if (!s.is_ok()) return s;
+    fault(kFaultBeforeCompactionBatch);
     for (const std::string& k : doomed) {
       s = backend_.del(kKeyBucket, k);
       if (!s.is_ok()) return s;
     }
+    fault(kFaultAfterCompactionBatch);
     if (doomed.size() < kCompactionBatch) break;
   }
   return backend_.put(kMetaBucket, kFinishedCompactKey, encode_i64(rev));

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,9 @@ namespace dst::mvcc {
 // "etcdserver: " in responses.
 inline constexpr char kErrCompacted[] = "mvcc: required revision has been compacted";
 inline constexpr char kErrFutureRev[] = "mvcc: required revision is a future revision";
+// A read that was blocked in the backend while a Raft snapshot replaced the store (kUnavailable):
+// the caller retries on the new store.
+inline constexpr char kErrStoreReplaced[] = "mvcc: store replaced by a snapshot during the read";
 
 // Told about every published revision: the transaction's changes in order (puts: the full
 // KeyValue; deletions: DELETE with a KeyValue of only key and mod_revision, as etcd's watch sends
@@ -84,10 +88,19 @@ class WriteTxn {
   bool ended_ = false;
 };
 
+// Fault points in the compaction path (backend::FaultHook; the node's names for them): after
+// scheduledCompactRev is written and the index compacted, and before and after each batch of
+// backend deletions (the last batch is followed by finishedCompactRev). Passed by compact() and by
+// open() when it finishes an interrupted compaction.
+inline constexpr std::string_view kFaultAfterCompactionScheduled = "after-compaction-scheduled";
+inline constexpr std::string_view kFaultBeforeCompactionBatch = "before-compaction-batch";
+inline constexpr std::string_view kFaultAfterCompactionBatch = "after-compaction-batch";
+
 class KvStore {
  public:
-  // Rebuilds the index from the backend and finishes an interrupted compaction.
-  static Result<std::unique_ptr<KvStore>> open(backend::Backend& backend);
+  // Rebuilds the index from the backend and finishes an interrupted compaction. `fault_hook` (may
+  // be empty) is called at the compaction fault points above and may never return.
+  static Result<std::unique_ptr<KvStore>> open(backend::Backend& backend, backend::FaultHook fault_hook = {});
 
   int64_t rev() const { return current_rev_; }
   int64_t compact_rev() const { return compact_rev_; }
@@ -118,6 +131,10 @@ class KvStore {
   Result<uint64_t> hash_at(int64_t rev);
 
   const TreeIndex& index() const { return index_; }
+  // The store was replaced by a snapshot's (its backend now holds another state): reads still in
+  // progress fail with kErrStoreReplaced instead of reading the new rows through the old index.
+  void retire() { retired_ = true; }
+  bool retired() const { return retired_; }
   backend::Backend& backend() { return backend_; }
 
  private:
@@ -128,12 +145,17 @@ class KvStore {
                                int64_t read_rev);
   Result<mvccpb::KeyValue> fetch(Revision rev);
   Status finish_compaction(int64_t rev);
+  void fault(std::string_view point) {
+    if (fault_hook_) fault_hook_(point);
+  }
 
   backend::Backend& backend_;
+  backend::FaultHook fault_hook_;
   TreeIndex index_;
   int64_t current_rev_ = 1;  // etcd starts at revision 1 with an empty store
   int64_t compact_rev_ = 0;
   bool write_open_ = false;
+  bool retired_ = false;
   CommitObserver observer_;
 };
 

@@ -193,7 +193,15 @@ void ApiServer::range(const etcdserverpb::RangeRequest& r, ApiResponse& out) {
     Status b = server_.linearizable_barrier();
     if (!b.is_ok()) return fail(out, b);
   }
-  auto resp = apply_range(server_.kv()->store(), r);
+  // The read may block in the backend while a snapshot replaces the store: read again then
+  // (bounded: a snapshot install takes at least an fsync, reads do not wait for one).
+  KvStateMachine& kv = *server_.kv();
+  Result<etcdserverpb::RangeResponse> resp = Status(StatusCode::kUnavailable, "not read");
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const uint64_t generation = kv.store_generation();
+    resp = apply_range(kv.store(), r);
+    if (generation == kv.store_generation()) break;
+  }
   if (!resp.is_ok()) return fail(out, resp.status());
   *out.mutable_range() = std::move(resp).value();
   fill_header(out.mutable_range()->mutable_header(), server_.kv()->store().rev());
@@ -261,10 +269,17 @@ void ApiServer::defragment(ApiResponse& out) {
 }
 
 void ApiServer::hash_kv(const etcdserverpb::HashKVRequest& r, ApiResponse& out) {
-  mvcc::KvStore& store = server_.kv()->store();
-  const int64_t rev = r.revision() == 0 ? store.rev() : r.revision();
-  auto h = store.hash_at(rev);
+  KvStateMachine& kv = *server_.kv();
+  int64_t rev = 0;
+  Result<uint64_t> h = Status(StatusCode::kUnavailable, "not read");
+  for (int attempt = 0; attempt < 4; ++attempt) {  // as in range(): a snapshot may replace the store
+    const uint64_t generation = kv.store_generation();
+    rev = r.revision() == 0 ? kv.store().rev() : r.revision();
+    h = kv.store().hash_at(rev);
+    if (generation == kv.store_generation()) break;
+  }
   if (!h.is_ok()) return fail(out, h.status());
+  mvcc::KvStore& store = kv.store();
   // etcd's hash is a crc32; ours is 64 bits folded to the field's 32.
   out.mutable_hash_kv()->set_hash(static_cast<uint32_t>(*h ^ (*h >> 32)));
   out.mutable_hash_kv()->set_compact_revision(store.compact_rev());

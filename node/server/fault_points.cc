@@ -10,6 +10,10 @@ namespace {
 constexpr std::string_view kNames[] = {
     "before-wal-save", "after-wal-save", "before-send", "before-apply",
     "after-apply",     "before-snapshot-save", "after-snapshot-save",
+    // The names mvcc::KvStore and backend::Backend pass to their fault hooks (kv_store.h,
+    // backend.h); Server maps them back with parse_fault_point().
+    "after-compaction-scheduled", "before-compaction-batch", "after-compaction-batch",
+    "before-defrag", "during-defrag", "after-defrag",
 };
 static_assert(std::size(kNames) == static_cast<size_t>(FaultPoint::kCount));
 }  // namespace

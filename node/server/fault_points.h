@@ -21,6 +21,21 @@ enum class FaultPoint : uint8_t {
   kAfterApply,
   kBeforeSnapshotSave,
   kAfterSnapshotSave,
+  // Inside the apply of a Compaction request (mvcc::KvStore::compact, and the finishing of an
+  // interrupted compaction when the store opens): after scheduledCompactRev is written and the
+  // index compacted; before and after each batch of backend deletions (the last batch is followed
+  // by finishedCompactRev). The writes are in the open backend batch, so what a crash there leaves
+  // durable is whatever an earlier commit (the batch limit, a defragment) made so.
+  kAfterCompactionScheduled,
+  kBeforeCompactionBatch,
+  kAfterCompactionBatch,
+  // Inside backend::Backend::defragment (the client's Defragment call, on that member only):
+  // after the open batch was committed and before VACUUM; between VACUUM (the rebuilt database is
+  // in the WAL) and the checkpoint that copies it into the database file and truncates the WAL;
+  // after that checkpoint.
+  kBeforeDefrag,
+  kDuringDefrag,
+  kAfterDefrag,
   kCount,
 };
 std::string_view fault_point_name(FaultPoint p);

@@ -2,36 +2,6 @@
 
 namespace dst::node {
 
-namespace {
-
-// Runs until every live member applied the same index, then compares their state hashes.
-bool members_agree(sim::Simulator& sim, SimCluster& c) {
-  for (int step = 0; step < 1000; ++step) {
-    std::optional<uint64_t> index;
-    bool same = true;
-    for (size_t i = 0; i < c.size(); ++i) {
-      const Server* s = c.server(i);
-      if (s == nullptr) return false;
-      if (index && *index != s->state_machine().applied_index()) same = false;
-      index = s->state_machine().applied_index();
-    }
-    if (same) {
-      std::optional<uint64_t> hash;
-      for (size_t i = 0; i < c.size(); ++i) {
-        auto h = c.server(i)->state_machine().state_hash();
-        if (!h.is_ok()) return false;
-        if (hash && *hash != *h) return false;
-        hash = *h;
-      }
-      return true;
-    }
-    sim.run_for(sim::milliseconds(10));
-  }
-  return false;
-}
-
-}  // namespace
-
 KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, history::Recorder& recorder) {
   ClusterOptions co;
   co.nodes = options.nodes;
@@ -47,7 +17,11 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   for (size_t i = 0; i < cluster.size(); ++i) members.push_back(sim::Address{cluster.host(i), co.server.api.port});
   client::Workload workload(sim, members, options.workload, recorder);
   const sim::TimeNs clients_until = sim.now() + options.duration;
-  workload.start(clients_until);
+  // Watchers outlive the clients by the whole recovery bound and the settle time, so they see
+  // every write that was still in flight (unknown outcomes applied after the heal) and the
+  // checkers know every revision.
+  const sim::TimeNs watchers_until = clients_until + options.recovery_bound + options.settle;
+  workload.start(clients_until, watchers_until);
   if (options.faults) {
     NemesisOptions n = options.nemesis;
     n.duration = options.duration;
@@ -58,8 +32,8 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   KvRunResult r;
   r.liveness = cluster.await_recovery(options.recovery_bound);
   r.liveness_ok = r.liveness.ok;
-  sim.run_for(options.settle);
-  r.members_agree = r.liveness_ok && members_agree(sim, cluster);
+  sim.run_until(std::max(sim.now(), watchers_until));
+  r.members_agree = r.liveness_ok && cluster.await_agreement(sim::seconds(10)).ok;
   r.invariants_ok = cluster.invariants().ok();
   r.violations = cluster.invariants().violations();
   r.workload = workload.stats();

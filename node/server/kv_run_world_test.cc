@@ -8,6 +8,8 @@
 
 #include <set>
 
+#include "checker/watch/watch_checker.h"
+
 namespace dst::node {
 namespace {
 
@@ -41,6 +43,9 @@ Totals run(client::Profile profile, uint64_t seed, bool faults, history::MemoryR
     EXPECT_TRUE(revisions.insert(rev).second) << where << ": two successful puts at revision " << rev;
     EXPECT_LE(op.invoke_ns, op.return_ns);
   }
+  // Every watch stream was complete, ordered, atomic... (checker/watch).
+  checker::watch::Report w = checker::watch::check(rec.history());
+  EXPECT_TRUE(w.ok()) << where << ":\n" << w.to_string();
   return t;
 }
 

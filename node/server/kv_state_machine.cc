@@ -10,20 +10,27 @@ namespace {
 // thousand applies per virtual second this is minutes of results).
 constexpr size_t kResultsKept = 100'000;
 const std::vector<std::string> kSnapshotBuckets = {"key", "meta", "lease", "alarm"};
+// Retired stores kept alive: a read blocked in the backend across this many snapshot installs
+// (each takes at least one fsync) is not a realistic schedule.
+constexpr size_t kRetiredStoresKept = 8;
 }  // namespace
 
 Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim, sim::FileSystem& fs,
                                                              std::string path, backend::BackendOptions options,
                                                              lease::LessorOptions lease_options,
-                                                             std::function<int64_t()> clock) {
+                                                             std::function<int64_t()> clock,
+                                                             backend::FaultHook fault_hook) {
   std::unique_ptr<KvStateMachine> sm(new KvStateMachine());
   sm->clock_ = clock ? std::move(clock) : [] { return int64_t{0}; };
+  sm->fault_hook_ = std::move(fault_hook);
   auto be = backend::Backend::open(sim, fs, std::move(path), std::move(options));
   if (!be.is_ok()) return be.status();
   sm->backend_ = std::move(be).value();
-  auto store = mvcc::KvStore::open(*sm->backend_);
+  sm->backend_->set_fault_hook(sm->fault_hook_);
+  auto store = mvcc::KvStore::open(*sm->backend_, sm->fault_hook_);
   if (!store.is_ok()) return store.status();
   sm->store_ = std::move(store).value();
+  sm->visible_applied_ = sm->backend_->applied_index();
   Status alarms = sm->alarms_.load(*sm->backend_);
   if (!alarms.is_ok()) return alarms;
   auto lessor = lease::Lessor::open(*sm->backend_, *sm->store_, lease_options);
@@ -147,6 +154,7 @@ Status KvStateMachine::apply(const raftpb::Entry& entry) {
   }
   Status s = backend_->set_applied(entry.index());
   if (!s.is_ok()) return s;
+  visible_applied_ = entry.index();  // the store already shows it (reads see the open batch)
   return backend_->maybe_commit();
 }
 
@@ -195,19 +203,33 @@ Status KvStateMachine::restore(const std::string& image, uint64_t index) {
   if (!s.is_ok()) return s;
   s = backend_->commit();
   if (!s.is_ok()) return s;
-  auto store = mvcc::KvStore::open(*backend_);
+  auto store = mvcc::KvStore::open(*backend_, fault_hook_);
   if (!store.is_ok()) return store.status();
+  store_->retire();
+  retired_stores_.push_back(std::move(store_));
+  if (retired_stores_.size() > kRetiredStoresKept) retired_stores_.erase(retired_stores_.begin());
   store_ = std::move(store).value();
+  ++store_generation_;
   Status s2 = alarms_.load(*backend_);
   if (!s2.is_ok()) return s2;
   s2 = lessor_->reload(*backend_, *store_);
   if (!s2.is_ok()) return s2;
   watch_->on_restore(*store_);
   observe_store();
+  visible_applied_ = index;
   return Status::ok();
 }
 
 Result<uint64_t> KvStateMachine::state_hash() {
+  // Reading may block in the backend while a snapshot replaces the store: then read again.
+  for (int attempt = 0;; ++attempt) {
+    const uint64_t generation = store_generation_;
+    auto h = hash_once();
+    if (generation == store_generation_ || attempt >= 3) return h;
+  }
+}
+
+Result<uint64_t> KvStateMachine::hash_once() {
   auto h = store_->hash_at(store_->rev());
   if (!h.is_ok()) return h.status();
   // Leases and alarms are replicated state too: members that applied the same entries agree on

@@ -33,20 +33,29 @@ struct ApplyResult {
 
 class KvStateMachine : public StateMachine {
  public:
-  // `clock` is the member's monotonic clock (ns); only the leader's lessor uses it.
+  // `clock` is the member's monotonic clock (ns); only the leader's lessor uses it. `fault_hook`
+  // (may be empty) is handed to the backend and the store (every store this opens, also on
+  // restore) for their fault points (compaction, defragmentation); it may never return.
   static Result<std::unique_ptr<KvStateMachine>> open(sim::Simulator& sim, sim::FileSystem& fs, std::string path,
                                                       backend::BackendOptions options = {},
                                                       lease::LessorOptions lease_options = {},
-                                                      std::function<int64_t()> clock = {});
+                                                      std::function<int64_t()> clock = {},
+                                                      backend::FaultHook fault_hook = {});
 
   Status apply(const raftpb::Entry& entry) override;
-  uint64_t applied_index() const override { return backend_->applied_index(); }
+  // The index whose effects reads of store() see: behind the backend's own while a snapshot is
+  // being installed (its rows are written and committed before the new store replaces the old),
+  // so a ReadIndex barrier never lets a read through to the old store in that window.
+  uint64_t applied_index() const override { return visible_applied_; }
   Result<std::string> snapshot() override;
   Status restore(const std::string& image, uint64_t index) override;
   // KV state at the current revision, the revision itself, and the leases and alarms.
   Result<uint64_t> state_hash() override;
 
   mvcc::KvStore& store() { return *store_; }
+  // Bumped whenever a snapshot replaces the store: a reader that blocked in the backend compares
+  // it before and after and retries on the new store when it changed.
+  uint64_t store_generation() const { return store_generation_; }
   watch::WatchableStore& watches() { return *watch_; }
   lease::Lessor& lessor() { return *lessor_; }
   backend::Backend& backend() { return *backend_; }
@@ -68,13 +77,20 @@ class KvStateMachine : public StateMachine {
   ApplyResult execute_alarm(const etcdserverpb::AlarmRequest& req);
   // Every committed write reaches the lessor (key attachments) and then the watchers.
   void observe_store();
+  Result<uint64_t> hash_once();
 
   std::unique_ptr<backend::Backend> backend_;
   std::unique_ptr<mvcc::KvStore> store_;
+  // Stores replaced by snapshots, retired (reads still blocked in them fail cleanly) and kept so
+  // such reads never touch freed memory; the oldest is freed past kRetiredStoresKept.
+  std::vector<std::unique_ptr<mvcc::KvStore>> retired_stores_;
+  uint64_t store_generation_ = 0;
+  uint64_t visible_applied_ = 0;
   // Declared after the store: destroyed before it (they refer to it).
   std::unique_ptr<lease::Lessor> lessor_;
   std::unique_ptr<watch::WatchableStore> watch_;
   std::function<int64_t()> clock_;
+  backend::FaultHook fault_hook_;
   KvLimits limits_;
   AlarmStore alarms_;
   AppliedListener applied_listener_;

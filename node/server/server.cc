@@ -108,8 +108,14 @@ Status Server::open_state_machine() {
   const int64_t election_ns = options_.raft.election_tick * options_.tick;
   lease::LessorOptions lease_options;
   lease_options.min_ttl_seconds = std::max<int64_t>(1, (3 * election_ns / 2 + sim::seconds(1) - 1) / sim::seconds(1));
+  // The store's and the backend's fault points (compaction, defragmentation) are ours by name.
+  auto fault_hook = [this](std::string_view name) {
+    Result<FaultPoint> p = parse_fault_point(name);
+    DST_ASSERT_MSG(p.is_ok(), p.status().to_string());
+    fault_point(*p);
+  };
   auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", {}, lease_options,
-                                 [this] { return local_now(); });
+                                 [this] { return local_now(); }, fault_hook);
   if (!kv.is_ok()) return kv.status();
   kv_ = kv->get();
   kv_->set_applied_listener([this](uint64_t id, const ApplyResult& r) { on_applied(id, r); });
@@ -363,8 +369,26 @@ void Server::receive_loop() {
     if (!d.is_ok()) return;  // cancelled: the process is going away
     raftpb::Message m;
     if (!m.ParseFromString(d->payload) || m.to() != options_.id) continue;  // not for us
+    if (m.type() == raftpb::MSG_PROP && duplicate_proposal(d->payload)) continue;
     if (!inbox_.try_send(std::move(m))) continue;  // overloaded: drop, Raft retransmits
   }
+}
+
+bool Server::duplicate_proposal(const std::string& payload) {
+  // etcd's peers talk over TCP (rafthttp), which never delivers a message twice; our peer
+  // datagrams may (the network's duplication fault). Raft's own messages tolerate that, but a
+  // forwarded proposal delivered twice would be appended, committed and applied twice. So a
+  // member drops a byte-identical copy of a proposal it received recently (a client's retry is
+  // a new request with a new id, hence never identical).
+  const uint64_t h = hash_bytes(payload, 0x70726f70);
+  if (recent_proposals_.count(h) != 0) return true;
+  recent_proposals_.insert(h);
+  recent_proposal_order_.push_back(h);
+  if (recent_proposal_order_.size() > kRecentProposalsKept) {
+    recent_proposals_.erase(recent_proposal_order_.front());
+    recent_proposal_order_.pop_front();
+  }
+  return false;
 }
 
 void Server::tick_loop() {

@@ -16,7 +16,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <variant>
@@ -174,6 +176,8 @@ class Server {
   bool has_wal() const;
   void raft_loop();
   void receive_loop();
+  // Whether this forwarded proposal was already received (a network duplicate): see server.cc.
+  bool duplicate_proposal(const std::string& payload);
   void tick_loop();
   void propose_loop();
   void read_loop();
@@ -214,7 +218,12 @@ class Server {
   sim::WaitQueue applied_;
   uint64_t next_request_id_ = 0;
   bool lessor_primary_ = false;
-  std::vector<int64_t> load_leases_;  // leases the load fiber granted recently (at most 16)
+  std::vector<int64_t> load_leases_;
+  // Hashes of the proposals received lately, for duplicate_proposal(): a window far longer than
+  // any duplicate's delay (the network delays a duplicate by milliseconds).
+  static constexpr size_t kRecentProposalsKept = 16'384;
+  std::set<uint64_t> recent_proposals_;
+  std::deque<uint64_t> recent_proposal_order_;  // leases the load fiber granted recently (at most 16)
   uint64_t next_read_ = 0;
 };
 

@@ -23,6 +23,8 @@ SimCluster::SimCluster(sim::Simulator& sim, ClusterOptions options) : sim_(sim),
   for (const auto& n : nodes_) options_.server.peers[n->id] = n->host;
   sim_.net().set_default_link(options_.link);
   nemesis_host_ = sim_.add_host("nemesis");
+  observer_host_ = sim_.add_host("observer");
+  observer_ = sim_.start_process(observer_host_, "observer");
 }
 
 SimCluster::~SimCluster() {
@@ -70,6 +72,60 @@ std::optional<size_t> SimCluster::leader() const {
     }
   }
   return best;
+}
+
+AgreementReport SimCluster::await_agreement(sim::DurationNs bound) {
+  AgreementReport report;
+  const sim::TimeNs deadline = sim_.now() + bound;
+  while (sim_.now() < deadline) {
+    std::optional<uint64_t> index;
+    bool same = true;
+    for (size_t i = 0; i < size() && same; ++i) {
+      const Server* s = server(i);
+      if (s == nullptr || (index && *index != s->state_machine().applied_index())) same = false;
+      else index = s->state_machine().applied_index();
+    }
+    if (same) {
+      // Hash every member in one observer fiber; valid only if no member applied meanwhile.
+      bool done = false, stable = true;
+      std::vector<uint64_t> hashes;
+      Status failed;
+      sim_.spawn(observer_, "agreement", [&] {
+        for (size_t i = 0; i < size(); ++i) {
+          const Server* s = server(i);
+          if (s == nullptr) { stable = false; break; }
+          auto h = s->state_machine().state_hash();
+          if (!h.is_ok()) { failed = h.status(); break; }
+          hashes.push_back(*h);
+        }
+        for (size_t i = 0; i < size() && stable; ++i) {
+          const Server* s = server(i);
+          if (s == nullptr || s->state_machine().applied_index() != *index) stable = false;
+        }
+        done = true;
+      });
+      for (int spin = 0; spin < 10'000 && !done; ++spin) sim_.run_for(sim::milliseconds(1));
+      DST_ASSERT_MSG(done, "hashing the members' state did not finish in 10 s of virtual time");
+      if (!failed.is_ok()) {
+        report.detail = "state hash failed: " + failed.to_string();
+        return report;
+      }
+      if (stable) {
+        report.index = *index;
+        for (size_t i = 1; i < hashes.size(); ++i) {
+          if (hashes[i] != hashes[0]) {
+            report.detail = "n" + std::to_string(i + 1) + " diverged from n1 at applied index " + std::to_string(*index);
+            return report;
+          }
+        }
+        report.ok = true;
+        return report;
+      }
+    }
+    sim_.run_for(sim::milliseconds(5));
+  }
+  report.detail = "members never reached the same applied index";
+  return report;
 }
 
 void SimCluster::log_fault(const std::string& what) {

@@ -40,6 +40,12 @@ struct NemesisOptions {
   bool fault_points = true;     // arm a crash or power loss at a named point in the node's code
 };
 
+struct AgreementReport {
+  bool ok = false;
+  uint64_t index = 0;  // the applied index every member was at
+  std::string detail;  // why not ok
+};
+
 struct LivenessReport {
   bool ok = false;
   sim::DurationNs recovery = 0;  // from the heal to every node caught up
@@ -73,6 +79,10 @@ class SimCluster {
   // After heal_all(): runs the simulation until a leader exists and every node has applied
   // everything the leader committed, or `bound` passes.
   LivenessReport await_recovery(sim::DurationNs bound);
+  // Member agreement: runs until every member is up and has applied the same index, then compares
+  // their state hashes (computed in a fiber: a KV member's backend may be in the middle of a
+  // commit), retrying if an apply slipped in meanwhile; false after `bound` or on a mismatch.
+  AgreementReport await_agreement(sim::DurationNs bound);
   // Nemesis actions taken so far, one line each ("12.300s crash n2 power-loss").
   const std::vector<std::string>& fault_log() const { return fault_log_; }
   // Nodes that took themselves down, with the reason ("t=3.2s n2 exits: WAL save failed: ...").
@@ -97,6 +107,8 @@ class SimCluster {
   std::vector<std::unique_ptr<Node>> nodes_;
   raft::Invariants invariants_;
   sim::HostId nemesis_host_ = 0;
+  sim::HostId observer_host_ = 0;  // where await_agreement reads the members' state
+  sim::ProcessId observer_ = sim::kNoProcess;
   sim::ProcessId nemesis_ = sim::kNoProcess;
   std::vector<std::string> fault_log_;
   std::vector<std::string> exits_;

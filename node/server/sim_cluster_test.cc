@@ -27,49 +27,10 @@ std::string violations(const SimCluster& c) {
   return out;
 }
 
-// Every live node has applied the same entries up to the same index with the same hash.
-void expect_members_agree(const SimCluster& c) {
-  std::optional<std::pair<uint64_t, uint64_t>> reference;
-  for (size_t i = 0; i < c.size(); ++i) {
-    const Server* s = c.server(i);
-    ASSERT_NE(s, nullptr) << "node " << i + 1 << " is down";
-    auto hash = s->state_machine().state_hash();
-    ASSERT_TRUE(hash.is_ok()) << hash.status().to_string();
-    if (!reference) reference = {s->state_machine().applied_index(), *hash};
-    if (s->state_machine().applied_index() == reference->first) {
-      EXPECT_EQ(*hash, reference->second) << "node " << i + 1 << " diverged";
-    }
-  }
-}
-
-// Runs until every node has applied the same index (the load keeps proposing, so this waits for a
-// quiet moment), then requires the same state hash everywhere: member agreement at one revision.
-void expect_agreement_at_same_index(sim::Simulator& sim, SimCluster& c) {
-  for (int step = 0; step < 1000; ++step) {
-    std::optional<uint64_t> index;
-    bool same = true;
-    for (size_t i = 0; i < c.size(); ++i) {
-      const Server* s = c.server(i);
-      if (!s) { same = false; break; }
-      uint64_t a = s->state_machine().applied_index();
-      if (index && *index != a) same = false;
-      index = a;
-    }
-    if (same) {
-      std::optional<uint64_t> hash;
-      for (size_t i = 0; i < c.size(); ++i) {
-        auto h = c.server(i)->state_machine().state_hash();
-        ASSERT_TRUE(h.is_ok()) << h.status().to_string();
-        if (hash) {
-          EXPECT_EQ(*h, *hash) << "node " << i + 1 << " diverged at index " << *index;
-        }
-        hash = *h;
-      }
-      return;
-    }
-    sim.run_for(milliseconds(5));
-  }
-  ADD_FAILURE() << "members never reached the same applied index";
+// Every member reaches the same applied index with the same state hash (member agreement).
+void expect_members_agree(SimCluster& c) {
+  AgreementReport a = c.await_agreement(seconds(10));
+  EXPECT_TRUE(a.ok) << a.detail;
 }
 
 ClusterOptions kv_options(size_t nodes) {
@@ -193,7 +154,7 @@ TEST(KvCluster, ReplicatesTheMixedLoadAndMembersAgree) {
   EXPECT_GT(c.counters(*l).snapshots, 0u);
   LivenessReport r = c.await_recovery(seconds(5));
   EXPECT_TRUE(r.ok) << r.detail;
-  expect_agreement_at_same_index(sim, c);
+  expect_members_agree(c);
   EXPECT_TRUE(c.invariants().ok()) << violations(c);
 }
 
@@ -207,7 +168,7 @@ TEST(KvCluster, PowerLossOfEveryNodeKeepsTheStoreAtItsAppliedIndex) {
   c.heal_all();
   LivenessReport r = c.await_recovery(seconds(10));
   ASSERT_TRUE(r.ok) << r.detail;
-  expect_agreement_at_same_index(sim, c);
+  expect_members_agree(c);
   EXPECT_TRUE(c.invariants().ok()) << violations(c);
 }
 
@@ -244,7 +205,7 @@ TEST(KvCluster, PowerLossAtEveryFaultPointLosesNoAppliedWrite) {
       EXPECT_EQ(c.faults(victim).fired(p), 1u);
       c.heal_all();
       expect_recovers(c, seconds(10));
-      expect_agreement_at_same_index(sim, c);
+      expect_members_agree(c);
       for (size_t i = 0; i < 3; ++i) {
         const Server* s = c.server(i);
         ASSERT_NE(s, nullptr);
@@ -348,7 +309,6 @@ void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds, bool kv = false) {
       worst_seed = seed;
     }
     expect_members_agree(c);
-    if (kv) expect_agreement_at_same_index(sim, c);
     if (::testing::Test::HasFailure()) {
       ADD_FAILURE() << reproduce;
       for (const std::string& f : c.fault_log()) ADD_FAILURE() << f;
