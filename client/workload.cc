@@ -122,18 +122,20 @@ Workload::Workload(sim::Simulator& sim, std::vector<sim::Address> members, Workl
   DST_ASSERT_GE(options_.keys, 1u);
 }
 
-void Workload::start(sim::TimeNs until) {
+void Workload::start(sim::TimeNs until, sim::TimeNs watchers_until) {
+  DST_ASSERT_GE(watchers_until, until);
   uint32_t next_id = 1;
-  auto spawn = [&](const std::string& name, auto body) {
+  auto spawn = [&](const std::string& name, auto body, sim::TimeNs until) {
     sim::HostId host = sim_.add_host(name);
     hosts_.push_back(host);
     sim::ProcessId p = sim_.start_process(host, name);
     const uint32_t id = next_id++;
     sim_.spawn(p, name, [this, body, id, until] { (this->*body)(id, until); });
   };
-  for (size_t i = 0; i < options_.clients; ++i) spawn("client" + std::to_string(i + 1), &Workload::run_client);
-  for (size_t i = 0; i < options_.watchers; ++i) spawn("watcher" + std::to_string(i + 1), &Workload::run_watcher);
-  if (options_.compaction_every > 0) spawn("compactor", &Workload::run_compactor);
+  for (size_t i = 0; i < options_.clients; ++i) spawn("client" + std::to_string(i + 1), &Workload::run_client, until);
+  for (size_t i = 0; i < options_.watchers; ++i)
+    spawn("watcher" + std::to_string(i + 1), &Workload::run_watcher, watchers_until);
+  if (options_.compaction_every > 0) spawn("compactor", &Workload::run_compactor, until);
 }
 
 void Workload::run_client(uint32_t id, sim::TimeNs until) {

@@ -51,7 +51,10 @@ class Workload {
  public:
   Workload(sim::Simulator& sim, std::vector<sim::Address> members, WorkloadOptions options,
            history::Recorder& recorder);
-  void start(sim::TimeNs until);
+  // Starts the clients (each a process on a host of its own): KV clients and the compactor run
+  // until `until`, watchers until `watchers_until` (later, so that they also see the writes that
+  // were still in flight when the clients stopped).
+  void start(sim::TimeNs until, sim::TimeNs watchers_until);
   const WorkloadStats& stats() const { return stats_; }
   // Hosts of the clients (for partitions that cut clients off).
   const std::vector<sim::HostId>& client_hosts() const { return hosts_; }

@@ -1,0 +1,449 @@
+// See imported_history.h. A small EDN reader for one event map per line, and the pairing of
+// invocations with completions shared by the Jepsen and Porcupine importers.
+#include "history/imported_history.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <span>
+
+#include "base/limits.h"
+
+namespace dst::history {
+
+const char* imported_fn_name(ImportedFn fn) {
+  switch (fn) {
+    case ImportedFn::kRead: return "read";
+    case ImportedFn::kWrite: return "write";
+    case ImportedFn::kCas: return "cas";
+    case ImportedFn::kGet: return "get";
+    case ImportedFn::kPut: return "put";
+    case ImportedFn::kAppend: return "append";
+  }
+  return "?";
+}
+
+const char* imported_outcome_name(ImportedOutcome o) {
+  switch (o) {
+    case ImportedOutcome::kOk: return "ok";
+    case ImportedOutcome::kFailed: return "fail";
+    case ImportedOutcome::kUnknown: return "info";
+  }
+  return "?";
+}
+
+std::string ImportedValue::to_string() const {
+  switch (kind) {
+    case Kind::kNil: return "nil";
+    case Kind::kInt: return std::to_string(a);
+    case Kind::kIntPair: return "[" + std::to_string(a) + " " + std::to_string(b) + "]";
+    case Kind::kString: return "\"" + text + "\"";
+  }
+  return "?";
+}
+
+std::string describe_imported_op(const ImportedOp& op) {
+  std::string s = imported_fn_name(op.fn);
+  s += "(";
+  if (!op.key.empty()) s += "\"" + op.key + "\"";
+  if (op.argument.kind != ImportedValue::Kind::kNil) s += (op.key.empty() ? "" : ", ") + op.argument.to_string();
+  s += ")";
+  if (op.outcome == ImportedOutcome::kUnknown) {
+    s += " -> ?";
+  } else if (op.outcome == ImportedOutcome::kFailed) {
+    s += " -> fail";
+  } else if (op.fn == ImportedFn::kRead || op.fn == ImportedFn::kGet) {
+    s += " -> " + op.result.to_string();
+  }
+  return s;
+}
+
+namespace {
+
+// --- EDN values (the subset event maps use) ----------------------------------------------------
+
+struct Edn {
+  enum class Kind : uint8_t { kNil, kBool, kInt, kFloat, kString, kKeyword, kSymbol, kVector, kMap };
+  Kind kind = Kind::kNil;
+  int64_t integer = 0;
+  std::string text;         // string contents, keyword without ':', symbol
+  std::vector<Edn> items;   // vector elements; map: key, value, key, value...
+};
+
+class EdnReader {
+ public:
+  explicit EdnReader(std::string_view s) : s_(s) {}
+
+  // Reads one value; on failure returns false with error() set ("at column 7: expected ...").
+  bool read(Edn& out, size_t depth) {
+    skip_space();
+    if (pos_ >= s_.size()) return fail("expected a value, found the end of the line");
+    if (depth > limits::kImportNestingMax) return fail("nesting deeper than " + std::to_string(limits::kImportNestingMax));
+    const char c = s_[pos_];
+    if (c == '{' || c == '[' || c == '(') return read_collection(out, depth);
+    if (c == '#') {  // #{set}, or a tagged literal like #inst "...": the tag is dropped
+      ++pos_;
+      if (pos_ < s_.size() && s_[pos_] == '{') {
+        return read_collection(out, depth, true);
+      }
+      if (read_token().empty()) return fail("expected a tag or '{' after '#'");
+      return read(out, depth + 1);
+    }
+    if (c == '"') return read_string(out);
+    if (c == ':') {
+      ++pos_;
+      out.kind = Edn::Kind::kKeyword;
+      out.text = read_token();
+      if (out.text.empty()) return fail("expected a keyword name after ':'");
+      return true;
+    }
+    const size_t start = pos_;
+    std::string tok = read_token();
+    if (tok.empty()) {
+      pos_ = start;
+      return fail(std::string("unexpected '") + c + "'");
+    }
+    if (tok == "nil") {
+      out.kind = Edn::Kind::kNil;
+    } else if (tok == "true" || tok == "false") {
+      out.kind = Edn::Kind::kBool;
+      out.integer = tok == "true";
+    } else if (is_number_start(tok)) {
+      return parse_number(tok, start, out);
+    } else {
+      out.kind = Edn::Kind::kSymbol;
+      out.text = tok;
+    }
+    return true;
+  }
+
+  bool at_end() {
+    skip_space();
+    return pos_ >= s_.size();
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  static bool is_delim(char c) {
+    return c == ' ' || c == '\t' || c == ',' || c == '\r' || c == '\n' || c == '{' || c == '}' ||
+           c == '[' || c == ']' || c == '(' || c == ')' || c == '"' || c == ';';
+  }
+  static bool is_number_start(const std::string& t) {
+    const char c = t[0];
+    return (c >= '0' && c <= '9') || ((c == '-' || c == '+') && t.size() > 1 && t[1] >= '0' && t[1] <= '9');
+  }
+  void skip_space() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == ',' || s_[pos_] == '\r')) ++pos_;
+  }
+  std::string read_token() {
+    const size_t start = pos_;
+    while (pos_ < s_.size() && !is_delim(s_[pos_])) ++pos_;
+    return std::string(s_.substr(start, pos_ - start));
+  }
+  bool fail(const std::string& what) {
+    error_ = "at column " + std::to_string(pos_ + 1) + ": " + what;
+    return false;
+  }
+  bool parse_number(std::string tok, size_t start, Edn& out) {
+    if (!tok.empty() && tok.back() == 'N') tok.pop_back();  // Clojure bigint suffix
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (*end == '\0' && errno == 0) {
+      out.kind = Edn::Kind::kInt;
+      out.integer = v;
+      return true;
+    }
+    if (*end == '.' || *end == 'e' || *end == 'E' || *end == 'M') {
+      out.kind = Edn::Kind::kFloat;  // kept only to be skipped (e.g. a :latency field)
+      out.text = tok;
+      return true;
+    }
+    pos_ = start;
+    return fail("expected a 64-bit integer, found '" + tok + "'");
+  }
+  bool read_string(Edn& out) {
+    ++pos_;  // opening quote
+    out.kind = Edn::Kind::kString;
+    while (pos_ < s_.size() && s_[pos_] != '"') {
+      char c = s_[pos_++];
+      if (c == '\\') {
+        if (pos_ >= s_.size()) break;
+        const char e = s_[pos_++];
+        c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+      }
+      out.text.push_back(c);
+    }
+    if (pos_ >= s_.size()) return fail("unterminated string");
+    ++pos_;
+    return true;
+  }
+  // `is_set`: #{...}, kept as a vector.
+  bool read_collection(Edn& out, size_t depth, bool is_set = false) {
+    const char open = s_[pos_++];
+    const char close = open == '{' ? '}' : open == '[' ? ']' : ')';
+    out.kind = open == '{' && !is_set ? Edn::Kind::kMap : Edn::Kind::kVector;
+    for (;;) {
+      skip_space();
+      if (pos_ >= s_.size()) return fail(std::string("expected '") + close + "', found the end of the line");
+      if (s_[pos_] == close) {
+        ++pos_;
+        break;
+      }
+      Edn item;
+      if (!read(item, depth + 1)) return false;
+      out.items.push_back(std::move(item));
+    }
+    if (out.kind == Edn::Kind::kMap && out.items.size() % 2 != 0) return fail("a map needs an even number of forms");
+    return true;
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+  std::string error_;
+};
+
+const Edn* map_get(const Edn& map, std::string_view keyword) {
+  for (size_t i = 0; i + 1 < map.items.size(); i += 2) {
+    if (map.items[i].kind == Edn::Kind::kKeyword && map.items[i].text == keyword) return &map.items[i + 1];
+  }
+  return nullptr;
+}
+
+std::string render(const Edn& v) {
+  switch (v.kind) {
+    case Edn::Kind::kNil: return "nil";
+    case Edn::Kind::kBool: return v.integer ? "true" : "false";
+    case Edn::Kind::kInt: return std::to_string(v.integer);
+    case Edn::Kind::kFloat: return v.text;
+    case Edn::Kind::kString: return "\"" + v.text + "\"";
+    case Edn::Kind::kKeyword: return ":" + v.text;
+    case Edn::Kind::kSymbol: return v.text;
+    case Edn::Kind::kVector: return "[...]";
+    case Edn::Kind::kMap: return "{...}";
+  }
+  return "?";
+}
+
+// --- events -----------------------------------------------------------------------------------
+
+enum class EventType : uint8_t { kInvoke, kOk, kFail, kInfo };
+
+struct Event {
+  EventType type = EventType::kInvoke;
+  uint32_t process = 0;
+  ImportedFn fn = ImportedFn::kRead;
+  std::string key;
+  ImportedValue value;
+  int64_t time_ns = -1;
+};
+
+// The event's :value as an ImportedValue, checked against what `fn` allows at this point.
+Result<ImportedValue> convert_value(const Edn* v, ImportedFn fn, EventType type, const std::string& where) {
+  const bool completion_read = type == EventType::kOk && (fn == ImportedFn::kRead || fn == ImportedFn::kGet);
+  auto bad = [&](const std::string& expected) {
+    return Status(StatusCode::kInvalidArgument, where + ": expected :value " + expected + " for :" +
+                                                    imported_fn_name(fn) + ", found " + (v ? render(*v) : "no :value"));
+  };
+  const bool is_nil = v == nullptr || v->kind == Edn::Kind::kNil;
+  switch (fn) {
+    case ImportedFn::kRead:
+      if (!completion_read) return ImportedValue::nil();  // an invoke's or failed read's value is ignored
+      if (is_nil) return ImportedValue::nil();
+      if (v->kind == Edn::Kind::kInt) return ImportedValue::integer(v->integer);
+      return bad("nil or an integer");
+    case ImportedFn::kWrite:
+      if (v && v->kind == Edn::Kind::kInt) return ImportedValue::integer(v->integer);
+      return bad("an integer");
+    case ImportedFn::kCas:
+      if (v && v->kind == Edn::Kind::kVector && v->items.size() == 2 && v->items[0].kind == Edn::Kind::kInt &&
+          v->items[1].kind == Edn::Kind::kInt) {
+        return ImportedValue::pair(v->items[0].integer, v->items[1].integer);
+      }
+      return bad("[old new] (two integers)");
+    case ImportedFn::kGet:
+      if (!completion_read) return ImportedValue::nil();
+      if (v && v->kind == Edn::Kind::kString) return ImportedValue::string(v->text);
+      if (is_nil) return ImportedValue::string("");  // a missing key reads as ""
+      return bad("a string");
+    case ImportedFn::kPut:
+    case ImportedFn::kAppend:
+      if (v && v->kind == Edn::Kind::kString) return ImportedValue::string(v->text);
+      return bad("a string");
+  }
+  return bad("?");
+}
+
+struct FnName {
+  const char* name;
+  ImportedFn fn;
+};
+constexpr FnName kJepsenFns[] = {{"read", ImportedFn::kRead}, {"write", ImportedFn::kWrite}, {"cas", ImportedFn::kCas}};
+constexpr FnName kPorcupineFns[] = {{"get", ImportedFn::kGet}, {"put", ImportedFn::kPut}, {"append", ImportedFn::kAppend}};
+
+// Parses one line's map into an Event. Returns kNotFound for events to skip (Jepsen's nemesis).
+Result<Event> parse_event(std::string_view line, const std::string& where, ImportFormat format) {
+  EdnReader reader(line);
+  Edn m;
+  if (!reader.read(m, 0)) return Status(StatusCode::kInvalidArgument, where + ": " + reader.error());
+  if (m.kind != Edn::Kind::kMap) return Status(StatusCode::kInvalidArgument, where + ": expected one event map {...}");
+  if (!reader.at_end()) return Status(StatusCode::kInvalidArgument, where + ": expected the end of the line after the event map");
+  auto missing = [&](const char* what) { return Status(StatusCode::kInvalidArgument, where + ": expected " + what); };
+  Event e;
+  const Edn* process = map_get(m, "process");
+  if (process == nullptr) return missing(":process");
+  if (process->kind == Edn::Kind::kKeyword && format == ImportFormat::kJepsen) {
+    return Status(StatusCode::kNotFound, "skip");  // :nemesis and friends: not client operations
+  }
+  if (process->kind != Edn::Kind::kInt || process->integer < 0 || process->integer > UINT32_MAX) {
+    return missing(":process as a non-negative integer");
+  }
+  e.process = static_cast<uint32_t>(process->integer);
+  const Edn* type = map_get(m, "type");
+  if (type == nullptr || type->kind != Edn::Kind::kKeyword) return missing(":type :invoke, :ok, :fail or :info");
+  if (type->text == "invoke") e.type = EventType::kInvoke;
+  else if (type->text == "ok") e.type = EventType::kOk;
+  else if (type->text == "fail") e.type = EventType::kFail;
+  else if (type->text == "info") e.type = EventType::kInfo;
+  else return missing(":type :invoke, :ok, :fail or :info");
+  const Edn* f = map_get(m, "f");
+  bool known = false;
+  if (f != nullptr && f->kind == Edn::Kind::kKeyword) {
+    for (const FnName& n : format == ImportFormat::kJepsen ? std::span<const FnName>(kJepsenFns) : std::span<const FnName>(kPorcupineFns)) {
+      if (f->text == n.name) {
+        e.fn = n.fn;
+        known = true;
+      }
+    }
+  }
+  if (!known) return missing(format == ImportFormat::kJepsen ? ":f :read, :write or :cas" : ":f :get, :put or :append");
+  if (format == ImportFormat::kPorcupineKv) {
+    const Edn* key = map_get(m, "key");
+    if (key == nullptr || (key->kind != Edn::Kind::kString && key->kind != Edn::Kind::kInt)) return missing(":key as a string");
+    e.key = key->kind == Edn::Kind::kString ? key->text : std::to_string(key->integer);
+  }
+  if (const Edn* t = map_get(m, "time"); t != nullptr && t->kind == Edn::Kind::kInt) e.time_ns = t->integer;
+  Result<ImportedValue> v = convert_value(map_get(m, "value"), e.fn, e.type, where);
+  if (!v.is_ok()) return v.status();
+  e.value = std::move(*v);
+  return e;
+}
+
+// Pairs events into operations.
+class Pairing {
+ public:
+  Pairing(const std::string& source) { history_.source = source; }
+
+  Status add(const Event& e, int64_t at, uint32_t line, const std::string& where) {
+    auto it = open_.find(e.process);
+    if (e.type == EventType::kInvoke) {
+      if (it != open_.end()) {
+        return Status(StatusCode::kInvalidArgument,
+                      where + ": process " + std::to_string(e.process) + " invokes again, but its :invoke on line " +
+                          std::to_string(history_.ops[it->second].invoke_line) +
+                          " has no completion yet (expected :ok, :fail or :info first)");
+      }
+      if (history_.ops.size() >= limits::kCheckerOpsMax) {
+        return Status(StatusCode::kResourceExhausted, where + ": more than " + std::to_string(limits::kCheckerOpsMax) + " operations");
+      }
+      ImportedOp op;
+      op.id = history_.ops.size();
+      op.process = e.process;
+      op.fn = e.fn;
+      op.key = e.key;
+      if (e.fn != ImportedFn::kRead && e.fn != ImportedFn::kGet) op.argument = e.value;
+      op.invoke_at = at;
+      op.invoke_time_ns = e.time_ns;
+      op.invoke_line = line;
+      open_[e.process] = op.id;
+      history_.ops.push_back(std::move(op));
+      return Status::ok();
+    }
+    if (it == open_.end()) {
+      return Status(StatusCode::kInvalidArgument, where + ": a completion for process " + std::to_string(e.process) +
+                                                      ", which has no open :invoke (expected an :invoke first)");
+    }
+    ImportedOp& op = history_.ops[it->second];
+    if (op.fn != e.fn || op.key != e.key) {
+      return Status(StatusCode::kInvalidArgument, where + ": completion :f :" + imported_fn_name(e.fn) +
+                                                      " does not match the :invoke on line " + std::to_string(op.invoke_line) +
+                                                      " (:f :" + imported_fn_name(op.fn) + ")");
+    }
+    op.return_line = line;
+    op.return_time_ns = e.time_ns;
+    if (e.type == EventType::kOk) {
+      op.outcome = ImportedOutcome::kOk;
+      op.return_at = at;
+      if (op.fn == ImportedFn::kRead || op.fn == ImportedFn::kGet) op.result = e.value;
+    } else if (e.type == EventType::kFail) {
+      op.outcome = ImportedOutcome::kFailed;
+      op.return_at = at;
+    } else {
+      op.outcome = ImportedOutcome::kUnknown;  // :info: stays open forever (return_at = never)
+    }
+    open_.erase(it);
+    return Status::ok();
+  }
+
+  ImportedHistory finish() { return std::move(history_); }  // open ops stay kUnknown
+
+ private:
+  ImportedHistory history_;
+  std::map<uint32_t, uint64_t> open_;  // process -> op awaiting its completion
+};
+
+}  // namespace
+
+Result<ImportedHistory> import_event_lines(std::string_view text, const std::string& source, ImportFormat format) {
+  Pairing pairing(source);
+  int64_t at = 0;
+  uint32_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    const std::string where = source + ":" + std::to_string(line_no);
+    if (line.size() > limits::kImportLineBytesMax) {
+      return Status(StatusCode::kInvalidArgument, where + ": line longer than " + std::to_string(limits::kImportLineBytesMax) + " bytes");
+    }
+    size_t first = line.find_first_not_of(" \t\r,");
+    if (first == std::string_view::npos) continue;
+    line = line.substr(first);
+    if (line[0] == ';') continue;
+    // A whole history printed as one vector: "[{...}" ... "{...}]"; drop the brackets.
+    if (line[0] == '[') line = line.substr(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.remove_suffix(1);
+    if (!line.empty() && line.back() == ']' && line.front() == '{') line.remove_suffix(1);
+    if (line.empty() || line == "]") continue;
+    Result<Event> e = parse_event(line, where, format);
+    if (!e.is_ok()) {
+      if (e.status().code() == StatusCode::kNotFound) continue;
+      return e.status();
+    }
+    if (Status st = pairing.add(*e, at++, line_no, where); !st.is_ok()) return st;
+  }
+  return pairing.finish();
+}
+
+Result<ImportedHistory> import_event_file(const std::string& path, ImportFormat format) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kNotFound, path + ": cannot open the file");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) return Status(StatusCode::kIoError, path + ": cannot read the file");
+  if (static_cast<uint64_t>(size) > limits::kImportFileBytesMax) {
+    return Status(StatusCode::kInvalidArgument, path + ": larger than " + std::to_string(limits::kImportFileBytesMax) + " bytes");
+  }
+  in.seekg(0, std::ios::beg);
+  std::string text(static_cast<size_t>(size), '\0');
+  in.read(text.data(), size);
+  if (!in) return Status(StatusCode::kIoError, path + ": cannot read the file");
+  return import_event_lines(text, path, format);
+}
+
+}  // namespace dst::history
