@@ -195,4 +195,35 @@ inline constexpr size_t kLeasesMax = 1'000'000;
 // mass expiry does not flood the raft log.
 inline constexpr size_t kLeaseRevokesPerSecond = 1000;
 
+// --- checker ---------------------------------------------------------------------------------
+// Operations one imported history may hold. Jepsen's biggest register histories are ~100k
+// operations; 10M keeps a runaway or corrupt file from exhausting memory before the search starts.
+inline constexpr size_t kCheckerOpsMax = 10'000'000;
+// Longest line an importer accepts: one Jepsen/Porcupine event is a short map (< 1 KiB); a huge
+// line means the file is not one event per line.
+inline constexpr size_t kImportLineBytesMax = 1024 * 1024;
+// Largest history file an importer reads (it reads the file whole).
+inline constexpr uint64_t kImportFileBytesMax = 1024ull * 1024 * 1024;
+// Nesting of EDN vectors/maps inside one event: values are scalars or [old new] pairs; deep
+// nesting is garbage, and the recursive parser must not overflow the stack on it.
+inline constexpr size_t kImportNestingMax = 16;
+// Model steps the linearizability search may take over all partitions when the caller names no
+// budget: tens of millions run in a few seconds; beyond it the verdict is "unknown" (exit 3).
+inline constexpr uint64_t kCheckerStepsDefault = 50'000'000;
+// Largest budget a caller may ask for (hours of search); bigger is a typo.
+inline constexpr uint64_t kCheckerStepsMax = 100'000'000'000;
+// Steps one partition runs before the search moves on to the next (round-robin): small enough
+// that an easily failing key is found after a few thousand steps even when another key would take
+// millions (the c50-bad trap), large enough that switching costs nothing measurable.
+inline constexpr uint64_t kCheckerQuantumSteps = 2'000;
+// Bytes the memo of visited (state, linearized set) pairs may use. Past it no new pairs are
+// remembered (still sound, only slower); the step budget bounds the time.
+inline constexpr size_t kCheckerCacheBytesMax = 1024ull * 1024 * 1024;
+// Bytes of model states (e.g. the kv model's interned strings) one check may create; past it
+// the search stops with "unknown" instead of growing memory without bound.
+inline constexpr size_t kCheckerModelBytesMax = 1024ull * 1024 * 1024;
+// Operations shown in a counterexample's prefix and in its list of operations that could not be
+// placed: enough to see the conflict, few enough to read.
+inline constexpr size_t kCounterexampleOpsShownMax = 12;
+
 }  // namespace dst::limits

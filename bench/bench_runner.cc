@@ -28,6 +28,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   }
 
   void print_summary() const {
+    if (print_checker_summary()) return;
     if (auto it = ns_per_item_.find("kv/apply/3"); it != ns_per_item_.end()) {
       std::printf("\nsummary (issue #4):\n");
       std::printf("  %-30s %12.1f k requests per wall s\n", "kv/apply/3", 1e9 / it->second / 1e3);
@@ -63,6 +64,38 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   }
 
  private:
+  // `dst bench checker`: our time and steps next to Porcupine's on each file (issue #5).
+  bool print_checker_summary() const {
+    bool any = false;
+    for (const auto& [name, ns] : ns_per_item_) {
+      if (name.rfind("checker/", 0) != 0) continue;
+      if (!any) {
+        std::printf("\nsummary (issue #5: >= 10x faster than Porcupine, same verdicts):\n");
+        std::printf("  %-28s %6s %-13s %10s %10s %12s %9s\n", "benchmark", "ops", "verdict", "ms", "steps",
+                    "porcupine ms", "speed-up");
+        any = true;
+      }
+      auto counter = [&](const char* key) {
+        auto it = counters_.find(name + ":" + key);
+        return it == counters_.end() ? -1.0 : it->second;
+      };
+      static const char* kVerdicts[] = {"linearizable", "violation", "unknown"};
+      const int v = static_cast<int>(counter("verdict"));
+      const bool as_expected = v == static_cast<int>(counter("expected"));
+      const double ms = ns / 1e6;
+      const double porcupine = counter("porcupine_ms");
+      char speedup[32];
+      if (porcupine > 0) std::snprintf(speedup, sizeof speedup, "%.1fx", porcupine / ms);
+      else std::snprintf(speedup, sizeof speedup, "(gave up)");
+      std::printf("  %-28s %6.0f %-13s %10.3f %10.0f %12s %9s\n", name.c_str(), counter("ops"),
+                  v >= 0 && v <= 2 ? kVerdicts[v] : "?", ms, counter("steps"),
+                  porcupine > 0 ? std::to_string(porcupine).substr(0, std::to_string(porcupine).find('.') + 3).c_str()
+                                : "> 120000",
+                  speedup);
+      if (!as_expected && v != 2) std::printf("  ^ WRONG VERDICT\n");
+    }
+    return any;
+  }
   static double multiplier(benchmark::TimeUnit unit) {
     switch (unit) {
       case benchmark::kNanosecond: return 1;

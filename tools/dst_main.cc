@@ -13,6 +13,8 @@
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
+#include "tools/check_command.h"
+#include "tools/run_etcd.h"
 #include "tools/run_raft.h"
 #include "tools/shell_command.h"
 
@@ -26,12 +28,15 @@ const char* kTopUsage =
     "usage: dst <command> [options]      (dst <command> --help for its options)\n"
     "\n"
     "commands:\n"
-    "  run [WORLD]    run one simulated world with a seed and check it (WORLD: demo, the default,\n"
-    "                 or raft: a Raft cluster under random faults; Lua scenarios come later)\n"
+    "  run [WORLD]    run one simulated world with a seed and check it (WORLD: demo, the default;\n"
+    "                 raft: a Raft cluster under random faults; etcd: clients and watchers against a\n"
+    "                 KV cluster under random faults, then the checkers; Lua scenarios come later)\n"
+    "  check FILE     check a recorded history (Jepsen or Porcupine logs) for linearizability\n"
     "  shell          etcdctl command lines on stdin against a simulated cluster, etcdctl's output\n"
     "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
     "  bench raft     committed Raft entries per wall second, 3 and 5 nodes in simulation\n"
     "  bench kv       etcd KV requests applied per wall second through a 3-node cluster\n"
+    "  bench checker  the linearizability checker on the Porcupine kv histories\n"
     "  help           this text\n"
     "\n"
     "exit codes: 0 pass, 1 violation, 2 usage or input error, 3 checker gave up\n";
@@ -43,6 +48,7 @@ int usage_error(const Status& st, const cli::Args& args) {
 
 int run_command(const std::string& self, const std::vector<std::string>& argv) {
   if (!argv.empty() && argv[0] == "raft") return run_raft_command(self, {argv.begin() + 1, argv.end()});
+  if (!argv.empty() && argv[0] == "etcd") return run_etcd_command(self, {argv.begin() + 1, argv.end()});
   cli::Args args("dst run", argv);
   args.positional("WORLD", "the world to run: 'demo' (the built-in demo world) or 'raft' (see dst run raft --help)", true);
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
@@ -130,11 +136,11 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
 
 int bench_command(const std::vector<std::string>& argv) {
   if (argv.empty() || argv[0] == "--help") {
-    std::printf("usage: dst bench sim|raft|kv [google benchmark flags, e.g. --benchmark_min_time=1]\n");
+    std::printf("usage: dst bench sim|raft|kv|checker [google benchmark flags, e.g. --benchmark_min_time=1]\n");
     return argv.empty() ? kExitUsage : kExitPass;
   }
-  if (argv[0] != "sim" && argv[0] != "raft" && argv[0] != "kv") {
-    std::fprintf(stderr, "dst bench: unknown suite '%s'; suites: sim, raft, kv\n", argv[0].c_str());
+  if (argv[0] != "sim" && argv[0] != "raft" && argv[0] != "kv" && argv[0] != "checker") {
+    std::fprintf(stderr, "dst bench: unknown suite '%s'; suites: sim, raft, kv, checker\n", argv[0].c_str());
     return kExitUsage;
   }
   return bench::run_benchmarks(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()));
@@ -155,6 +161,7 @@ int main(int argc, char** argv) {
   if (command == "run") return dst::run_command(self, rest);
   if (command == "bench") return dst::bench_command(rest);
   if (command == "shell") return dst::shell_command(self, rest);
+  if (command == "check") return dst::check_command(self, rest);
   std::fprintf(stderr, "dst: unknown command '%s'\n\n%s", command.c_str(), dst::kTopUsage);
   return dst::kExitUsage;
 }

@@ -1,0 +1,287 @@
+// The etcd checker on hand-built histories: each rule both ways, a correct history that passes and
+// a minimally broken one that fails naming the rule.
+#include "checker/linearizability/etcd_checker.h"
+
+#include <gtest/gtest.h>
+
+#include "checker/linearizability/etcd_test_builder.h"
+
+namespace dst::checker::etcd {
+namespace {
+
+using namespace testing;  // NOLINT
+using history::Outcome;
+
+EtcdVerdict check(const history::History& h) {
+  auto r = check_etcd(h);
+  EXPECT_TRUE(r.is_ok());
+  return std::move(r).value();
+}
+
+bool has_rule(const EtcdVerdict& v, const std::string& rule) {
+  for (const auto& x : v.violations)
+    if (x.rule == rule) return true;
+  return false;
+}
+
+std::string all(const EtcdVerdict& v) {
+  std::string s = v.summary();
+  for (size_t i = 1; i < v.violations.size(); ++i) s += "\n" + v.violations[i].to_string();
+  for (const auto& k : v.skipped) s += "\nskipped: " + k;
+  return s;
+}
+
+#define EXPECT_LINEARIZABLE(v) EXPECT_EQ((v).verdict, Verdict::kLinearizable) << all(v)
+#define EXPECT_RULE(v, rule)                                 \
+  do {                                                       \
+    EXPECT_EQ((v).verdict, Verdict::kViolation) << all(v);   \
+    EXPECT_TRUE(has_rule((v), rule)) << rule << "\n" << all(v); \
+  } while (0)
+
+// put a=v1 @2, put b=v2 @3, get a, cas a (mod 2 -> v3) @4, get a; a watch sees 2..4.
+HistoryBuilder base(bool with_watch = true) {
+  HistoryBuilder b;
+  b.op(1, 0, 10, put_req("k/a", "v1"), put_resp(2));
+  b.op(2, 20, 30, put_req("k/b", "v2"), put_resp(3));
+  b.op(1, 40, 50, get_req("k/a"), range_resp(3, {kv("k/a", "v1", 2, 2, 1)}));
+  b.op(2, 40, 55, cas_req("k/a", 2, "v3"), cas_ok(4));
+  b.op(3, 60, 70, get_req("k/a"), range_resp(4, {kv("k/a", "v3", 2, 4, 2)}));
+  if (with_watch) {
+    size_t w = b.watch("k/", "k0", 1);
+    b.events(w, 9, 2, {put_event(kv("k/a", "v1", 2, 2, 1))});
+    b.events(w, 29, 3, {put_event(kv("k/b", "v2", 3, 3, 1))});
+    b.events(w, 54, 4, {put_event(kv("k/a", "v3", 2, 4, 2))});
+  }
+  return b;
+}
+
+TEST(EtcdChecker, CorrectHistoriesPass) {
+  EXPECT_LINEARIZABLE(check(base(true).h));
+  EXPECT_LINEARIZABLE(check(base(false).h));
+  HistoryBuilder empty;
+  EXPECT_LINEARIZABLE(check(empty.h));
+}
+
+TEST(EtcdChecker, StaleLinearizableRead) {
+  HistoryBuilder b = base();
+  b.op(4, 80, 90, get_req("k/a"), range_resp(3, {kv("k/a", "v1", 2, 2, 1)}));
+  EXPECT_RULE(check(b.h), "stale-read");
+  // The same read served serializably may be stale.
+  HistoryBuilder ok = base();
+  ok.op(4, 80, 90, get_req("k/a", "", 0, true), range_resp(3, {kv("k/a", "v1", 2, 2, 1)}));
+  EXPECT_LINEARIZABLE(check(ok.h));
+}
+
+TEST(EtcdChecker, ReadResultDiffersFromTheStateAtItsRevision) {
+  HistoryBuilder b = base();
+  b.h.operations[4].response = range_resp(4, {kv("k/a", "v1", 2, 2, 1)});  // old value, fresh revision
+  EXPECT_RULE(check(b.h), "read-result");
+  HistoryBuilder c = base();
+  c.h.operations[4].response = range_resp(4, {});  // key missing
+  EXPECT_RULE(check(c.h), "read-result");
+}
+
+TEST(EtcdChecker, ReadValueNeverWritten) {
+  HistoryBuilder b = base();
+  b.op(4, 80, 90, get_req("k/c"), range_resp(5, {kv("k/c", "zz", 5, 5, 1)}));
+  EXPECT_RULE(check(b.h), "value-never-written");
+}
+
+TEST(EtcdChecker, TwoAcknowledgedWritesWithOneRevision) {
+  HistoryBuilder b = base(false);
+  b.h.operations[1].response = put_resp(2);
+  EXPECT_RULE(check(b.h), "duplicate-revision");
+}
+
+TEST(EtcdChecker, RealTimeInversionOfWrites) {
+  HistoryBuilder ok;
+  ok.op(1, 0, 10, put_req("a", "1"), put_resp(2));
+  ok.op(2, 20, 30, put_req("b", "2"), put_resp(3));
+  EXPECT_LINEARIZABLE(check(ok.h));
+  HistoryBuilder bad;
+  bad.op(1, 0, 10, put_req("a", "1"), put_resp(3));
+  bad.op(2, 20, 30, put_req("b", "2"), put_resp(2));
+  EXPECT_RULE(check(bad.h), "real-time");
+  // Concurrent writes may take either order.
+  HistoryBuilder conc;
+  conc.op(1, 0, 30, put_req("a", "1"), put_resp(3));
+  conc.op(2, 5, 20, put_req("b", "2"), put_resp(2));
+  EXPECT_LINEARIZABLE(check(conc.h));
+}
+
+TEST(EtcdChecker, TxnSucceededFlag) {
+  HistoryBuilder b = base();
+  b.h.operations[3].request = cas_req("k/a", 99, "v3");  // the compare is false on the state, yet it succeeded
+  EXPECT_RULE(check(b.h), "txn-succeeded");
+  // A failed cas whose compare was false passes; one whose compare was true does not.
+  HistoryBuilder f = base();
+  f.op(4, 80, 90, cas_req("k/a", 2, "v9"), cas_failed(4, {kv("k/a", "v3", 2, 4, 2)}));
+  EXPECT_LINEARIZABLE(check(f.h));
+  HistoryBuilder g = base();
+  g.op(4, 80, 90, cas_req("k/a", 4, "v9"), cas_failed(4, {kv("k/a", "v3", 2, 4, 2)}));
+  EXPECT_RULE(check(g.h), "txn-succeeded");
+}
+
+TEST(EtcdChecker, PrevKv) {
+  const mvccpb::KeyValue prev = kv("k/a", "v3", 2, 4, 2);
+  HistoryBuilder ok = base();
+  ok.op(4, 80, 90, put_req("k/a", "v4", 0, true), put_resp(5, &prev));
+  EXPECT_LINEARIZABLE(check(ok.h));
+  const mvccpb::KeyValue wrong = kv("k/a", "v3", 2, 4, 7);  // wrong version
+  HistoryBuilder bad = base();
+  bad.op(4, 80, 90, put_req("k/a", "v4", 0, true), put_resp(5, &wrong));
+  EXPECT_RULE(check(bad.h), "write-response");
+}
+
+TEST(EtcdChecker, LostAcknowledgedWrite) {
+  // The watch covered 2..6 and never saw revision 5's put.
+  HistoryBuilder b = base();
+  b.op(4, 80, 90, put_req("k/c", "v5"), put_resp(5));
+  b.op(4, 100, 110, put_req("k/d", "v6"), put_resp(6));
+  b.events(0, 105, 6, {put_event(kv("k/d", "v6", 6, 6, 1))});
+  EXPECT_RULE(check(b.h), "lost-write");
+  HistoryBuilder ok = base();
+  ok.op(4, 80, 90, put_req("k/c", "v5"), put_resp(5));
+  ok.op(4, 100, 110, put_req("k/d", "v6"), put_resp(6));
+  ok.events(0, 95, 5, {put_event(kv("k/c", "v5", 5, 5, 1))});
+  ok.events(0, 105, 6, {put_event(kv("k/d", "v6", 6, 6, 1))});
+  EXPECT_LINEARIZABLE(check(ok.h));
+  // A later read shows the older value.
+  HistoryBuilder c = base();
+  c.op(4, 80, 90, put_req("k/a", "v9"), put_resp(5));
+  c.op(5, 100, 110, get_req("k/a"), range_resp(5, {kv("k/a", "v3", 2, 4, 2)}));
+  EXPECT_RULE(check(c.h), "read-result");
+}
+
+TEST(EtcdChecker, UnknownWriteRevealedByAWatch) {
+  HistoryBuilder ok = base();
+  ok.unknown(4, 80, put_req("k/c", "u1"));
+  ok.events(0, 95, 5, {put_event(kv("k/c", "u1", 5, 5, 1))});
+  ok.op(5, 100, 110, get_req("k/c"), range_resp(5, {kv("k/c", "u1", 5, 5, 1)}));
+  EXPECT_LINEARIZABLE(check(ok.h));
+  // Observed before it was sent.
+  HistoryBuilder early = base();
+  early.unknown(4, 100, put_req("k/c", "u1"));
+  early.events(0, 95, 5, {put_event(kv("k/c", "u1", 5, 5, 1))});
+  EXPECT_RULE(check(early.h), "unknown-write-too-early");
+  // Ordered before a write that completed before it was sent.
+  HistoryBuilder before = base(false);
+  before.op(4, 80, 90, put_req("k/d", "v6"), put_resp(6));
+  before.unknown(5, 100, put_req("k/c", "u1"));
+  before.op(6, 120, 130, get_req("k/c"), range_resp(6, {kv("k/c", "u1", 5, 5, 1)}));
+  EXPECT_RULE(check(before.h), "unknown-write-too-early");
+  // Never observed: it did not happen, fine.
+  HistoryBuilder never = base();
+  never.unknown(4, 80, put_req("k/c", "u1"));
+  EXPECT_LINEARIZABLE(check(never.h));
+}
+
+TEST(EtcdChecker, FailedWriteThatAppears) {
+  HistoryBuilder b = base();
+  b.failed(4, 80, 90, put_req("k/c", "f1"));
+  b.events(0, 95, 5, {put_event(kv("k/c", "f1", 5, 5, 1))});
+  EXPECT_RULE(check(b.h), "failed-write-visible");
+  HistoryBuilder ok = base();
+  ok.failed(4, 80, 90, put_req("k/c", "f1"));
+  EXPECT_LINEARIZABLE(check(ok.h));
+}
+
+// Revision 5 is seen by nobody; a keys-only read at 6 shows k/c made at 5.
+HistoryBuilder gap_history(bool second_candidate) {
+  HistoryBuilder b = base();
+  b.unknown(4, 80, put_req("k/c", "u1"));
+  if (second_candidate) b.unknown(6, 82, put_req("k/c", "u2"));
+  b.op(5, 100, 110, put_req("k/d", "v6"), put_resp(6));
+  etcdserverpb::ApiRequest q = get_req("k/c");
+  q.mutable_range()->set_keys_only(true);
+  mvccpb::KeyValue k = kv("k/c", "", 5, 5, 1);
+  b.op(5, 120, 130, q, range_resp(6, {k}));
+  return b;
+}
+
+TEST(EtcdChecker, GapExplainedByAnUnknownWrite) {
+  auto v = check(gap_history(false).h);
+  EXPECT_LINEARIZABLE(v);
+  EXPECT_EQ(v.stats.gaps, 1u);
+  EXPECT_EQ(v.stats.gaps_explained, 1u);
+  EXPECT_EQ(v.stats.revisions_by_unknown_write, 1u);
+  // Two candidates: the key is uncertain and the read cannot be judged.
+  auto u = check(gap_history(true).h);
+  EXPECT_EQ(u.verdict, Verdict::kUnknown) << all(u);
+  EXPECT_EQ(u.exit_code(), 3);
+  EXPECT_EQ(u.stats.gaps_explained, 0u);
+  // The gap's only explanation contradicts the read: k/c absent at 6.
+  HistoryBuilder bad = gap_history(false);
+  bad.h.operations.back().response = range_resp(6, {});
+  EXPECT_RULE(check(bad.h), "read-result");
+}
+
+TEST(EtcdChecker, DeletesAndLeases) {
+  HistoryBuilder b = base();
+  b.op(4, 80, 90, del_req("k/", "k0"), del_resp(5, 2));
+  b.events(0, 85, 5, {delete_event("k/a", 5), delete_event("k/b", 5)});
+  b.op(4, 100, 110, get_req("k/", "k0"), range_resp(5, {}));
+  EXPECT_LINEARIZABLE(check(b.h));
+  HistoryBuilder cnt = base();
+  cnt.op(4, 80, 90, del_req("k/", "k0"), del_resp(5, 1));  // two keys existed
+  EXPECT_RULE(check(cnt.h), "write-response");
+  // A lease's keys deleted by its expiry, seen only by the watch.
+  HistoryBuilder l = base();
+  l.op(4, 80, 90, put_req("k/l", "lv", 77), put_resp(5));
+  l.events(0, 85, 5, {put_event(kv("k/l", "lv", 5, 5, 1, 77))});
+  l.events(0, 200, 6, {delete_event("k/l", 6)});
+  l.op(4, 210, 220, get_req("k/l"), range_resp(6, {}));
+  EXPECT_LINEARIZABLE(check(l.h));
+  // A delete nobody issued of a key without a lease.
+  HistoryBuilder x = base();
+  x.events(0, 200, 5, {delete_event("k/b", 5)});
+  EXPECT_RULE(check(x.h), "unexplained-event");
+  // A revoke answered, yet its key survives.
+  HistoryBuilder r = l;
+  r.h.watches[0].segments[0].responses.pop_back();
+  r.h.operations.pop_back();
+  etcdserverpb::ApiRequest rv;
+  rv.mutable_lease_revoke()->set_id(77);
+  etcdserverpb::ApiResponse rr;
+  rr.mutable_lease_revoke()->mutable_header()->set_revision(5);
+  r.op(5, 150, 160, rv, rr);
+  EXPECT_RULE(check(r.h), "lease");
+}
+
+TEST(EtcdChecker, Compaction) {
+  HistoryBuilder b = base();
+  etcdserverpb::ApiRequest c;
+  c.mutable_compaction()->set_revision(4);
+  etcdserverpb::ApiResponse cr;
+  cr.mutable_compaction()->mutable_header()->set_revision(4);
+  b.op(6, 80, 90, c, cr);
+  b.op(4, 100, 110, get_req("k/a", "", 4), range_resp(4, {kv("k/a", "v3", 2, 4, 2)}));
+  EXPECT_LINEARIZABLE(check(b.h));
+  HistoryBuilder bad = b;
+  bad.op(4, 120, 130, get_req("k/a", "", 3), range_resp(4, {kv("k/a", "v1", 2, 2, 1)}));
+  EXPECT_RULE(check(bad.h), "compaction");
+  HistoryBuilder again = b;
+  again.op(6, 120, 130, c, cr);
+  EXPECT_RULE(check(again.h), "compaction");
+}
+
+TEST(EtcdChecker, PastRevisionReads) {
+  HistoryBuilder b = base();
+  b.op(4, 80, 90, get_req("k/", "k0", 3), range_resp(4, {kv("k/a", "v1", 2, 2, 1), kv("k/b", "v2", 3, 3, 1)}));
+  EXPECT_LINEARIZABLE(check(b.h));
+  HistoryBuilder bad = base();
+  bad.op(4, 80, 90, get_req("k/", "k0", 3), range_resp(4, {kv("k/a", "v3", 2, 4, 2), kv("k/b", "v2", 3, 3, 1)}));
+  EXPECT_RULE(check(bad.h), "read-result");
+}
+
+TEST(EtcdChecker, BudgetGivesUnknown) {
+  EtcdCheckOptions o;
+  o.step_budget = 3;
+  auto v = check_etcd(base().h, o);
+  ASSERT_TRUE(v.is_ok());
+  EXPECT_EQ(v->verdict, Verdict::kUnknown);
+  EXPECT_NE(v->unknown_reason.find("budget"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dst::checker::etcd

@@ -1,0 +1,265 @@
+// Revisions no acknowledged write claims: find what made them. Observed puts name their writer by
+// value (every written value is unique); observed deletes and unobserved revisions (gaps) are
+// explained by the unknown-outcome writes and lease expiries that fit. Exactly one fit is taken;
+// several (or none) leave the keys they might have touched uncertain.
+#include <algorithm>
+
+#include "checker/linearizability/etcd_internal.h"
+
+namespace dst::checker::etcd {
+
+namespace {
+
+using history::Outcome;
+
+bool slot_matches(const Fact& f, const Slot& s) {
+  if (s.uncertain()) return true;
+  if (f.is_delete) return !s.present();
+  if (!s.present()) return false;
+  if (f.kv.value != s.kv.value || f.kv.lease != s.kv.lease || f.kv.mod_revision != s.kv.mod_revision) return false;
+  return !f.full || (f.kv.create_revision == s.kv.create_revision && f.kv.version == s.kv.version);
+}
+
+std::string fact_line(const std::string& key, const Fact& f) {
+  if (f.is_delete) return "DELETE " + key + " seen by " + f.source;
+  return "PUT " + key + " = " + describe_slot(Slot::present_kv(f.kv)) + " seen by " + f.source;
+}
+
+// Whether a request may delete `key` (a prefilter before executing it).
+bool may_delete(const etcdserverpb::TxnRequest& t, const std::string& key);
+bool may_delete_op(const etcdserverpb::RequestOp& op, const std::string& key) {
+  if (op.has_request_delete_range())
+    return in_range(key, op.request_delete_range().key(), op.request_delete_range().range_end());
+  return op.has_request_txn() && may_delete(op.request_txn(), key);
+}
+bool may_delete(const etcdserverpb::TxnRequest& t, const std::string& key) {
+  for (const auto* b : {&t.success(), &t.failure()})
+    for (const auto& op : *b)
+      if (may_delete_op(op, key)) return true;
+  return false;
+}
+bool may_delete(const etcdserverpb::ApiRequest& r, const std::string& key) {
+  if (r.has_delete_range()) return in_range(key, r.delete_range().key(), r.delete_range().range_end());
+  return r.has_txn() && may_delete(r.txn(), key);
+}
+
+void put_values(const etcdserverpb::TxnRequest& t, std::vector<std::string>* out) {
+  for (const auto* b : {&t.success(), &t.failure()})
+    for (const auto& op : *b) {
+      if (op.has_request_put()) out->push_back(op.request_put().value());
+      if (op.has_request_txn()) put_values(op.request_txn(), out);
+    }
+}
+
+}  // namespace
+
+void Checker::collect_key_observations() {
+  for (size_t i = 0; i < h_.operations.size(); ++i) {
+    const history::Operation& o = h_.operations[i];
+    if (o.outcome != Outcome::kOk || !o.request.has_range() || !o.response.has_range()) continue;
+    const auto& q = o.request.range();
+    const int64_t at = q.revision() > 0 ? q.revision() : position_[i];
+    for (const auto& kv : o.response.range().kvs())
+      key_observations_[kv.key()].push_back(KeyObservation{at, true, kv.mod_revision()});
+    if (q.range_end().empty() && !q.count_only() && o.response.range().kvs_size() == 0)
+      key_observations_[q.key()].push_back(KeyObservation{at, false, 0});
+  }
+  for (auto& [key, obs] : key_observations_)
+    std::sort(obs.begin(), obs.end(), [](const KeyObservation& a, const KeyObservation& b) {
+      return a.at != b.at ? a.at < b.at : (a.present != b.present ? a.present < b.present : a.mod < b.mod);
+    });
+}
+
+// A read at Q >= r that saw the key unchanged since a revision below r refutes a change at r; so
+// does a read at exactly r that saw it absent, for a put. (A read's own correctness is judged by
+// its check; a wrong read can only make a gap stay unexplained or bind a different candidate in a
+// history that already has a violation.)
+bool Checker::refuted(int64_t r, const std::map<std::string, Slot>& changes) {
+  for (const auto& [key, slot] : changes) {
+    auto it = key_observations_.find(key);
+    if (it == key_observations_.end()) continue;
+    const auto& obs = it->second;
+    auto o = std::lower_bound(obs.begin(), obs.end(), r, [](const KeyObservation& x, int64_t v) { return x.at < v; });
+    for (; o != obs.end(); ++o) {
+      ++steps_;
+      if (o->present && o->mod < r) return true;
+      if (!o->present && o->at == r && slot.present()) return true;
+    }
+  }
+  return false;
+}
+
+void Checker::replay_observed(int64_t r, const std::map<std::string, Fact>& facts) {
+  std::set<size_t> cands;
+  bool bad = false;
+  for (const auto& [key, fact] : facts) {
+    if (fact.is_delete) continue;
+    std::vector<size_t> src;
+    if (fact.op_id != UINT64_MAX) src.push_back(static_cast<size_t>(fact.op_id));
+    auto w = writers_of_value_.find(fact.kv.value);
+    if (w == writers_of_value_.end()) {
+      violation("value-never-written", "a value observed that no request wrote", r, src, {fact_line(key, fact)});
+      bad = true;
+      continue;
+    }
+    for (size_t op : w->second) {
+      const history::Operation& o = h_.operations[op];
+      if (o.outcome == Outcome::kUnknown) {
+        cands.insert(op);
+        continue;
+      }
+      bad = true;
+      std::vector<size_t> ops = src;
+      ops.push_back(op);
+      if (o.outcome == Outcome::kFailed) {
+        violation("failed-write-visible", "the value of a write that certainly failed was observed", r, ops,
+                  {fact_line(key, fact)});
+      } else {
+        violation("misplaced-write", "the value of an acknowledged write observed at another revision", r, ops,
+                  {fact_line(key, fact), claims_[op] ? "the write was acknowledged at revision " + std::to_string(position_[op])
+                                                     : "the write was acknowledged without making a revision"});
+      }
+    }
+  }
+  if (bad || cands.size() > 1) {
+    if (!bad)
+      violation("duplicate-revision", "the values of two different writes observed at one revision", r,
+                std::vector<size_t>(cands.begin(), cands.end()));
+    writer_[static_cast<size_t>(r)] = Writer{Writer::Kind::kUncertain, SIZE_MAX};
+    apply(r, {}, facts, false);
+    return;
+  }
+  if (cands.empty()) return explain_deletes(r, facts);
+  const size_t op = *cands.begin();
+  Execution e = execute(tl_, r - 1, h_.operations[op].request, nullptr, &steps_);
+  for (const auto& [key, fact] : facts) {
+    auto it = e.changes.find(key);
+    if (it == e.changes.end() ? e.uncertain : slot_matches(fact, it->second)) continue;
+    violation("write-effect",
+              "a write with unknown outcome observed at this revision, but on the state before it the write does "
+              "something else",
+              r, {op},
+              {fact_line(key, fact),
+               "the write makes " + key + " " + (it == e.changes.end() ? "unchanged" : describe_slot(it->second)),
+               "before: " + state_line(r - 1, key)});
+    writer_[static_cast<size_t>(r)] = Writer{Writer::Kind::kUncertain, SIZE_MAX};
+    apply(r, {}, facts, false);
+    return;
+  }
+  bind_unknown(r, op);
+  apply(r, std::move(e.changes), facts, !e.uncertain);
+}
+
+void Checker::explain_deletes(int64_t r, const std::map<std::string, Fact>& facts) {
+  std::vector<Candidate> cands;
+  auto consistent = [&](const std::map<std::string, Slot>& changes) {
+    if (changes.empty()) return false;
+    for (const auto& [key, fact] : facts) {
+      auto it = changes.find(key);
+      if (it == changes.end() || !slot_matches(fact, it->second)) return false;
+    }
+    for (const auto& [key, slot] : changes)
+      if (!facts.count(key) && covered(r, key)) return false;  // a watch saw revision r without it
+    return true;
+  };
+  const std::string& first_key = facts.begin()->first;
+  for (size_t op : unknown_writes_) {
+    if (bound_.count(op) || h_.operations[op].invoke_ns >= first_observed_[static_cast<size_t>(r)].at) continue;
+    if (!may_delete(h_.operations[op].request, first_key)) continue;
+    Execution e = execute(tl_, r - 1, h_.operations[op].request, nullptr, &steps_);
+    if (consistent(e.changes) && !refuted(r, e.changes)) cands.push_back(Candidate{op, 0, std::move(e.changes)});
+  }
+  // A lease expiry (or a revoke whose answer was lost): every key of one lease, deleted at once.
+  Slot first = tl_.at(first_key, r - 1);
+  if (first.present() && first.kv.lease != 0) {
+    Candidate c{SIZE_MAX, first.kv.lease, {}};
+    for (const std::string& k : tl_.keys_with_lease(first.kv.lease, r - 1)) c.changes[k] = Slot::absent();
+    steps_ += tl_.key_count();
+    if (consistent(c.changes) && !refuted(r, c.changes)) cands.push_back(std::move(c));
+  }
+  resolve(r, facts, std::move(cands), false);
+}
+
+void Checker::replay_gap(int64_t r) {
+  ++out_.stats.gaps;
+  std::vector<Candidate> cands;
+  auto uncovered = [&](const std::map<std::string, Slot>& changes) {
+    for (const auto& [key, slot] : changes)
+      if (covered(r, key)) return false;
+    return !changes.empty();
+  };
+  for (size_t op : unknown_writes_) {
+    const history::Operation& o = h_.operations[op];
+    if (bound_.count(op) || o.invoke_ns >= first_observed_[static_cast<size_t>(r)].at) continue;
+    std::vector<std::string> values;
+    if (o.request.has_put()) values.push_back(o.request.put().value());
+    if (o.request.has_txn()) put_values(o.request.txn(), &values);
+    if (std::any_of(values.begin(), values.end(), [&](const std::string& v) { return value_seen_at_.count(v); }))
+      continue;  // observed elsewhere: it made another revision
+    Execution e;
+    if (o.request.has_lease_revoke()) {
+      for (const std::string& k : tl_.keys_with_lease(o.request.lease_revoke().id(), r - 1)) e.changes[k] = Slot::absent();
+      steps_ += tl_.key_count();
+    } else {
+      e = execute(tl_, r - 1, o.request, nullptr, &steps_);
+    }
+    if (uncovered(e.changes) && !refuted(r, e.changes)) cands.push_back(Candidate{op, 0, std::move(e.changes)});
+  }
+  // Lease expiries: each lease that holds keys at r - 1.
+  std::map<int64_t, std::map<std::string, Slot>> by_lease;
+  tl_.for_keys("\0", std::string(1, '\0'), [&](const std::string& k) {
+    Slot s = tl_.at(k, r - 1);
+    if (s.present() && s.kv.lease != 0) by_lease[s.kv.lease][k] = Slot::absent();
+  });
+  steps_ += tl_.key_count();
+  for (auto& [lease, changes] : by_lease)
+    if (uncovered(changes) && !refuted(r, changes)) cands.push_back(Candidate{SIZE_MAX, lease, std::move(changes)});
+  resolve(r, {}, std::move(cands), true);
+}
+
+void Checker::resolve(int64_t r, const std::map<std::string, Fact>& facts, std::vector<Candidate> cands, bool gap) {
+  if (cands.size() == 1) {
+    Candidate& c = cands.front();
+    if (gap) ++out_.stats.gaps_explained;
+    if (c.op != SIZE_MAX) {
+      bind_unknown(r, c.op);
+    } else {
+      writer_[static_cast<size_t>(r)] = Writer{Writer::Kind::kLease, SIZE_MAX};
+      ++out_.stats.revisions_by_lease;
+    }
+    apply(r, std::move(c.changes), facts, true);
+    return;
+  }
+  writer_[static_cast<size_t>(r)] = Writer{Writer::Kind::kUncertain, SIZE_MAX};
+  const bool all_same = !cands.empty() && std::all_of(cands.begin(), cands.end(), [&](const Candidate& c) {
+    return c.changes == cands.front().changes;
+  });
+  if (all_same) {  // who did it is unknown, what it did is not
+    apply(r, std::move(cands.front().changes), facts, true);
+    return;
+  }
+  if (cands.empty() && !gap) {
+    bool certain = true;
+    for (const auto& [key, fact] : facts) certain = certain && !tl_.at(key, r - 1).uncertain();
+    if (certain) {
+      std::vector<std::string> lines;
+      for (const auto& [key, fact] : facts) lines.push_back(fact_line(key, fact) + "; before: " + state_line(r - 1, key));
+      violation("unexplained-event", "deletions that no request and no lease expiry can explain", r, {}, lines);
+    }
+  }
+  // Every key a candidate may have touched is uncertain from r on (facts fill in what they tell).
+  std::map<std::string, Slot> changes;
+  for (const Candidate& c : cands)
+    for (const auto& [key, slot] : c.changes)
+      if (!facts.count(key)) changes[key] = Slot::uncertain_slot();
+  if (cands.empty() && gap) {
+    // Nothing fits: any key no watch covered at r may have changed.
+    tl_.for_keys("\0", std::string(1, '\0'), [&](const std::string& k) {
+      if (!covered(r, k)) changes[k] = Slot::uncertain_slot();
+    });
+  }
+  if (!changes.empty() || gap) uncertain_revs_.insert(r);
+  apply(r, std::move(changes), facts, false);
+}
+
+}  // namespace dst::checker::etcd

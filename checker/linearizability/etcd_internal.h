@@ -1,0 +1,137 @@
+// The etcd checker's working state, shared by its two halves: building the truth timeline
+// (etcd_truth.cc: facts, claims, replay) and checking operations against it (etcd_checker.cc).
+// Internal to checker/linearizability.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checker/linearizability/etcd_checker.h"
+#include "checker/linearizability/etcd_state.h"
+
+namespace dst::checker::etcd {
+
+// Something observed about one (revision, key): a PUT with the key-value after it, or a DELETE.
+struct Fact {
+  bool is_delete = false;
+  Kv kv;              // PUT: value, lease, mod_revision; create/version too when `full`
+  bool full = false;  // create_revision and version known
+  std::string source;  // "watch 3 seg 1 at 2.1s" / "op 12 ..."
+  uint64_t op_id = UINT64_MAX;  // the operation that observed it (UINT64_MAX: a watch)
+};
+
+// A watch segment's coverage: every event of [key, end) at revisions [from, to] was delivered.
+struct Coverage {
+  std::string key, end;
+  int64_t from = 0, to = -1;
+  std::set<std::pair<int64_t, std::string>> seen;  // (revision, key) it delivered
+  std::string name;
+};
+
+// Who made a revision.
+struct Writer {
+  enum class Kind : uint8_t { kNone, kOkWrite, kUnknownWrite, kLease, kUncertain };
+  Kind kind = Kind::kNone;
+  size_t op = SIZE_MAX;  // operation index (kOkWrite, kUnknownWrite, and kLease for a revoke op)
+};
+
+// A request or lease expiry that could have made a revision, and what it would change.
+struct Candidate {
+  size_t op = SIZE_MAX;  // SIZE_MAX: a lease expiry
+  int64_t lease = 0;
+  std::map<std::string, Slot> changes;
+};
+
+class Checker {
+ public:
+  Checker(const history::History& h, const EtcdCheckOptions& o) : h_(h), options_(o) {}
+  Result<EtcdVerdict> run();
+
+  // --- etcd_truth.cc ---
+  void index_operations();
+  void collect_facts();
+  void collect_coverage();
+  bool bound_revisions();  // false: stop (a violation was reported)
+  void compute_first_observed();
+  void replay();
+  void replay_revision(int64_t r);
+  void replay_claimed(int64_t r, size_t op, const std::map<std::string, Fact>& facts);
+  bool replay_lease_revoke(int64_t r, const std::map<std::string, Fact>& facts);
+  void replay_observed(int64_t r, const std::map<std::string, Fact>& facts);
+  void replay_gap(int64_t r);
+  void explain_deletes(int64_t r, const std::map<std::string, Fact>& facts);
+  void resolve(int64_t r, const std::map<std::string, Fact>& facts, std::vector<Candidate> cands, bool gap);
+  void apply(int64_t r, std::map<std::string, Slot> changes, const std::map<std::string, Fact>& facts, bool complete);
+  void bind_unknown(int64_t r, size_t op);
+  bool covered(int64_t r, const std::string& key) const;
+  void check_lost(int64_t r, size_t op, const std::map<std::string, Slot>& changes);
+
+  // --- etcd_checker.cc ---
+  void check_ok_write_response(int64_t r, size_t op, const Execution& e);
+  void check_read_like(size_t op);
+  void check_real_time();
+  void check_compactions();
+  void check_leases();
+  void violation(std::string rule, std::string message, int64_t revision, std::vector<size_t> ops,
+                 std::vector<std::string> extra = {});
+  void skipped(size_t op, const std::string& why);
+  std::string state_line(int64_t rev, const std::string& key) const;
+  std::string op_line(size_t op) const { return describe_operation(h_.operations[op]); }
+  template <typename Fn>
+  void for_covering(int64_t r, Fn fn) const {
+    const size_t c = static_cast<size_t>(r / kChunk);
+    if (c >= coverage_by_chunk_.size()) return;
+    for (size_t s : coverage_by_chunk_[c])
+      if (coverage_[s].from <= r && r <= coverage_[s].to) fn(coverage_[s]);
+  }
+  bool enough() const { return out_.violations.size() >= options_.violations_max || over_budget(); }
+  bool over_budget() const { return steps_ > options_.step_budget; }
+
+  const history::History& h_;
+  EtcdCheckOptions options_;
+  EtcdVerdict out_;
+  uint64_t steps_ = 0;
+  Timeline tl_;
+
+  // Per operation (index = position in h_.operations).
+  std::vector<bool> claims_;       // an acknowledged write that made a new revision
+  std::vector<int64_t> position_;  // claimed revision / header revision (ok ops); 0: none
+  std::map<std::string, std::vector<size_t>> writers_of_value_;  // put values in requests -> ops
+  std::vector<size_t> unknown_writes_;                            // ops with unknown outcome that can write
+  std::map<size_t, int64_t> bound_;                               // unknown write -> its revision
+  std::map<int64_t, std::vector<size_t>> revokes_at_;             // ok lease revokes by header revision
+
+  std::map<int64_t, std::map<std::string, Fact>> facts_;
+  std::map<std::string, int64_t> value_seen_at_;  // value -> a revision it was observed put at
+  std::vector<Coverage> coverage_;
+  std::map<int64_t, size_t> claimant_;  // revision -> the acknowledged write that claims it
+  std::map<int64_t, std::pair<int64_t, size_t>> revoked_;  // lease -> (lowest ok revoke header, op)
+  std::vector<std::vector<size_t>> coverage_by_chunk_;     // revision / kChunk -> segments overlapping it
+  static constexpr int64_t kChunk = 1024;
+  int64_t max_rev_ = 1;
+  std::string max_rev_source_;
+  // By revision: the earliest time anything showed a revision >= it, and who.
+  struct Observation {
+    int64_t at = INT64_MAX;
+    std::string source;
+  };
+  std::vector<Observation> first_observed_;
+  std::vector<Writer> writer_;  // by revision
+  std::set<int64_t> uncertain_revs_;
+  // What acknowledged reads saw of each key: (revision read, present, mod_revision), by revision.
+  struct KeyObservation {
+    int64_t at;
+    bool present;
+    int64_t mod;
+  };
+  std::map<std::string, std::vector<KeyObservation>> key_observations_;
+  void collect_key_observations();
+  // Whether reads refute that these changes were made at revision r.
+  bool refuted(int64_t r, const std::map<std::string, Slot>& changes);
+};
+
+}  // namespace dst::checker::etcd

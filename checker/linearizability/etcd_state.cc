@@ -1,0 +1,304 @@
+#include "checker/linearizability/etcd_state.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/assert.h"
+
+namespace dst::checker::etcd {
+
+using etcdserverpb::ApiRequest;
+using etcdserverpb::Compare;
+using etcdserverpb::RangeRequest;
+using etcdserverpb::RequestOp;
+
+Kv kv_from_proto(const mvccpb::KeyValue& kv) {
+  return Kv{kv.value(), kv.create_revision(), kv.mod_revision(), kv.version(), kv.lease()};
+}
+
+mvccpb::KeyValue kv_to_proto(const std::string& key, const Kv& kv) {
+  mvccpb::KeyValue p;
+  p.set_key(key);
+  p.set_value(kv.value);
+  p.set_create_revision(kv.create_revision);
+  p.set_mod_revision(kv.mod_revision);
+  p.set_version(kv.version);
+  p.set_lease(kv.lease);
+  return p;
+}
+
+std::string describe_slot(const Slot& s) {
+  switch (s.kind) {
+    case Slot::Kind::kAbsent: return "absent";
+    case Slot::Kind::kUncertain: return "uncertain";
+    case Slot::Kind::kPresent: break;
+  }
+  std::string out = "\"" + s.kv.value + "\" (create " + std::to_string(s.kv.create_revision) + ", mod " +
+                    std::to_string(s.kv.mod_revision) + ", ver " + std::to_string(s.kv.version);
+  if (s.kv.lease != 0) out += ", lease " + std::to_string(s.kv.lease);
+  return out + ")";
+}
+
+bool in_range(const std::string& k, const std::string& key, const std::string& end) {
+  if (end.empty()) return k == key;
+  if (end == std::string(1, '\0')) return k >= key;
+  return k >= key && k < end;
+}
+
+Slot Timeline::at(const std::string& key, int64_t rev) const {
+  auto it = keys_.find(key);
+  if (it == keys_.end()) return Slot::absent();
+  const auto& changes = it->second;
+  auto c = std::upper_bound(changes.begin(), changes.end(), rev,
+                            [](int64_t r, const Change& ch) { return r < ch.rev; });
+  if (c == changes.begin()) return Slot::absent();
+  return std::prev(c)->slot;
+}
+
+void Timeline::set(const std::string& key, int64_t rev, Slot slot) {
+  auto& changes = keys_[key];
+  DST_ASSERT(changes.empty() || changes.back().rev <= rev);
+  if (!changes.empty() && changes.back().rev == rev) {
+    changes.back().slot = std::move(slot);
+    return;
+  }
+  changes.push_back(Change{rev, std::move(slot)});
+}
+
+std::vector<std::string> Timeline::keys_with_lease(int64_t lease, int64_t rev) const {
+  std::vector<std::string> out;
+  for (const auto& [key, changes] : keys_) {
+    Slot s = at(key, rev);
+    if (s.present() && s.kv.lease == lease) out.push_back(key);
+  }
+  return out;
+}
+
+namespace {
+
+// The state at `base` with the changes of the request being executed on top (a txn's later ops
+// see its earlier ones, as in etcd's write transaction).
+class Overlay {
+ public:
+  Overlay(const Timeline& t, int64_t base, Execution& out, uint64_t* steps)
+      : t_(t), base_(base), out_(out), steps_(steps) {}
+
+  Slot get(const std::string& key) {
+    ++*steps_;
+    auto it = out_.changes.find(key);
+    Slot s = it != out_.changes.end() ? it->second : t_.at(key, base_);
+    if (s.uncertain()) mark_uncertain("key \"" + key + "\" is uncertain at revision " + std::to_string(base_));
+    return s;
+  }
+
+  // Keys in [key, end) present now, in key order.
+  std::vector<std::pair<std::string, Kv>> present(const std::string& key, const std::string& end) {
+    std::set<std::string> keys;
+    t_.for_keys(key, end, [&](const std::string& k) { keys.insert(k); });
+    for (const auto& [k, s] : out_.changes)
+      if (in_range(k, key, end)) keys.insert(k);
+    std::vector<std::pair<std::string, Kv>> out;
+    for (const std::string& k : keys) {
+      Slot s = get(k);
+      if (s.present()) out.emplace_back(k, s.kv);
+    }
+    return out;
+  }
+
+  void put(const std::string& key, Kv kv) { out_.changes[key] = Slot::present_kv(std::move(kv)); }
+  void put_uncertain(const std::string& key) { out_.changes[key] = Slot::uncertain_slot(); }
+  void remove(const std::string& key) { out_.changes[key] = Slot::absent(); }
+  int64_t new_rev() const { return base_ + 1; }
+  int64_t read_rev() const { return base_ + (out_.changes.empty() ? 0 : 1); }
+
+  void mark_uncertain(const std::string& why) {
+    if (!out_.uncertain) out_.uncertain_why = why;
+    out_.uncertain = true;
+  }
+
+ private:
+  const Timeline& t_;
+  int64_t base_;
+  Execution& out_;
+  uint64_t* steps_;
+};
+
+etcdserverpb::RangeResponse run_range(Overlay& o, const RangeRequest& r) {
+  etcdserverpb::RangeResponse resp;
+  const bool plain_order = r.sort_target() == RangeRequest::KEY && r.sort_order() != RangeRequest::DESCEND;
+  if (!plain_order || r.min_mod_revision() || r.max_mod_revision() || r.min_create_revision() ||
+      r.max_create_revision() || r.revision() != 0) {
+    o.mark_uncertain("range options not modelled (sort, filters, revision inside a txn)");
+    return resp;
+  }
+  auto kvs = o.present(r.key(), r.range_end());
+  resp.set_count(static_cast<int64_t>(kvs.size()));
+  if (r.count_only()) return resp;
+  size_t n = kvs.size();
+  if (r.limit() > 0 && n > static_cast<size_t>(r.limit())) {
+    n = static_cast<size_t>(r.limit());
+    resp.set_more(true);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    mvccpb::KeyValue kv = kv_to_proto(kvs[i].first, kvs[i].second);
+    if (r.keys_only()) kv.clear_value();
+    *resp.add_kvs() = std::move(kv);
+  }
+  return resp;
+}
+
+etcdserverpb::PutResponse run_put(Overlay& o, const etcdserverpb::PutRequest& r) {
+  etcdserverpb::PutResponse resp;
+  if (r.ignore_value() || r.ignore_lease()) o.mark_uncertain("put with ignore_value/ignore_lease not modelled");
+  Slot prev = o.get(r.key());
+  Kv kv;
+  kv.value = r.value();
+  kv.lease = r.lease();
+  kv.mod_revision = o.new_rev();
+  kv.create_revision = prev.present() ? prev.kv.create_revision : o.new_rev();
+  kv.version = prev.present() ? prev.kv.version + 1 : 1;
+  if (r.prev_kv() && prev.present()) *resp.mutable_prev_kv() = kv_to_proto(r.key(), prev.kv);
+  // Over an uncertain key the new create_revision and version are unknown too.
+  if (prev.uncertain()) {
+    o.put_uncertain(r.key());
+  } else {
+    o.put(r.key(), std::move(kv));
+  }
+  return resp;
+}
+
+etcdserverpb::DeleteRangeResponse run_delete(Overlay& o, const etcdserverpb::DeleteRangeRequest& r) {
+  etcdserverpb::DeleteRangeResponse resp;
+  auto kvs = o.present(r.key(), r.range_end());
+  resp.set_deleted(static_cast<int64_t>(kvs.size()));
+  for (const auto& [k, kv] : kvs) {
+    if (r.prev_kv()) *resp.add_prev_kvs() = kv_to_proto(k, kv);
+    o.remove(k);
+  }
+  return resp;
+}
+
+template <typename T>
+int cmp3(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+bool compare_kv(const Compare& c, const Kv& kv) {
+  int cmp = 0;
+  switch (c.target()) {
+    case Compare::VALUE: cmp = cmp3(kv.value, c.value()); break;
+    case Compare::CREATE: cmp = cmp3(kv.create_revision, c.create_revision()); break;
+    case Compare::MOD: cmp = cmp3(kv.mod_revision, c.mod_revision()); break;
+    case Compare::VERSION: cmp = cmp3(kv.version, c.version()); break;
+    case Compare::LEASE: cmp = cmp3(kv.lease, c.lease()); break;
+    default: return false;
+  }
+  switch (c.result()) {
+    case Compare::EQUAL: return cmp == 0;
+    case Compare::NOT_EQUAL: return cmp != 0;
+    case Compare::GREATER: return cmp > 0;
+    case Compare::LESS: return cmp < 0;
+    default: return false;
+  }
+}
+
+// etcd: a missing key compares as all zeroes, except that no value equals a missing one.
+bool evaluate(Overlay& o, const Compare& c) {
+  auto kvs = o.present(c.key(), c.range_end());
+  if (kvs.empty()) return c.target() != Compare::VALUE && compare_kv(c, Kv{});
+  for (const auto& [k, kv] : kvs)
+    if (!compare_kv(c, kv)) return false;
+  return true;
+}
+
+etcdserverpb::TxnResponse run_txn(Overlay& o, const etcdserverpb::TxnRequest& r, std::optional<bool> branch,
+                                  const etcdserverpb::TxnResponse* actual, bool* compares_out) {
+  bool ok = true;
+  for (const Compare& c : r.compare()) ok = evaluate(o, c) && ok;
+  if (compares_out) *compares_out = ok;
+  const bool taken = branch.value_or(ok);
+  etcdserverpb::TxnResponse resp;
+  resp.set_succeeded(taken);
+  const auto& ops = taken ? r.success() : r.failure();
+  for (int i = 0; i < ops.size(); ++i) {
+    const RequestOp& op = ops[i];
+    etcdserverpb::ResponseOp* out = resp.add_responses();
+    switch (op.request_case()) {
+      case RequestOp::kRequestRange: *out->mutable_response_range() = run_range(o, op.request_range()); break;
+      case RequestOp::kRequestPut: *out->mutable_response_put() = run_put(o, op.request_put()); break;
+      case RequestOp::kRequestDeleteRange:
+        *out->mutable_response_delete_range() = run_delete(o, op.request_delete_range());
+        break;
+      case RequestOp::kRequestTxn: {
+        // A nested txn of an acknowledged one follows its recorded branch too.
+        std::optional<bool> nested;
+        if (actual && i < actual->responses_size() && actual->responses(i).has_response_txn())
+          nested = actual->responses(i).response_txn().succeeded();
+        const etcdserverpb::TxnResponse* nested_actual =
+            nested ? &actual->responses(i).response_txn() : nullptr;
+        bool nested_ok = true;
+        *out->mutable_response_txn() = run_txn(o, op.request_txn(), nested, nested_actual, &nested_ok);
+        if (nested && *nested != nested_ok && compares_out) *compares_out = false;  // reported as a flag mismatch
+        break;
+      }
+      default: o.mark_uncertain("empty request op in txn");
+    }
+  }
+  return resp;
+}
+
+void strip(etcdserverpb::TxnResponse* t);
+
+void strip_op(etcdserverpb::ResponseOp* op) {
+  if (op->has_response_range()) op->mutable_response_range()->clear_header();
+  if (op->has_response_put()) op->mutable_response_put()->clear_header();
+  if (op->has_response_delete_range()) op->mutable_response_delete_range()->clear_header();
+  if (op->has_response_txn()) strip(op->mutable_response_txn());
+}
+
+void strip(etcdserverpb::TxnResponse* t) {
+  t->clear_header();
+  for (auto& op : *t->mutable_responses()) strip_op(&op);
+}
+
+}  // namespace
+
+Execution execute(const Timeline& t, int64_t base, const ApiRequest& req, const etcdserverpb::ApiResponse* actual,
+                  uint64_t* steps) {
+  Execution e;
+  Overlay o(t, base, e, steps);
+  switch (req.request_case()) {
+    case ApiRequest::kRange: *e.response.mutable_range() = run_range(o, req.range()); break;
+    case ApiRequest::kPut: *e.response.mutable_put() = run_put(o, req.put()); break;
+    case ApiRequest::kDeleteRange: *e.response.mutable_delete_range() = run_delete(o, req.delete_range()); break;
+    case ApiRequest::kTxn: {
+      const bool forced = actual != nullptr && actual->has_txn();
+      std::optional<bool> branch;
+      if (forced) branch = actual->txn().succeeded();
+      *e.response.mutable_txn() =
+          run_txn(o, req.txn(), branch, forced ? &actual->txn() : nullptr, &e.compares_succeeded);
+      break;
+    }
+    default: o.mark_uncertain("not a KV request");
+  }
+  return e;
+}
+
+etcdserverpb::ApiResponse strip_headers(const etcdserverpb::ApiResponse& r) {
+  etcdserverpb::ApiResponse c = r;
+  c.clear_call();
+  if (c.has_range()) c.mutable_range()->clear_header();
+  if (c.has_put()) c.mutable_put()->clear_header();
+  if (c.has_delete_range()) c.mutable_delete_range()->clear_header();
+  if (c.has_txn()) strip(c.mutable_txn());
+  return c;
+}
+
+bool same_response(const etcdserverpb::ApiResponse& a, const etcdserverpb::ApiResponse& b) {
+  std::string sa, sb;
+  (void)strip_headers(a).SerializeToString(&sa);
+  (void)strip_headers(b).SerializeToString(&sb);
+  return sa == sb;
+}
+
+}  // namespace dst::checker::etcd

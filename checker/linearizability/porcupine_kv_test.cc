@@ -1,0 +1,142 @@
+// The kv model on Porcupine's test logs (../shared/testdata/porcupine-kv/): the documented
+// verdicts, with and without partitioning where that is feasible, mutations of the -ok files that
+// must be caught, and determinism.
+#include <gtest/gtest.h>
+
+#include "checker/linearizability/imported_check.h"
+#include "checker/linearizability/kv_model.h"
+#include "history/import_porcupine.h"
+
+namespace dst::checker {
+namespace {
+
+using history::ImportedFn;
+using history::ImportedHistory;
+using history::ImportedOutcome;
+
+ImportedHistory load(const std::string& name) {
+  auto h = history::import_porcupine_kv_file(std::string(DST_TESTDATA_DIR) + "/porcupine-kv/" + name + ".txt");
+  EXPECT_TRUE(h.is_ok()) << h.status().to_string();
+  return h.is_ok() ? *h : ImportedHistory{};
+}
+
+CheckResult check(const ImportedHistory& h, SearchOptions o = {}) {
+  auto r = check_imported(h, ImportedModel::kKv, o);
+  EXPECT_TRUE(r.is_ok()) << r.status().to_string();
+  return r.is_ok() ? *r : CheckResult{};
+}
+
+TEST(PorcupineKv, DocumentedVerdicts) {
+  const std::pair<const char*, Verdict> files[] = {
+      {"c01-ok", Verdict::kLinearizable}, {"c01-bad", Verdict::kViolation},
+      {"c10-ok", Verdict::kLinearizable}, {"c10-bad", Verdict::kViolation},
+      {"c50-ok", Verdict::kLinearizable}, {"c50-bad", Verdict::kViolation},
+  };
+  for (const auto& [name, expected] : files) {
+    const ImportedHistory h = load(name);
+    const CheckResult r = check(h);
+    EXPECT_EQ(r.verdict, expected) << name << "\n" << format_check_report(h, r);
+    EXPECT_EQ(r.counterexample.has_value(), expected == Verdict::kViolation) << name;
+  }
+}
+
+TEST(PorcupineKv, WithoutPartitioningSmallFiles) {
+  for (const char* name : {"c01-ok", "c01-bad", "c10-ok", "c10-bad"}) {
+    SearchOptions o;
+    o.partition = false;
+    o.step_budget = 20'000'000;
+    const CheckResult r = check(load(name), o);
+    EXPECT_EQ(r.verdict, std::string(name).ends_with("-ok") ? Verdict::kLinearizable : Verdict::kViolation) << name;
+  }
+}
+
+TEST(PorcupineKv, WithoutGreedySameVerdicts) {
+  for (const char* name : {"c01-ok", "c01-bad", "c10-ok", "c10-bad"}) {
+    SearchOptions o;
+    o.greedy = false;
+    const CheckResult r = check(load(name), o);
+    EXPECT_EQ(r.verdict, std::string(name).ends_with("-ok") ? Verdict::kLinearizable : Verdict::kViolation) << name;
+  }
+}
+
+TEST(PorcupineKv, Deterministic) {
+  for (const char* name : {"c10-ok", "c50-bad"}) {
+    const ImportedHistory h = load(name);
+    const CheckResult a = check(h);
+    const CheckResult b = check(h);
+    EXPECT_EQ(a.verdict, b.verdict);
+    EXPECT_EQ(a.steps, b.steps);
+    EXPECT_EQ(format_check_report(h, a), format_check_report(h, b));
+  }
+}
+
+TEST(PorcupineKv, BudgetGivesUnknown) {
+  SearchOptions o;
+  o.step_budget = 1000;
+  const CheckResult r = check(load("c50-ok"), o);
+  EXPECT_EQ(r.verdict, Verdict::kUnknown);
+}
+
+// Mutation: change one get's value (to a value no write produced) -> violation.
+TEST(PorcupineKvMutation, ChangedGetValueIsCaught) {
+  for (const char* name : {"c01-ok", "c10-ok", "c50-ok"}) {
+    const ImportedHistory base = load(name);
+    int mutated = 0;
+    for (size_t i = 0; i < base.ops.size() && mutated < 5; i += base.ops.size() / 5 + 1) {
+      size_t j = i;
+      while (j < base.ops.size() && (base.ops[j].fn != ImportedFn::kGet || base.ops[j].outcome != ImportedOutcome::kOk)) ++j;
+      if (j == base.ops.size()) break;
+      ImportedHistory h = base;
+      h.ops[j].result.text += "z";
+      const CheckResult r = check(h);
+      EXPECT_EQ(r.verdict, Verdict::kViolation) << name << " op " << j;
+      ++mutated;
+    }
+    EXPECT_GT(mutated, 0) << name;
+  }
+}
+
+// Mutation: a get that saw a non-empty value is moved (invoke and return) before the invocation
+// of every other operation on its key -> it would have read "" -> violation.
+TEST(PorcupineKvMutation, ResponseMovedBeforeAnotherInvokeIsCaught) {
+  for (const char* name : {"c01-ok", "c10-ok", "c50-ok"}) {
+    const ImportedHistory base = load(name);
+    int mutated = 0;
+    for (size_t j = base.ops.size() / 2; j < base.ops.size() && mutated < 3; ++j) {
+      const auto& g = base.ops[j];
+      if (g.fn != ImportedFn::kGet || g.outcome != ImportedOutcome::kOk || g.result.text.empty()) continue;
+      ImportedHistory h = base;
+      h.ops[j].invoke_at = -2;
+      h.ops[j].return_at = -1;  // returns before any other operation's invoke
+      const CheckResult r = check(h);
+      EXPECT_EQ(r.verdict, Verdict::kViolation) << name << " op " << j;
+      ++mutated;
+    }
+    EXPECT_GT(mutated, 0) << name;
+  }
+}
+
+// Mutation: a get inserted after an append's :ok (invoked after the append returned) that still
+// reads "" (a stale read) -> violation.
+TEST(PorcupineKvMutation, StaleEmptyReadAfterCompletedAppendIsCaught) {
+  const ImportedHistory base = load("c10-ok");
+  for (size_t j = 0; j < base.ops.size(); ++j) {
+    const auto& a = base.ops[j];
+    if (a.fn != ImportedFn::kAppend || a.outcome != ImportedOutcome::kOk) continue;
+    ImportedHistory h = base;
+    history::ImportedOp g;
+    g.id = h.ops.size();
+    g.fn = ImportedFn::kGet;
+    g.key = a.key;
+    g.result = history::ImportedValue::string("");
+    g.outcome = ImportedOutcome::kOk;
+    g.invoke_at = a.return_at + 1;  // invoked after the append returned
+    g.return_at = a.return_at + 1;
+    h.ops.push_back(g);
+    EXPECT_EQ(check(h).verdict, Verdict::kViolation);
+    break;
+  }
+}
+
+}  // namespace
+}  // namespace dst::checker

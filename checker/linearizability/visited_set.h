@@ -1,0 +1,89 @@
+// The search's memo of visited (model state, linearized set) pairs (Lowe's / Porcupine's cache).
+//
+// A pair found again was already explored and failed, so the search prunes it. Keys are an
+// incrementally maintained hash; the full state and set are stored and compared, so a hash
+// collision never prunes a pair that was not visited. Open addressing, power-of-two table;
+// memory is bounded by a byte budget shared by all partitions: past it nothing new is remembered
+// (still sound, only slower).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "base/assert.h"
+
+namespace dst::checker {
+
+template <typename State>
+class VisitedSet {
+ public:
+  // `words`: 64-bit words per linearized set. `bytes_used` is shared by all VisitedSets of one
+  // check and must stay below `bytes_max`.
+  VisitedSet(size_t words, size_t* bytes_used, size_t bytes_max)
+      : words_(words), bytes_used_(bytes_used), bytes_max_(bytes_max) {}
+  ~VisitedSet() { *bytes_used_ -= bytes_mine_; }
+  VisitedSet(const VisitedSet&) = delete;
+  VisitedSet& operator=(const VisitedSet&) = delete;
+
+  // Remembers (state, set) unless present. Returns false iff it was already present.
+  bool insert_if_absent(uint64_t hash, const State& state, const uint64_t* set) {
+    if (slots_.empty()) grow();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint32_t slot = slots_[i];
+      if (slot == 0) break;
+      const Entry& e = entries_[slot - 1];
+      if (e.hash == hash && e.state == state &&
+          std::memcmp(&sets_[static_cast<size_t>(slot - 1) * words_], set, words_ * sizeof(uint64_t)) == 0) {
+        return false;
+      }
+    }
+    const size_t entry_bytes = sizeof(Entry) + words_ * sizeof(uint64_t) + 2 * sizeof(uint32_t);
+    if (*bytes_used_ + entry_bytes > bytes_max_ || entries_.size() >= UINT32_MAX / 2) {
+      full_ = true;
+      return true;  // not remembered: the caller explores it (again)
+    }
+    if ((entries_.size() + 1) * 2 > slots_.size()) {
+      grow();
+      mask = slots_.size() - 1;
+    }
+    entries_.push_back(Entry{hash, state});
+    sets_.insert(sets_.end(), set, set + words_);
+    *bytes_used_ += entry_bytes;
+    bytes_mine_ += entry_bytes;
+    place(hash, static_cast<uint32_t>(entries_.size()));
+    return true;
+  }
+
+  size_t size() const { return entries_.size(); }
+  bool full() const { return full_; }
+
+ private:
+  struct Entry {
+    uint64_t hash;
+    State state;
+  };
+  void place(uint64_t hash, uint32_t slot_value) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = hash & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = slot_value;
+  }
+  void grow() {
+    const size_t n = slots_.empty() ? 1024 : slots_.size() * 2;
+    slots_.assign(n, 0);
+    for (size_t k = 0; k < entries_.size(); ++k) place(entries_[k].hash, static_cast<uint32_t>(k + 1));
+  }
+
+  size_t words_;
+  size_t* bytes_used_;
+  size_t bytes_max_;
+  size_t bytes_mine_ = 0;
+  bool full_ = false;
+  std::vector<uint32_t> slots_;  // 0: empty; else 1 + index into entries_
+  std::vector<Entry> entries_;
+  std::vector<uint64_t> sets_;   // words_ per entry
+};
+
+}  // namespace dst::checker

@@ -1,0 +1,89 @@
+// See check_command.h.
+#include "tools/check_command.h"
+
+#include <cstdio>
+
+#include "checker/linearizability/imported_check.h"
+#include "history/import_jepsen.h"
+#include "history/import_porcupine.h"
+#include "sim/wall_clock.h"
+#include "tools/cli_args.h"
+#include "tools/exit_codes.h"
+
+namespace dst {
+
+namespace {
+
+int fail_usage(const std::string& message) {
+  std::fprintf(stderr, "dst check: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+int check_command(const std::string& self, const std::vector<std::string>& argv) {
+  cli::Args args("dst check", argv);
+  args.positional("FILE", "the history to check", false);
+  args.option("model", "M", "register (Jepsen cas-register) or kv (Porcupine's get/put/append); "
+                             "default: the format's own (jepsen: register, porcupine-kv: kv)");
+  args.option("format", "F", "jepsen or porcupine-kv (default: porcupine-kv with --model kv, else jepsen)");
+  args.option("budget", "STEPS", "model steps before giving up with exit 3 (default " +
+                                     std::to_string(limits::kCheckerStepsDefault) + ")");
+  args.flag("no-partition", "search the whole history at once instead of per key (slow; for comparison)");
+  if (Status st = args.parse(); !st.is_ok()) {
+    std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
+    return kExitUsage;
+  }
+  if (args.has("help")) {
+    std::printf("%s", args.usage().c_str());
+    return kExitPass;
+  }
+  const std::string file = *args.positional_value("FILE");
+  const std::string model_name = args.value("model").value_or("");
+  std::string format = args.value("format").value_or(model_name == "kv" ? "porcupine-kv" : "jepsen");
+  if (format == "run-db" || model_name == "etcd") {
+    return fail_usage("--format run-db and --model etcd are not supported yet (they come with the run database and "
+                      "the etcd model); supported: --format jepsen|porcupine-kv, --model register|kv");
+  }
+  if (format != "jepsen" && format != "porcupine-kv") {
+    return fail_usage("unknown --format '" + format + "'; expected jepsen, porcupine-kv (run-db: not supported yet)");
+  }
+  const std::string model = model_name.empty() ? (format == "jepsen" ? "register" : "kv") : model_name;
+  if (model != "register" && model != "kv") {
+    return fail_usage("unknown --model '" + model + "'; expected register, kv (etcd: not supported yet)");
+  }
+  Result<uint64_t> budget = args.u64("budget", limits::kCheckerStepsDefault);
+  if (!budget.is_ok()) return fail_usage(budget.status().message());
+  if (*budget == 0 || *budget > limits::kCheckerStepsMax) {
+    return fail_usage("--budget must be between 1 and " + std::to_string(limits::kCheckerStepsMax));
+  }
+
+  std::printf("check %s   format %s   model %s   budget %llu steps\nreproduce: %s check %s --format %s --model %s --budget %llu%s\n",
+              file.c_str(), format.c_str(), model.c_str(), static_cast<unsigned long long>(*budget), self.c_str(),
+              file.c_str(), format.c_str(), model.c_str(), static_cast<unsigned long long>(*budget),
+              args.has("no-partition") ? " --no-partition" : "");
+  std::fflush(stdout);
+  Result<history::ImportedHistory> h =
+      format == "jepsen" ? history::import_jepsen_file(file) : history::import_porcupine_kv_file(file);
+  if (!h.is_ok()) return fail_usage(h.status().message());
+
+  checker::SearchOptions options;
+  options.step_budget = *budget;
+  options.partition = !args.has("no-partition");
+  const int64_t start_ns = sim::wall_clock_ns();
+  Result<checker::CheckResult> r = checker::check_imported(
+      *h, model == "register" ? checker::ImportedModel::kRegister : checker::ImportedModel::kKv, options);
+  const double ms = static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e6;
+  if (!r.is_ok()) return fail_usage(r.status().message());
+  std::printf("operations        %zu\n", h->ops.size());
+  std::printf("%s", checker::format_check_report(*h, *r).c_str());
+  std::printf("check time        %.3f ms\n", ms);
+  switch (r->verdict) {
+    case checker::Verdict::kLinearizable: return kExitPass;
+    case checker::Verdict::kViolation: return kExitViolation;
+    case checker::Verdict::kUnknown: return kExitGaveUp;
+  }
+  return kExitGaveUp;
+}
+
+}  // namespace dst

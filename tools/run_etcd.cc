@@ -1,0 +1,144 @@
+#include "tools/run_etcd.h"
+
+#include <cstdio>
+
+#include "checker/linearizability/etcd_checker.h"
+#include "checker/watch/watch_checker.h"
+#include "history/recorder.h"
+#include "node/server/kv_run_world.h"
+#include "sim/determinism.h"
+#include "sim/wall_clock.h"
+#include "tools/cli_args.h"
+#include "tools/exit_codes.h"
+
+namespace dst {
+
+namespace {
+
+struct EtcdRun {
+  node::KvRunResult world;
+  history::MemoryRecorder recorder;
+  checker::watch::Report watch;
+  std::optional<Result<checker::etcd::EtcdVerdict>> linearizable;
+};
+
+void run_once(sim::Simulator& sim, const node::KvRunOptions& options, EtcdRun& out) {
+  out.world = node::run_kv_world(sim, options, out.recorder);
+  out.watch = checker::watch::check(out.recorder.history());
+  out.linearizable.emplace(checker::etcd::check_etcd(out.recorder.history()));
+}
+
+}  // namespace
+
+int run_etcd_command(const std::string& self, const std::vector<std::string>& argv) {
+  cli::Args args("dst run etcd", argv);
+  args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
+  args.option("profile", "NAME", "workload profile: etcd-kv (default), kubernetes, register");
+  args.option("clients", "N", "KV clients (default 4)");
+  args.option("rate", "R", "operations per second per client (default 50)");
+  args.option("watchers", "N", "watch clients (default 2)");
+  args.option("duration", "D", "how long clients and faults run, e.g. 20s (default 20s)");
+  args.flag("no-faults", "run without the nemesis");
+  args.flag("check-determinism", "run the seed twice and report the first diverging event");
+  if (Status st = args.parse(); !st.is_ok()) {
+    std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
+    return kExitUsage;
+  }
+  if (args.has("help")) {
+    std::printf("%s", args.usage().c_str());
+    return kExitPass;
+  }
+  Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
+  Result<uint64_t> clients = args.u64("clients", 4);
+  Result<uint64_t> rate = args.u64("rate", 50);
+  Result<uint64_t> watchers = args.u64("watchers", 2);
+  Result<int64_t> duration = args.duration_ns("duration", sim::seconds(20));
+  for (const Status* st : {&seed.status(), &clients.status(), &rate.status(), &watchers.status(), &duration.status()}) {
+    if (!st->is_ok()) {
+      std::fprintf(stderr, "%s\n\n%s", st->message().c_str(), args.usage().c_str());
+      return kExitUsage;
+    }
+  }
+  auto profile = client::parse_profile(args.value("profile").value_or("etcd-kv"));
+  if (!profile.is_ok()) {
+    std::fprintf(stderr, "dst run etcd: --profile: %s\n", profile.status().message().c_str());
+    return kExitUsage;
+  }
+  if (*clients < 1 || *clients > 256 || *rate < 1 || *rate > 10'000 || *watchers > 64) {
+    std::fprintf(stderr, "dst run etcd: need 1 <= --clients <= 256, 1 <= --rate <= 10000, --watchers <= 64\n");
+    return kExitUsage;
+  }
+  node::KvRunOptions options;
+  options.workload.profile = *profile;
+  options.workload.clients = *clients;
+  options.workload.rate = static_cast<double>(*rate);
+  options.workload.watchers = *watchers;
+  options.duration = *duration;
+  options.faults = !args.has("no-faults");
+
+  std::string reproduce = self + " run etcd --seed " + std::to_string(*seed);
+  for (const char* opt : {"profile", "clients", "rate", "watchers", "duration"})
+    if (args.has(opt)) reproduce += std::string(" --") + opt + " " + *args.value(opt);
+  if (!options.faults) reproduce += " --no-faults";
+  std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(*seed), reproduce.c_str());
+  std::fflush(stdout);
+
+  EtcdRun run;
+  uint64_t hash = 0;
+  bool deterministic = true;
+  std::string determinism_report;
+  const int64_t wall_start = sim::wall_clock_ns();
+  if (args.has("check-determinism")) {
+    sim::DeterminismReport report = sim::check_determinism(*seed, [&](sim::Simulator& sim) {
+      run = EtcdRun{};
+      run_once(sim, options, run);
+    });
+    deterministic = report.deterministic;
+    determinism_report = report.describe();
+    hash = report.hash_first;
+  } else {
+    sim::Simulator sim(*seed);
+    run_once(sim, options, run);
+    hash = sim.trace().hash();
+  }
+  const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
+
+  const node::KvRunResult& w = run.world;
+  const client::WorkloadStats& s = w.workload;
+  std::printf("workload          %s: %llu operations (%llu ok, %llu failed, %llu unknown)\n",
+              std::string(client::profile_name(*profile)).c_str(), static_cast<unsigned long long>(s.operations),
+              static_cast<unsigned long long>(s.ok), static_cast<unsigned long long>(s.failed),
+              static_cast<unsigned long long>(s.unknown));
+  std::printf("watches           %llu events in %llu segments, %llu canceled by compaction\n",
+              static_cast<unsigned long long>(s.watch_events), static_cast<unsigned long long>(s.watch_segments),
+              static_cast<unsigned long long>(s.watches_canceled));
+  std::printf("faults            %zu injected\n", w.fault_log.size());
+  for (size_t i = 0; i < w.fault_log.size() && i < 10; ++i) std::printf("  %s\n", w.fault_log[i].c_str());
+  std::printf("raft invariants   %s\n", w.invariants_ok ? "ok" : w.violations.front().c_str());
+  std::printf("liveness          %s\n", w.liveness_ok ? ("recovered in " + sim::format_duration(w.liveness.recovery)).c_str()
+                                                      : w.liveness.detail.c_str());
+  std::printf("member agreement  %s\n", w.members_agree ? "ok: same state hash at the same applied index" : "FAILED");
+  std::printf("watch guarantees  %s\n", run.watch.ok() ? "ok" : "VIOLATED");
+  if (!run.watch.ok()) std::printf("%s", run.watch.to_string().c_str());
+  const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
+  bool lin_ok = false, lin_unknown = false;
+  if (!lin.is_ok()) {
+    std::printf("linearizability   could not check: %s\n", lin.status().to_string().c_str());
+  } else {
+    lin_ok = lin->verdict == checker::Verdict::kLinearizable;
+    lin_unknown = lin->verdict == checker::Verdict::kUnknown;
+    std::printf("linearizability   %s\n", lin->summary().c_str());
+  }
+  std::printf("wall time         %.3fs\n", wall_s);
+  if (!determinism_report.empty()) std::printf("determinism       %s\n", determinism_report.c_str());
+  const bool safe = w.invariants_ok && w.liveness_ok && w.members_agree && run.watch.ok() && deterministic;
+  const bool pass = safe && lin_ok;
+  // A violation anywhere is a FAIL; a checker that gave up (and nothing else wrong) is UNKNOWN.
+  const char* verdict = pass ? "PASS" : (safe && lin_unknown) ? "UNKNOWN (the checker gave up)" : "FAIL";
+  std::printf("verdict           %s\n", verdict);
+  std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
+  if (pass) return kExitPass;
+  return safe && lin_unknown ? kExitGaveUp : kExitViolation;
+}
+
+}  // namespace dst
