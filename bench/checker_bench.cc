@@ -1,4 +1,4 @@
-// The linearizability checker on Porcupine's kv test logs (../shared/testdata/porcupine-kv/), with
+// The linearizability checker on Porcupine's kv test logs (testdata/porcupine-kv/, a copy of ../shared/testdata), with
 // per-key partitioning and without (the latter under a step budget: Porcupine gives up on c50
 // without partitioning after 120 s). Each benchmark records the verdict, the model steps and
 // Porcupine's own time on the same file (from testdata/README.md) for the summary table.

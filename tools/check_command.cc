@@ -3,9 +3,12 @@
 
 #include <cstdio>
 
+#include "checker/linearizability/etcd_checker.h"
 #include "checker/linearizability/imported_check.h"
+#include "checker/watch/watch_checker.h"
 #include "history/import_jepsen.h"
 #include "history/import_porcupine.h"
+#include "history/run_db.h"
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
@@ -19,14 +22,40 @@ int fail_usage(const std::string& message) {
   return kExitUsage;
 }
 
+// A run database recorded by `dst run etcd --out DIR`: the etcd model and the watch guarantees.
+int check_run_db(const std::string& self, const std::string& file, uint64_t budget) {
+  std::printf("check %s   format run-db   model etcd   budget %llu steps\nreproduce: %s check %s --format run-db --budget %llu\n",
+              file.c_str(), static_cast<unsigned long long>(budget), self.c_str(), file.c_str(),
+              static_cast<unsigned long long>(budget));
+  std::fflush(stdout);
+  Result<history::History> h = history::read_history(file);
+  if (!h.is_ok()) return fail_usage(h.status().message());
+  const int64_t start_ns = sim::wall_clock_ns();
+  checker::etcd::EtcdCheckOptions options;
+  options.step_budget = budget;
+  Result<checker::etcd::EtcdVerdict> lin = checker::etcd::check_etcd(*h, options);
+  checker::watch::Report watch = checker::watch::check(*h);
+  const double ms = static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e6;
+  if (!lin.is_ok()) return fail_usage(lin.status().message());
+  std::printf("operations        %zu, watches %zu, faults %zu\n", h->operations.size(), h->watches.size(),
+              h->faults.size());
+  std::printf("linearizability   %s\n", lin->summary().c_str());
+  std::printf("watch guarantees  %s\n", watch.ok() ? "ok" : "VIOLATED");
+  if (!watch.ok()) std::printf("%s", watch.to_string().c_str());
+  std::printf("check time        %.3f ms\n", ms);
+  if (!watch.ok() || lin->verdict == checker::Verdict::kViolation) return kExitViolation;
+  return lin->exit_code();
+}
+
 }  // namespace
 
 int check_command(const std::string& self, const std::vector<std::string>& argv) {
   cli::Args args("dst check", argv);
   args.positional("FILE", "the history to check", false);
-  args.option("model", "M", "register (Jepsen cas-register) or kv (Porcupine's get/put/append); "
-                             "default: the format's own (jepsen: register, porcupine-kv: kv)");
-  args.option("format", "F", "jepsen or porcupine-kv (default: porcupine-kv with --model kv, else jepsen)");
+  args.option("model", "M", "register (Jepsen cas-register), kv (Porcupine's get/put/append) or etcd (with run-db); "
+                             "default: the format's own");
+  args.option("format", "F", "jepsen, porcupine-kv or run-db (a dst run database; default: porcupine-kv with "
+                             "--model kv, run-db with --model etcd, else jepsen)");
   args.option("budget", "STEPS", "model steps before giving up with exit 3 (default " +
                                      std::to_string(limits::kCheckerStepsDefault) + ")");
   args.flag("no-partition", "search the whole history at once instead of per key (slow; for comparison)");
@@ -41,22 +70,25 @@ int check_command(const std::string& self, const std::vector<std::string>& argv)
   const std::string file = *args.positional_value("FILE");
   const std::string model_name = args.value("model").value_or("");
   std::string format = args.value("format").value_or(model_name == "kv" ? "porcupine-kv" : "jepsen");
-  if (format == "run-db" || model_name == "etcd") {
-    return fail_usage("--format run-db and --model etcd are not supported yet (they come with the run database and "
-                      "the etcd model); supported: --format jepsen|porcupine-kv, --model register|kv");
+  if (model_name == "etcd" && !args.has("format")) format = "run-db";
+  if (format != "jepsen" && format != "porcupine-kv" && format != "run-db") {
+    return fail_usage("unknown --format '" + format + "'; expected jepsen, porcupine-kv, run-db");
   }
-  if (format != "jepsen" && format != "porcupine-kv") {
-    return fail_usage("unknown --format '" + format + "'; expected jepsen, porcupine-kv (run-db: not supported yet)");
+  const std::string model =
+      model_name.empty() ? (format == "jepsen" ? "register" : format == "run-db" ? "etcd" : "kv") : model_name;
+  if (model != "register" && model != "kv" && model != "etcd") {
+    return fail_usage("unknown --model '" + model + "'; expected register, kv, etcd");
   }
-  const std::string model = model_name.empty() ? (format == "jepsen" ? "register" : "kv") : model_name;
-  if (model != "register" && model != "kv") {
-    return fail_usage("unknown --model '" + model + "'; expected register, kv (etcd: not supported yet)");
+  if ((model == "etcd") != (format == "run-db")) {
+    return fail_usage("--model etcd goes with --format run-db (a history recorded by dst run etcd --out DIR), "
+                      "and only with it");
   }
   Result<uint64_t> budget = args.u64("budget", limits::kCheckerStepsDefault);
   if (!budget.is_ok()) return fail_usage(budget.status().message());
   if (*budget == 0 || *budget > limits::kCheckerStepsMax) {
     return fail_usage("--budget must be between 1 and " + std::to_string(limits::kCheckerStepsMax));
   }
+  if (format == "run-db") return check_run_db(self, file, *budget);
 
   std::printf("check %s   format %s   model %s   budget %llu steps\nreproduce: %s check %s --format %s --model %s --budget %llu%s\n",
               file.c_str(), format.c_str(), model.c_str(), static_cast<unsigned long long>(*budget), self.c_str(),

@@ -1,10 +1,13 @@
 #include "tools/run_etcd.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
 #include "history/recorder.h"
+#include "history/run_db_recorder.h"
 #include "node/server/kv_run_world.h"
 #include "sim/determinism.h"
 #include "sim/wall_clock.h"
@@ -17,15 +20,18 @@ namespace {
 
 struct EtcdRun {
   node::KvRunResult world;
-  history::MemoryRecorder recorder;
+  history::MemoryRecorder memory;
+  std::unique_ptr<history::RunDbRecorder> db;  // with --out: written through as the run goes
   checker::watch::Report watch;
   std::optional<Result<checker::etcd::EtcdVerdict>> linearizable;
+  const history::History& history() const { return db ? db->history() : memory.history(); }
 };
 
 void run_once(sim::Simulator& sim, const node::KvRunOptions& options, EtcdRun& out) {
-  out.world = node::run_kv_world(sim, options, out.recorder);
-  out.watch = checker::watch::check(out.recorder.history());
-  out.linearizable.emplace(checker::etcd::check_etcd(out.recorder.history()));
+  history::Recorder& recorder = out.db ? static_cast<history::Recorder&>(*out.db) : out.memory;
+  out.world = node::run_kv_world(sim, options, recorder);
+  out.watch = checker::watch::check(out.history());
+  out.linearizable.emplace(checker::etcd::check_etcd(out.history()));
 }
 
 }  // namespace
@@ -39,6 +45,7 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   args.option("watchers", "N", "watch clients (default 2)");
   args.option("duration", "D", "how long clients and faults run, e.g. 20s (default 20s)");
   args.flag("no-faults", "run without the nemesis");
+  args.option("out", "DIR", "write the run database to DIR/run.db (see docs/run-db.md); DIR is created");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (Status st = args.parse(); !st.is_ok()) {
     std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
@@ -84,6 +91,32 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   std::fflush(stdout);
 
   EtcdRun run;
+  std::unique_ptr<history::RunDbWriter> writer;
+  const int64_t started_ms = sim::wall_clock_ns() / 1'000'000;
+  if (auto out = args.value("out")) {
+    std::error_code ec;
+    std::filesystem::create_directories(*out, ec);
+    if (ec) {
+      std::fprintf(stderr, "dst run etcd: --out %s: %s\n", out->c_str(), ec.message().c_str());
+      return kExitUsage;
+    }
+    auto w = history::RunDbWriter::create(*out + "/run.db");
+    if (!w.is_ok()) {
+      std::fprintf(stderr, "dst run etcd: %s\n", w.status().to_string().c_str());
+      return kExitUsage;
+    }
+    writer = std::move(w).value();
+    history::RunInfo info;
+    info.seed = *seed;
+    info.scenario = "dst run etcd";
+    info.options = reproduce;
+    info.dst_version = "dst (built " __DATE__ ")";
+    info.started_unix_ms = started_ms;
+    if (Status st = writer->begin_run(info); !st.is_ok()) {
+      std::fprintf(stderr, "dst run etcd: %s\n", st.to_string().c_str());
+      return kExitUsage;
+    }
+  }
   uint64_t hash = 0;
   bool deterministic = true;
   std::string determinism_report;
@@ -98,8 +131,14 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
     hash = report.hash_first;
   } else {
     sim::Simulator sim(*seed);
+    if (writer) run.db = std::make_unique<history::RunDbRecorder>(*writer);
     run_once(sim, options, run);
     hash = sim.trace().hash();
+  }
+  if (writer && !run.db) {
+    // --check-determinism recorded in memory (the world ran twice): write the first run now.
+    if (Status st = writer->add_history(run.history()); !st.is_ok())
+      std::fprintf(stderr, "dst run etcd: writing the run database: %s\n", st.to_string().c_str());
   }
   const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
 
@@ -135,10 +174,29 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   const bool pass = safe && lin_ok;
   // A violation anywhere is a FAIL; a checker that gave up (and nothing else wrong) is UNKNOWN.
   const char* verdict = pass ? "PASS" : (safe && lin_unknown) ? "UNKNOWN (the checker gave up)" : "FAIL";
+  const int exit_code = pass ? kExitPass : safe && lin_unknown ? kExitGaveUp : kExitViolation;
+  bool db_ok = true;
+  if (writer) {
+    history::RunResult result;
+    result.finished_unix_ms = sim::wall_clock_ns() / 1'000'000;
+    result.trace_hash = hash;
+    result.verdict = pass ? "pass" : exit_code == kExitGaveUp ? "unknown" : "violation";
+    result.exit_code = exit_code;
+    result.checker_summary = (lin.is_ok() ? lin->summary() : lin.status().to_string()) + "\n" +
+                             (run.watch.ok() ? "watch guarantees ok" : run.watch.to_string());
+    Status st = run.db ? run.db->status() : Status::ok();
+    if (st.is_ok()) st = writer->finish_run(result);
+    if (st.is_ok()) st = writer->close();
+    if (!st.is_ok()) {
+      std::fprintf(stderr, "dst run etcd: the run database is incomplete: %s\n", st.to_string().c_str());
+      db_ok = false;
+    } else {
+      std::printf("run database      %s\n", writer->path().c_str());
+    }
+  }
   std::printf("verdict           %s\n", verdict);
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
-  if (pass) return kExitPass;
-  return safe && lin_unknown ? kExitGaveUp : kExitViolation;
+  return db_ok ? exit_code : kExitUsage;
 }
 
 }  // namespace dst

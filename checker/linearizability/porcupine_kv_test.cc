@@ -1,4 +1,4 @@
-// The kv model on Porcupine's test logs (../shared/testdata/porcupine-kv/): the documented
+// The kv model on Porcupine's test logs (testdata/porcupine-kv/, a copy of ../shared/testdata): the documented
 // verdicts, with and without partitioning where that is feasible, mutations of the -ok files that
 // must be caught, and determinism.
 #include <gtest/gtest.h>

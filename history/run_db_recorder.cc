@@ -1,0 +1,52 @@
+#include "history/run_db_recorder.h"
+
+namespace dst::history {
+
+uint64_t RunDbRecorder::invoke(const Operation& op) {
+  const uint64_t id = memory_.invoke(op);
+  keep(writer_.operation_invoked(memory_.history().operations[id]));
+  return id;
+}
+
+void RunDbRecorder::complete(uint64_t id, Outcome outcome, const etcdserverpb::ApiResponse& response,
+                             int64_t return_ns) {
+  memory_.complete(id, outcome, response, return_ns);
+  keep(writer_.operation_returned(id, return_ns, outcome, response));
+}
+
+uint64_t RunDbRecorder::watch_started(uint32_t client) {
+  const uint64_t id = memory_.watch_started(client);
+  keep(writer_.watch_created(id, client));
+  return id;
+}
+
+void RunDbRecorder::segment_started(uint64_t watch, const WatchSegment& segment) {
+  memory_.segment_started(watch, segment);
+  keep(writer_.watch_segment_started(watch, segment.member, segment.created_ns, segment.request));
+}
+
+void RunDbRecorder::watch_response(uint64_t watch, const WatchResponse& response) {
+  memory_.watch_response(watch, response);
+  keep(writer_.watch_response(watch, response.at_ns, response.response));
+}
+
+void RunDbRecorder::segment_broken(uint64_t watch) {
+  memory_.segment_broken(watch);
+  keep(writer_.watch_segment_broken(watch));
+}
+
+uint64_t RunDbRecorder::fault_started(const Fault& fault) {
+  const uint64_t id = memory_.fault_started(fault);
+  auto row = writer_.fault_started(fault.kind, fault.target, fault.start_ns);
+  if (row.is_ok()) fault_rows_[id] = *row;
+  else keep(row.status());
+  return id;
+}
+
+void RunDbRecorder::fault_ended(uint64_t fault, int64_t end_ns) {
+  memory_.fault_ended(fault, end_ns);
+  auto it = fault_rows_.find(fault);
+  if (it != fault_rows_.end()) keep(writer_.fault_ended(it->second, end_ns));
+}
+
+}  // namespace dst::history
