@@ -45,6 +45,7 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   args.option("watchers", "N", "watch clients (default 2)");
   args.option("duration", "D", "how long clients and faults run, e.g. 20s (default 20s)");
   args.flag("no-faults", "run without the nemesis");
+  args.option("fault-interval", "D", "mean time between two nemesis actions (default 700ms)");
   args.option("out", "DIR", "write the run database to DIR/run.db (see docs/run-db.md); DIR is created");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (Status st = args.parse(); !st.is_ok()) {
@@ -60,7 +61,9 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   Result<uint64_t> rate = args.u64("rate", 50);
   Result<uint64_t> watchers = args.u64("watchers", 2);
   Result<int64_t> duration = args.duration_ns("duration", sim::seconds(20));
-  for (const Status* st : {&seed.status(), &clients.status(), &rate.status(), &watchers.status(), &duration.status()}) {
+  Result<int64_t> fault_interval = args.duration_ns("fault-interval", sim::milliseconds(700));
+  for (const Status* st : {&seed.status(), &clients.status(), &rate.status(), &watchers.status(), &duration.status(),
+                           &fault_interval.status()}) {
     if (!st->is_ok()) {
       std::fprintf(stderr, "%s\n\n%s", st->message().c_str(), args.usage().c_str());
       return kExitUsage;
@@ -82,9 +85,14 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   options.workload.watchers = *watchers;
   options.duration = *duration;
   options.faults = !args.has("no-faults");
+  if (*fault_interval < sim::milliseconds(10)) {
+    std::fprintf(stderr, "dst run etcd: --fault-interval must be at least 10ms\n");
+    return kExitUsage;
+  }
+  options.nemesis.mean_interval = *fault_interval;
 
   std::string reproduce = self + " run etcd --seed " + std::to_string(*seed);
-  for (const char* opt : {"profile", "clients", "rate", "watchers", "duration"})
+  for (const char* opt : {"profile", "clients", "rate", "watchers", "duration", "fault-interval"})
     if (args.has(opt)) reproduce += std::string(" --") + opt + " " + *args.value(opt);
   if (!options.faults) reproduce += " --no-faults";
   std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(*seed), reproduce.c_str());
@@ -153,6 +161,8 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
               static_cast<unsigned long long>(s.watches_canceled));
   std::printf("faults            %zu injected\n", w.fault_log.size());
   for (size_t i = 0; i < w.fault_log.size() && i < 10; ++i) std::printf("  %s\n", w.fault_log[i].c_str());
+  if (!w.exits.empty()) std::printf("member exits      %zu (first: %s)\n", w.exits.size(), w.exits.front().c_str());
+  for (size_t i = 1; i < w.exits.size() && i < 5; ++i) std::printf("  %s\n", w.exits[i].c_str());
   std::printf("raft invariants   %s\n", w.invariants_ok ? "ok" : w.violations.front().c_str());
   std::printf("liveness          %s\n", w.liveness_ok ? ("recovered in " + sim::format_duration(w.liveness.recovery)).c_str()
                                                       : w.liveness.detail.c_str());

@@ -38,6 +38,7 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   r.violations = cluster.invariants().violations();
   r.workload = workload.stats();
   r.fault_log = cluster.fault_log();
+  r.exits = cluster.exits();
   // The nemesis log ("t=1.234s crash n2 power-loss") as fault records: kind and target; the end
   // of each fault is the heal (the nemesis does not pair its actions).
   for (const std::string& line : r.fault_log) {

@@ -33,6 +33,7 @@ struct KvRunResult {
   std::vector<std::string> violations;
   client::WorkloadStats workload;
   std::vector<std::string> fault_log;
+  std::vector<std::string> exits;  // members that took themselves down, and why
 };
 
 // Runs the world; every operation and watch response goes to `recorder`, every nemesis action
