@@ -1,6 +1,8 @@
 // See cli_args.h.
 #include "tools/cli_args.h"
 
+#include <cstdio>
+
 #include <charconv>
 
 #include "sim/time.h"
@@ -123,6 +125,18 @@ std::string Args::usage() const {
     out += "  --" + name + (spec.takes_value ? " " + spec.value_name : "") + "\n      " + spec.help + "\n";
   }
   return out;
+}
+
+std::optional<int> Args::parse_or_exit(const std::string& more_help) {
+  if (Status st = parse(); !st.is_ok()) {
+    std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), usage().c_str());
+    return 2;  // tools/exit_codes.h: kExitUsage
+  }
+  if (has("help")) {
+    std::printf("%s%s", usage().c_str(), more_help.c_str());
+    return 0;  // kExitPass
+  }
+  return std::nullopt;
 }
 
 }  // namespace dst::cli

@@ -25,6 +25,10 @@ class Args {
   void positional(const std::string& name, const std::string& help, bool optional);
 
   Status parse();
+  // What every subcommand does first: parse; on a usage error print it and the usage on stderr
+  // and return exit code 2; on --help print the usage (and `more_help`) and return 0; otherwise
+  // nullopt: go on.
+  std::optional<int> parse_or_exit(const std::string& more_help = "");
 
   bool has(const std::string& name) const;
   std::optional<std::string> value(const std::string& name) const;

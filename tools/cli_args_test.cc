@@ -344,5 +344,21 @@ TEST(CliArgs, UsageWithoutPositionals) {
   EXPECT_EQ(args.usage(), "usage: dst bench [options]\n  --help\n      show this help\n");
 }
 
+TEST(CliArgs, ParseOrExitGivesTheExitCodeOnlyForErrorsAndHelp) {
+  {
+    Args args("dst x", {"--seed", "4"});
+    args.option("seed", "N", "the seed");
+    EXPECT_EQ(args.parse_or_exit(), std::nullopt);
+  }
+  {
+    Args args("dst x", {"--nope"});
+    EXPECT_EQ(args.parse_or_exit(), std::optional<int>(2));
+  }
+  {
+    Args args("dst x", {"--help"});
+    EXPECT_EQ(args.parse_or_exit(), std::optional<int>(0));
+  }
+}
+
 }  // namespace
 }  // namespace dst::cli

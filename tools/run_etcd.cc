@@ -48,14 +48,7 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   args.option("fault-interval", "D", "mean time between two nemesis actions (default 700ms)");
   args.option("out", "DIR", "write the run database to DIR/run.db (see docs/run-db.md); DIR is created");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
-  if (Status st = args.parse(); !st.is_ok()) {
-    std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
-    return kExitUsage;
-  }
-  if (args.has("help")) {
-    std::printf("%s", args.usage().c_str());
-    return kExitPass;
-  }
+  if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   Result<uint64_t> clients = args.u64("clients", 4);
   Result<uint64_t> rate = args.u64("rate", 50);

@@ -24,14 +24,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
     return names;
   }());
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
-  if (Status st = args.parse(); !st.is_ok()) {
-    std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
-    return kExitUsage;
-  }
-  if (args.has("help")) {
-    std::printf("%s", args.usage().c_str());
-    return kExitPass;
-  }
+  if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   Result<uint64_t> nodes = args.u64("nodes", 3);
   Result<int64_t> duration = args.duration_ns("duration", sim::seconds(20));

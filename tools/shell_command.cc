@@ -15,17 +15,11 @@ int shell_command(const std::string& self, const std::vector<std::string>& argv)
   args.option("seed", "N", "the seed of the simulated cluster (default 1)");
   args.option("nodes", "N", "members in the cluster (default 3)");
   args.option("member", "N", "the member (1-based) requests go to, like etcdctl --endpoints (default 1)");
-  if (Status st = args.parse(); !st.is_ok()) {
-    std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
-    return kExitUsage;
-  }
-  if (args.has("help")) {
-    std::printf(
-        "%s\nReads etcdctl 3.4 command lines on stdin (put, get, del, txn, compaction, watch, lease ..., defrag,\n"
-        "alarm list|disarm, endpoint status|hashkv, member list, and `sleep DURATION` to let virtual time\n"
-        "pass) and prints what etcdctl prints. Same seed and input, same output.\n",
-        args.usage().c_str());
-    return kExitPass;
+  if (std::optional<int> done = args.parse_or_exit(
+          "\nReads etcdctl 3.4 command lines on stdin (put, get, del, txn, compaction, watch, lease ..., defrag,\n"
+          "alarm list|disarm, endpoint status|hashkv, member list, and `sleep DURATION` to let virtual time\n"
+          "pass) and prints what etcdctl prints. Same seed and input, same output.\n")) {
+    return *done;
   }
   Result<uint64_t> seed = args.u64("seed", 1);
   Result<uint64_t> nodes = args.u64("nodes", 3);
