@@ -42,6 +42,7 @@ Operation<Op> timed(const ImportedOp& src, Op op) {
 
 Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions& options) {
   std::vector<Operation<RegisterOp>> ops;
+  ops.reserve(h.ops.size());
   for (const ImportedOp& op : h.ops) {
     if (op.fn != ImportedFn::kRead && op.fn != ImportedFn::kWrite && op.fn != ImportedFn::kCas) {
       return wrong_model(h, op, "register", ":read, :write or :cas");
@@ -64,7 +65,11 @@ Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions
 
 Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& options) {
   KvModel model;
+  size_t text_bytes = 0;
+  for (const ImportedOp& op : h.ops) text_bytes += op.key.size() + op.argument.text.size() + op.result.text.size();
+  model.reserve(h.ops.size(), text_bytes);
   std::vector<Operation<KvOp>> ops;
+  ops.reserve(h.ops.size());
   for (const ImportedOp& op : h.ops) {
     KvOp::Kind kind;
     if (op.fn == ImportedFn::kGet) kind = KvOp::Kind::kGet;

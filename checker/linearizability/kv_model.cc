@@ -1,11 +1,22 @@
 // See kv_model.h.
 #include "checker/linearizability/kv_model.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "base/limits.h"
 
 namespace dst::checker {
 
 namespace {
+
+constexpr uint64_t kP = 0x100000001b3ull * 0x9e3779b97f4a7c15ull | 1;  // odd
+
+constexpr uint64_t power(uint64_t x, unsigned n) {
+  uint64_t r = 1;
+  for (unsigned i = 0; i < n; ++i) r *= x;
+  return r;
+}
 
 uint64_t hash_tuple(const uint32_t* t, size_t n) {
   uint64_t h = 0x6b76ull;
@@ -13,128 +24,280 @@ uint64_t hash_tuple(const uint32_t* t, size_t n) {
   return h;
 }
 
-// A value for a report: long append chains are cut in the middle.
-std::string quote(const std::string& v) {
+// A value for a report, appended to `out`: long append chains are cut in the middle.
+void append_quoted(std::string& out, std::string_view v) {
   constexpr size_t kShown = 48;
-  if (v.size() <= kShown) return "\"" + v + "\"";
-  return "\"" + v.substr(0, 16) + "..." + v.substr(v.size() - 24) + "\" (" + std::to_string(v.size()) + " bytes)";
+  out += '"';
+  if (v.size() <= kShown) {
+    out += v;
+    out += '"';
+    return;
+  }
+  out += v.substr(0, 16);
+  out += "...";
+  out += v.substr(v.size() - 24);
+  out += "\" (";
+  out += std::to_string(v.size());
+  out += " bytes)";
+}
+
+std::string quote(std::string_view v) {
+  std::string out;
+  append_quoted(out, v);
+  return out;
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
 }  // namespace
 
-KvModel::KvModel() : bytes_max_(limits::kCheckerModelBytesMax) { intern_value(""); }
+namespace kv_detail {
+
+StringPool::Hash StringPool::hash_of(std::string_view s) {
+  // Eight bytes per round: h * P^8 + (c0 P^7 + ... + c7); the eight products are independent.
+  static constexpr uint64_t kPow[9] = {power(kP, 0), power(kP, 1), power(kP, 2), power(kP, 3), power(kP, 4),
+                                       power(kP, 5), power(kP, 6), power(kP, 7), power(kP, 8)};
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size();
+  uint64_t h = 0, p_len = 1;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t block = 0;
+    for (int i = 0; i < 8; ++i) block += p[i] * kPow[7 - i];
+    h = h * kPow[8] + block;
+    p_len *= kPow[8];
+  }
+  for (; n > 0; ++p, --n) {
+    h = h * kP + *p;
+    p_len *= kP;
+  }
+  return Hash{h, p_len};
+}
+
+uint32_t StringPool::intern(std::string_view s) {
+  bytes_.append(s);
+  return adopt_tail(hash_of(s));
+}
+
+uint32_t StringPool::intern_concat(uint32_t a, uint32_t b) {
+  const size_t a_at = starts_[a], a_len = starts_[a + 1] - a_at;
+  const size_t b_at = starts_[b], b_len = starts_[b + 1] - b_at;
+  const size_t at = bytes_.size();
+  bytes_.resize(at + a_len + b_len);  // may move the bytes: copy by offset afterwards
+  std::memcpy(&bytes_[at], &bytes_[a_at], a_len);
+  std::memcpy(&bytes_[at + a_len], &bytes_[b_at], b_len);
+  const Hash ha = hashes_[a], hb = hashes_[b];
+  return adopt_tail(Hash{ha.h * hb.p_len + hb.h, ha.p_len * hb.p_len});
+}
+
+uint32_t StringPool::adopt_tail(Hash h) {
+  const size_t at = starts_.back();
+  const std::string_view s(bytes_.data() + at, bytes_.size() - at);
+  if ((hashes_.size() + 1) * 2 > slots_.size()) grow();
+  const size_t mask = slots_.size() - 1;
+  size_t i = mix64(h.h) & mask;
+  for (; slots_[i] != 0; i = (i + 1) & mask) {
+    const uint32_t id = slots_[i] - 1;
+    if (hashes_[id].h == h.h && view(id) == s) {
+      bytes_.resize(at);
+      return id;
+    }
+  }
+  const auto id = static_cast<uint32_t>(hashes_.size());
+  slots_[i] = id + 1;
+  hashes_.push_back(h);
+  starts_.push_back(bytes_.size());
+  return id;
+}
+
+void StringPool::reserve(size_t strings, size_t bytes) {
+  bytes_.reserve(bytes);
+  starts_.reserve(strings + 1);
+  hashes_.reserve(strings);
+  size_t slots = 64;
+  while (slots < 2 * strings) slots *= 2;
+  if (slots > slots_.size()) {
+    slots_.resize(slots / 2);  // grow() doubles it and rehashes
+    grow();
+  }
+}
+
+void StringPool::grow() {
+  slots_.assign(slots_.empty() ? 64 : slots_.size() * 2, 0);
+  const size_t mask = slots_.size() - 1;
+  for (uint32_t id = 0; id < hashes_.size(); ++id) {
+    size_t i = mix64(hashes_[id].h) & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = id + 1;
+  }
+}
+
+uint32_t FlatMap::find(uint64_t key) const {
+  if (slots_.empty()) return kAbsent;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    if (slots_[i].key == key) return slots_[i].value;
+    if (slots_[i].key == ~uint64_t{0}) return kAbsent;
+  }
+}
+
+void FlatMap::insert(uint64_t key, uint32_t value) {
+  DST_ASSERT_NE(key, ~uint64_t{0});
+  if ((size_ + 1) * 2 > slots_.size()) grow();
+  const size_t mask = slots_.size() - 1;
+  size_t i = mix64(key) & mask;
+  while (slots_[i].key != ~uint64_t{0}) i = (i + 1) & mask;
+  slots_[i] = Slot{key, value};
+  ++size_;
+}
+
+void FlatMap::reserve(size_t n) {
+  size_t slots = 32;
+  while (slots < 2 * n) slots *= 2;
+  if (slots <= slots_.size()) return;
+  std::vector<Slot> old(slots, Slot{~uint64_t{0}, 0});
+  old.swap(slots_);
+  size_ = 0;
+  for (const Slot& s : old) {
+    if (s.key != ~uint64_t{0}) insert(s.key, s.value);
+  }
+}
+
+void FlatMap::grow() {
+  std::vector<Slot> old(slots_.empty() ? 32 : slots_.size() * 2, Slot{~uint64_t{0}, 0});
+  old.swap(slots_);
+  size_ = 0;
+  for (const Slot& s : old) {
+    if (s.key != ~uint64_t{0}) insert(s.key, s.value);
+  }
+}
+
+}  // namespace kv_detail
+
+KvModel::KvModel() : bytes_max_(limits::kCheckerModelBytesMax) {
+  const uint32_t empty = intern_value("");
+  DST_ASSERT_EQ(empty, kEmpty);
+}
+
+void KvModel::reserve(size_t ops, size_t text_bytes) {
+  // Appends add about one value each (more when the search backtracks), twice the bytes at most.
+  values_.reserve(2 * ops + 1, text_bytes + 64);
+  transitions_.reserve(ops);
+}
 
 uint32_t KvModel::intern_key(std::string_view key) {
   DST_ASSERT_MSG(!sealed_, "keys are fixed once the model is sealed");
-  auto it = key_ids_.find(key);
-  if (it != key_ids_.end()) return it->second;
-  keys_.emplace_back(key);
-  const auto id = static_cast<uint32_t>(keys_.size() - 1);
-  key_ids_.emplace(keys_.back(), id);
-  return id;
+  return keys_.intern(key);
 }
 
-uint32_t KvModel::intern_value(std::string_view value) {
-  auto it = value_ids_.find(value);
-  if (it != value_ids_.end()) return it->second;
-  values_.emplace_back(value);
-  bytes_ += value.size() + 64;
-  const auto id = static_cast<uint32_t>(values_.size() - 1);
-  value_ids_.emplace(values_.back(), id);
-  return id;
-}
+uint32_t KvModel::intern_value(std::string_view value) { return values_.intern(value); }
 
 KvOp KvModel::make(Op::Kind kind, std::string_view key, std::string_view value) {
   return Op{kind, intern_key(key), intern_value(value), next_index_++};
 }
 
-void KvModel::seal() {
-  if (sealed_) return;
-  sealed_ = true;
-  scratch_.assign(keys_.size(), 0);  // every key "" (value id 0)
+void KvModel::seal() { sealed_ = true; }
+
+void KvModel::set_partitioned(bool per_key) {
+  DST_ASSERT_MSG(!mode_set_, "a KvModel serves one search");
+  mode_set_ = true;
+  per_key_ = per_key;
+  if (per_key_) return;
+  scratch_.assign(keys_.size(), kEmpty);  // every key ""
   const State s0 = intern_tuple(scratch_);
   DST_ASSERT_EQ(s0, 0u);
 }
 
 KvModel::State KvModel::initial_state() const {
   DST_ASSERT_MSG(sealed_, "KvModel::seal() before the search");
-  return 0;
+  return 0;  // per key: the value ""; whole: the tuple of ""
 }
 
-KvModel::State KvModel::intern_tuple(const std::vector<uint32_t>& t) {
-  const uint64_t h = hash_tuple(t.data(), t.size());
-  std::vector<State>& same = tuple_ids_[h];
-  for (State s : same) {
-    if (std::equal(t.begin(), t.end(), tuple(s))) return s;
-  }
-  const auto s = static_cast<State>(keys_.empty() ? tuples_.size() : tuples_.size() / keys_.size());
-  tuples_.insert(tuples_.end(), t.begin(), t.end());
-  bytes_ += t.size() * sizeof(uint32_t) + 48;
-  same.push_back(s);
-  return s;
-}
-
-std::optional<KvModel::State> KvModel::step(State s, const Op& op) {
-  if (op.kind == Op::Kind::kGet) {
-    if (tuple(s)[op.key] == op.value) return s;
-    return std::nullopt;
-  }
-  const uint64_t memo_key = (static_cast<uint64_t>(s) << 32) | op.index;
-  if (auto it = transitions_.find(memo_key); it != transitions_.end()) return it->second;
-  const uint32_t* t = tuple(s);
-  uint32_t value = op.value;  // put
-  if (op.kind == Op::Kind::kAppend) {
-    value = values_[op.value].empty() ? t[op.key] : intern_value(values_[t[op.key]] + values_[op.value]);
-  }
-  scratch_.assign(t, t + keys_.size());
-  scratch_[op.key] = value;
-  const State next = intern_tuple(scratch_);
-  transitions_.emplace(memo_key, next);
-  bytes_ += 32;
+KvModel::State KvModel::append(uint32_t v, uint32_t arg) {
+  const uint64_t memo_key = (static_cast<uint64_t>(v) << 32) | arg;
+  if (const uint32_t next = transitions_.find(memo_key); next != kv_detail::FlatMap::kAbsent) return next;
+  const uint32_t next = values_.intern_concat(v, arg);
+  transitions_.insert(memo_key, next);
   return next;
 }
 
-bool KvModel::may_become_legal(State s, const Op* target, std::span<const Op* const> window) const {
+std::optional<KvModel::State> KvModel::step_whole(State s, const Op& op) {
+  const uint32_t* t = tuple(s);
+  if (op.kind == Op::Kind::kGet) {
+    if (t[op.key] == op.value) return s;
+    return std::nullopt;
+  }
+  const uint64_t memo_key = (static_cast<uint64_t>(s) << 32) | op.index;
+  if (const uint32_t next = transitions_.find(memo_key); next != kv_detail::FlatMap::kAbsent) return next;
+  uint32_t value = op.value;  // put
+  if (op.kind == Op::Kind::kAppend) value = op.value == kEmpty ? t[op.key] : values_.intern_concat(t[op.key], op.value);
+  scratch_.assign(t, t + keys_.size());
+  scratch_[op.key] = value;
+  const State next = intern_tuple(scratch_);
+  transitions_.insert(memo_key, next);
+  return next;
+}
+
+KvModel::State KvModel::intern_tuple(const std::vector<uint32_t>& t) {
+  // Tuples with equal hashes are chained by rehashing the key.
+  for (uint64_t h = hash_tuple(t.data(), t.size()) >> 1;; h = mix64(h) >> 1) {
+    const uint32_t s = tuple_ids_.find(h);
+    if (s == kv_detail::FlatMap::kAbsent) break;
+    if (std::equal(t.begin(), t.end(), tuple(s))) return s;
+  }
+  const auto s = static_cast<State>(keys_.size() == 0 ? tuples_.size() : tuples_.size() / keys_.size());
+  tuples_.insert(tuples_.end(), t.begin(), t.end());
+  uint64_t h = hash_tuple(t.data(), t.size()) >> 1;
+  while (tuple_ids_.find(h) != kv_detail::FlatMap::kAbsent) h = mix64(h) >> 1;
+  tuple_ids_.insert(h, s);
+  return s;
+}
+
+bool KvModel::may_become_legal(State s, const Op* target, std::span<const Op* const> window) {
   if (target->kind != Op::Kind::kGet) return true;
-  const std::string& now = values_[tuple(s)[target->key]];
-  const std::string& want = values_[target->value];
-  if (want.size() >= now.size() && want.compare(0, now.size(), now) == 0) return true;
+  const uint32_t now_id = value_of(s, target->key);
+  if (now_id == target->value || now_id == kEmpty) return true;
+  const std::string_view want = values_.view(target->value);
+  // Whether `want` extends the current value: remembered per pair (the same few pairs are asked
+  // about at every node while the value stays).
+  const uint64_t pair = (static_cast<uint64_t>(now_id) << 32) | target->value;
+  uint32_t extends = prefix_of_.find(pair);
+  if (extends == kv_detail::FlatMap::kAbsent) {
+    extends = starts_with(want, values_.view(now_id)) ? 1 : 0;
+    prefix_of_.insert(pair, extends);
+  }
+  if (extends == 1) return true;
   for (const Op* op : window) {
     if (op->kind != Op::Kind::kPut || op->key != target->key) continue;
-    const std::string& put = values_[op->value];
-    if (want.size() >= put.size() && want.compare(0, put.size(), put) == 0) return true;
+    if (starts_with(want, values_.view(op->value))) return true;
   }
   return false;
 }
 
-std::vector<Partition> KvModel::partition(std::span<const Operation<Op>> ops) const {
-  std::vector<Partition> parts(keys_.size());
-  for (size_t k = 0; k < keys_.size(); ++k) parts[k].name = "key " + quote(keys_[k]);
-  for (size_t i = 0; i < ops.size(); ++i) parts[ops[i].op.key].ops.push_back(i);
-  std::vector<Partition> used;
-  for (Partition& p : parts) {
-    if (!p.ops.empty()) used.push_back(std::move(p));
-  }
-  return used;
-}
+std::string KvModel::partition_name(uint32_t key) const { return "key " + quote(keys_.view(key)); }
 
 std::string KvModel::describe_op(const Op& op) const {
-  const std::string key = quote(keys_[op.key]);
-  switch (op.kind) {
-    case Op::Kind::kGet: return "get(" + key + ") -> " + quote(values_[op.value]);
-    case Op::Kind::kPut: return "put(" + key + ", " + quote(values_[op.value]) + ")";
-    case Op::Kind::kAppend: return "append(" + key + ", " + quote(values_[op.value]) + ")";
-  }
-  return "?";
+  static constexpr const char* kVerb[] = {"get(", "put(", "append("};
+  const std::string_view key = keys_.view(op.key), value = values_.view(op.value);
+  std::string out;
+  out.reserve(16 + key.size() + std::min<size_t>(value.size(), 80));
+  out += kVerb[static_cast<int>(op.kind)];
+  append_quoted(out, key);
+  out += op.kind == Op::Kind::kGet ? ") -> " : ", ";
+  append_quoted(out, value);
+  if (op.kind != Op::Kind::kGet) out += ')';
+  return out;
 }
 
 std::string KvModel::describe_state(State s) const {
+  if (per_key_) return "the key's value " + quote(values_.view(s));
   std::string out = "{";
   const uint32_t* t = tuple(s);
-  for (size_t k = 0; k < keys_.size(); ++k) {
-    if (t[k] == 0) continue;
+  for (uint32_t k = 0; k < keys_.size(); ++k) {
+    if (t[k] == kEmpty) continue;
     if (out.size() > 1) out += ", ";
-    out += quote(keys_[k]) + ": " + quote(values_[t[k]]);
+    out += quote(keys_.view(k)) + ": " + quote(values_.view(t[k]));
   }
   return out + "} (other keys \"\")";
 }

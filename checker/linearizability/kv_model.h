@@ -2,19 +2,20 @@
 // "". Keys are independent, so the history is partitioned per key.
 //
 // States are integer-coded: every distinct value string is interned once (a get's expected value
-// and a put's value at setup, an append's result when first reached), and a state is the id of an
-// interned tuple of value ids (one per key; in a per-key search only that key's entry varies).
-// A get is then an integer compare, and a put/append from a state it was already applied to is
-// one memo lookup.
+// and a put's value at setup, an append's result when first reached), so a get is an integer
+// compare, and an append from a value it was already applied to is one lookup in a flat table.
+// Searched per key (set_partitioned(true)), a state is just that key's value id; searched whole,
+// it is the id of an interned tuple of value ids, one per key.
+//
+// The tables are flat (open addressing over arrays, strings in one byte arena): a check of a
+// short history allocates a handful of blocks, not one per key, value or state.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "checker/linearizability/search.h"
@@ -26,54 +27,133 @@ struct KvOp {
   Kind kind = Kind::kGet;
   uint32_t key = 0;    // KvModel::intern_key
   uint32_t value = 0;  // KvModel::intern_value: kGet: the value seen; kPut/kAppend: the argument
-  uint32_t index = 0;  // unique per operation (memo key); set by KvModel::add
+  uint32_t index = 0;  // unique per operation; set by KvModel::make
 };
+
+namespace kv_detail {
+
+// Interned strings: ids in order of first appearance, bytes in one arena.
+class StringPool {
+ public:
+  uint32_t intern(std::string_view s);
+  // The id of view(a) + view(b).
+  uint32_t intern_concat(uint32_t a, uint32_t b);
+  std::string_view view(uint32_t id) const {
+    return std::string_view(bytes_.data() + starts_[id], starts_[id + 1] - starts_[id]);
+  }
+  uint32_t size() const { return static_cast<uint32_t>(starts_.size() - 1); }
+  // Room for `strings` strings of `bytes` bytes in all without growing.
+  void reserve(size_t strings, size_t bytes);
+  size_t bytes() const { return bytes_.capacity() + starts_.capacity() * 8 + slots_.capacity() * 4; }
+
+ private:
+  // Strings are hashed polynomially, h(s) = sum s[i] * P^(n-1-i) mod 2^64, so that
+  // h(a + b) = h(a) * P^|b| + h(b): interning an append's result costs no pass over the value.
+  // (Only speed depends on the hash: a hit compares the bytes.)
+  struct Hash {
+    uint64_t h;
+    uint64_t p_len;  // P^|s|
+  };
+  static Hash hash_of(std::string_view s);
+  // The candidate is the arena's tail from starts_.back(), with hash `h`: its id, new or old (then
+  // the tail is cut).
+  uint32_t adopt_tail(Hash h);
+  void grow();
+
+  std::string bytes_;
+  std::vector<size_t> starts_ = {0};  // string id's bytes: [starts_[id], starts_[id + 1])
+  std::vector<Hash> hashes_;
+  std::vector<uint32_t> slots_;       // 0: empty; else 1 + id
+};
+
+// uint64 -> uint32, open addressing; the key ~0 is reserved.
+class FlatMap {
+ public:
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+  uint32_t find(uint64_t key) const;
+  void insert(uint64_t key, uint32_t value);  // key absent
+  size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
+  void reserve(size_t n);  // room for n entries without growing
+
+ private:
+  struct Slot {
+    uint64_t key;
+    uint32_t value;
+  };
+  void grow();
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+}  // namespace kv_detail
 
 class KvModel {
  public:
-  using State = uint32_t;  // interned tuple of value ids, one per key
+  using State = uint32_t;  // per key: a value id; whole: an interned tuple of value ids
   using Op = KvOp;
 
   KvModel();
+  // Optional, before interning: room for `ops` operations whose keys and values have `text_bytes`
+  // bytes in all, so that setup and the first appends do not regrow the tables.
+  void reserve(size_t ops, size_t text_bytes);
 
   uint32_t intern_key(std::string_view key);
   uint32_t intern_value(std::string_view value);
-  // Builds an operation (assigns its memo index).
+  // Builds an operation (assigns its index).
   Op make(Op::Kind kind, std::string_view key, std::string_view value);
   // Call after all keys are interned, before the search.
   void seal();
+  // The search calls this once, before initial_state(); per key unless told otherwise.
+  void set_partitioned(bool per_key);
 
   State initial_state() const;
-  std::optional<State> step(State s, const Op& op);
+  std::optional<State> step(State s, const Op& op) {
+    if (per_key_) {
+      switch (op.kind) {
+        case Op::Kind::kGet: return s == op.value ? std::optional<State>(s) : std::nullopt;
+        case Op::Kind::kPut: return op.value;
+        case Op::Kind::kAppend: return op.value == kEmpty ? s : append(s, op.value);
+      }
+    }
+    return step_whole(s, op);
+  }
   uint64_t hash_state(State s) const { return mix64(s); }
   bool is_read_only(const Op& op) const {
-    return op.kind == Op::Kind::kGet || (op.kind == Op::Kind::kAppend && values_[op.value].empty());
+    return op.kind == Op::Kind::kGet || (op.kind == Op::Kind::kAppend && op.value == kEmpty);
   }
   // A get whose value does not extend the key's current value can only become legal through a put
   // (of a prefix of that value) among the operations that may still come before it.
-  bool may_become_legal(State s, const Op* target, std::span<const Op* const> window) const;
-  std::vector<Partition> partition(std::span<const Operation<Op>> ops) const;
+  bool may_become_legal(State s, const Op* target, std::span<const Op* const> window);
+  uint32_t partition_count() const { return keys_.size(); }
+  uint32_t partition_of(const Op& op) const { return op.key; }
+  std::string partition_name(uint32_t key) const;
   std::string describe_op(const Op& op) const;
   std::string describe_state(State s) const;
-  bool resources_exhausted() const { return bytes_ > bytes_max_; }
-  size_t bytes() const { return bytes_; }
+  bool resources_exhausted() const { return bytes() > bytes_max_; }
+  size_t bytes() const { return keys_.bytes() + values_.bytes() + tuples_.capacity() * 4 + transitions_.bytes() + prefix_of_.bytes() + tuple_ids_.bytes(); }
   void set_bytes_max(size_t b) { bytes_max_ = b; }
 
  private:
+  static constexpr uint32_t kEmpty = 0;  // the value id of ""
+
+  uint32_t value_of(State s, uint32_t key) const { return per_key_ ? s : tuple(s)[key]; }
+  // The value id of value `v` with `arg` appended (remembered per pair).
+  State append(uint32_t v, uint32_t arg);
+  std::optional<State> step_whole(State s, const Op& op);
   const uint32_t* tuple(State s) const { return &tuples_[static_cast<size_t>(s) * keys_.size()]; }
   State intern_tuple(const std::vector<uint32_t>& t);
 
-  std::deque<std::string> keys_;
-  std::unordered_map<std::string_view, uint32_t> key_ids_;
-  std::deque<std::string> values_;
-  std::unordered_map<std::string_view, uint32_t> value_ids_;
-  std::vector<uint32_t> tuples_;                                // keys_.size() per state
-  std::unordered_map<uint64_t, std::vector<State>> tuple_ids_;  // tuple hash -> states
-  std::unordered_map<uint64_t, State> transitions_;             // (state << 32 | op index) -> state
+  kv_detail::StringPool keys_;
+  kv_detail::StringPool values_;
+  kv_detail::FlatMap transitions_;  // per key: (value << 32 | append arg) -> value; whole: (state << 32 | op index) -> state
+  std::vector<uint32_t> tuples_;    // whole: keys_.size() value ids per state
+  kv_detail::FlatMap prefix_of_;    // (value << 32 | get's value) -> 1 if the get's value extends it, else 0
+  kv_detail::FlatMap tuple_ids_;    // whole: tuple hash -> first state with it (then linear probing by hash + 1)
   std::vector<uint32_t> scratch_;
   uint32_t next_index_ = 0;
   bool sealed_ = false;
-  size_t bytes_ = 0;
+  bool per_key_ = true;
+  bool mode_set_ = false;
   size_t bytes_max_;
 };
 

@@ -17,12 +17,6 @@ std::optional<RegisterState> RegisterModel::step(const State& s, const Op& op) c
   return std::nullopt;
 }
 
-std::vector<Partition> RegisterModel::partition(std::span<const Operation<Op>> ops) const {
-  Partition p{"register", {}};
-  for (size_t i = 0; i < ops.size(); ++i) p.ops.push_back(i);
-  return {p};
-}
-
 std::string RegisterModel::describe_op(const Op& op) const {
   switch (op.kind) {
     case Op::Kind::kRead: return "read -> " + (op.nil ? std::string("nil") : std::to_string(op.value));

@@ -42,7 +42,10 @@ class RegisterModel {
   std::optional<State> step(const State& s, const Op& op) const;
   uint64_t hash_state(const State& s) const { return s.nil ? 0x6e696cull : mix64(static_cast<uint64_t>(s.value)); }
   bool is_read_only(const Op& op) const { return op.kind == Op::Kind::kRead; }
-  std::vector<Partition> partition(std::span<const Operation<Op>> ops) const;
+  // One register: one partition.
+  uint32_t partition_count() const { return 1; }
+  uint32_t partition_of(const Op&) const { return 0; }
+  std::string partition_name(uint32_t) const { return "register"; }
   std::string describe_op(const Op& op) const;
   std::string describe_state(const State& s) const;
   bool resources_exhausted() const { return false; }

@@ -12,6 +12,10 @@
 // - Per-partition search (per key when the model allows), the partitions interleaved round-robin
 //   with a step quantum; the first failing partition ends the check (a hard key cannot hide an easy
 //   failing one).
+// - Fixed costs kept small, since on short histories they are most of the time: the operations
+//   are bucketed by partition in one pass, every partition's entry list, stack and sets are carved
+//   out of a few arrays shared by the whole check, and the memo stores failed nodes only (so a
+//   partition that never backtracks never allocates one; see backtrack()).
 // - A step budget: when it runs out the verdict is kUnknown, never a guess.
 //
 // Operations with unknown outcome have no return entry: they may be linearized at any point after
@@ -21,7 +25,6 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -44,12 +47,6 @@ struct Operation {
   uint64_t id = 0;              // the caller's id, echoed in counterexamples
 };
 
-// A group of operations the model can check independently (e.g. one key).
-struct Partition {
-  std::string name;
-  std::vector<size_t> ops;  // indices into the operation list, ascending
-};
-
 // A sequential specification.
 //   State: small, copyable, equality-comparable (integer-coded where possible).
 //   step(s, op): the state after op if op (with its recorded output) is legal from s, else nullopt.
@@ -57,21 +54,26 @@ struct Partition {
 //   is_read_only(op): true only if step(s, op) is s or nullopt for every s (a read, a failed
 //     cas): the greedy rule applies to these only. (A write of the current value leaves this
 //     state unchanged but not every state: linearizing it early can be wrong.)
-//   partition(ops): independent groups; one group with everything is always correct.
+//   partition_of(op) < partition_count(): independent groups (e.g. one per key); one group with
+//     everything is always correct. partition_name(p) names group p in reports.
 //   resources_exhausted(): the model's own memory bound was hit; the search stops with kUnknown.
 // Optional: may_become_legal(s, target, window) -> bool: false only if no sequence of operations
 //   from `window` (the calls before target's return, target among them) taken from s can make
 //   target legal. The search asks it about the operation whose return comes first, and prunes.
+// Optional: set_partitioned(bool), called once before initial_state(): with true, each search
+//   sees only one group's operations, so a state need only describe that group's part.
 template <typename M>
-concept Model = requires(M& m, const M& cm, const typename M::State& s, const typename M::Op& op,
-                         std::span<const Operation<typename M::Op>> ops) {
+concept Model = requires(M& m, const M& cm, const typename M::State& s, const typename M::Op& op, uint32_t p) {
   requires std::copyable<typename M::State>;
+  requires std::default_initializable<typename M::State>;
   requires std::equality_comparable<typename M::State>;
   { cm.initial_state() } -> std::same_as<typename M::State>;
   { m.step(s, op) } -> std::same_as<std::optional<typename M::State>>;
   { cm.hash_state(s) } -> std::same_as<uint64_t>;
   { cm.is_read_only(op) } -> std::same_as<bool>;
-  { cm.partition(ops) } -> std::same_as<std::vector<Partition>>;
+  { cm.partition_count() } -> std::same_as<uint32_t>;
+  { cm.partition_of(op) } -> std::same_as<uint32_t>;
+  { cm.partition_name(p) } -> std::convertible_to<std::string>;
   { cm.describe_op(op) } -> std::convertible_to<std::string>;
   { cm.describe_state(s) } -> std::convertible_to<std::string>;
   { cm.resources_exhausted() } -> std::same_as<bool>;
@@ -92,27 +94,78 @@ inline uint64_t mix64(uint64_t x) {  // splitmix64's finalizer
   return x ^ (x >> 31);
 }
 
+// Storage shared by all partition searches of one check: each partition owns a contiguous block
+// of every array, sized once before the search starts (the blocks never move).
+template <typename M>
+struct SearchArena {
+  using Op = typename M::Op;
+  using State = typename M::State;
+  // The entry list of a partition: its block starts with the head sentinel (local index 0);
+  // entries 1..E are the calls and returns sorted by (time, calls before returns, op).
+  struct Entry {
+    uint32_t next;
+    uint32_t prev;
+    uint32_t op;     // local operation index
+    uint32_t match;  // a call's return entry (0: unknown outcome); 0 for a return
+    bool call;
+  };
+  struct Frame {
+    uint32_t entry;
+    bool forced;  // linearized by the greedy rule: no alternatives to try at its node
+    State before;
+  };
+  std::vector<Operation<Op>> ops;  // grouped by partition, in input order within one
+  std::vector<Entry> entries;      // 1 + calls + returns per partition
+  std::vector<uint64_t> sets;      // the linearized set: (ops + 63) / 64 words per partition
+  std::vector<Frame> frames;       // the stack: one per op of the partition at most
+  std::vector<uint32_t> best;      // the longest prefix so far: one per op
+  std::vector<uint64_t> keys;      // set-hash key of local operation i (same in every partition)
+  std::vector<uint32_t> scratch_calls, scratch_returns, scratch_call_entry;  // building entries
+  std::vector<const Op*> window;   // scratch for greedy_scan
+};
+
+// Where one partition's blocks start in the arena.
+struct PartitionLayout {
+  size_t op_begin = 0;  // also the frames' and best's
+  size_t ops = 0;
+  size_t definite = 0;  // operations with a return entry
+  size_t entry_begin = 0;
+  size_t set_begin = 0;
+};
+
 // The search over one partition, resumable: run(n) does up to about n more model steps.
 template <Model M>
 class PartitionSearch {
  public:
   using State = typename M::State;
   using Op = typename M::Op;
+  using Arena = SearchArena<M>;
+  using Entry = typename Arena::Entry;
+  using Frame = typename Arena::Frame;
   enum class Progress { kRunning, kLinearizable, kViolation };
 
-  PartitionSearch(M& model, std::span<const Operation<Op>> all, const Partition& part, const SearchOptions& options,
-                  size_t* cache_bytes_used)
-      : model_(model),
-        greedy_(options.greedy),
-        state_(model.initial_state()),
-        best_state_(state_),
-        visited_((part.ops.size() + 63) / 64, cache_bytes_used, options.cache_bytes_max) {
-    ops_.reserve(part.ops.size());
-    for (size_t i : part.ops) ops_.push_back(&all[i]);
-    build_entries();
-    set_.assign((ops_.size() + 63) / 64, 0);
-    keys_.resize(ops_.size());
-    for (size_t i = 0; i < ops_.size(); ++i) keys_[i] = mix64(0x6c696e6561726973ull ^ (i * 0x2545f4914f6cdd1dull));
+  PartitionSearch() = default;
+  PartitionSearch(const PartitionSearch&) = delete;
+  PartitionSearch& operator=(const PartitionSearch&) = delete;
+
+  // The arena's arrays must be sized for every partition's layout before the first init.
+  void init(M& model, Arena& arena, const PartitionLayout& at, const SearchOptions& options,
+            size_t* cache_bytes_used) {
+    model_ = &model;
+    arena_ = &arena;
+    greedy_ = options.greedy;
+    n_ = at.ops;
+    ops_ = arena.ops.data() + at.op_begin;
+    ent_ = arena.entries.data() + at.entry_begin;
+    set_ = arena.sets.data() + at.set_begin;
+    words_ = (n_ + 63) / 64;
+    frames_ = arena.frames.data() + at.op_begin;
+    best_ = arena.best.data() + at.op_begin;
+    keys_ = arena.keys.data();
+    state_ = model.initial_state();
+    best_state_ = state_;
+    visited_.configure(words_, cache_bytes_used, options.cache_bytes_max);
+    build_entries(1 + at.ops + at.definite);
   }
 
   Progress run(uint64_t max_steps) {
@@ -127,51 +180,53 @@ class PartitionSearch {
       }
       const uint32_t e = cursor_;
       DST_ASSERT_NE(e, kHead);  // a definite operation's return entry is still in the list
-      if (!is_call_[e]) {
+      if (!ent_[e].call) {
         if (!backtrack()) return done_ = Progress::kViolation;
         continue;
       }
       ++steps_;
-      std::optional<State> next = model_.step(state_, ops_[op_of_[e]]->op);
+      std::optional<State> next = model_->step(state_, ops_[ent_[e].op].op);
       if (next && descend(e, std::move(*next), false)) continue;
-      cursor_ = next_[e];
+      cursor_ = ent_[e].next;
     }
     return Progress::kRunning;
   }
 
+  // Frees the memo once the partition is decided.
+  void release() { visited_.release(); }
   uint64_t steps() const { return steps_; }
-  size_t size() const { return ops_.size(); }
+  size_t size() const { return n_; }
 
   // After kViolation: the longest linearizable prefix found and what could not follow it.
   Counterexample counterexample(const std::string& name) const {
     Counterexample c;
     c.partition = name;
-    c.prefix_length = best_.size();
-    c.state_after_prefix = model_.describe_state(best_state_);
-    std::vector<bool> in_prefix(ops_.size(), false);
-    for (uint32_t i : best_) in_prefix[i] = true;
+    c.prefix_length = best_len_;
+    c.state_after_prefix = model_->describe_state(best_state_);
+    std::vector<bool> in_prefix(n_, false);
+    for (size_t k = 0; k < best_len_; ++k) in_prefix[best_[k]] = true;
     const size_t shown = limits::kCounterexampleOpsShownMax;
-    for (size_t k = best_.size() > shown ? best_.size() - shown : 0; k < best_.size(); ++k) {
+    for (size_t k = best_len_ > shown ? best_len_ - shown : 0; k < best_len_; ++k) {
       c.prefix_tail.push_back(describe(best_[k], ""));
     }
     int64_t min_ret = kNeverReturns;
-    for (size_t i = 0; i < ops_.size(); ++i) {
-      if (!in_prefix[i]) min_ret = std::min(min_ret, ops_[i]->ret);
+    for (size_t i = 0; i < n_; ++i) {
+      if (!in_prefix[i]) min_ret = std::min(min_ret, ops_[i].ret);
     }
     // The candidates for the next place: definite operations first (by call), then unknown ones.
     std::vector<uint32_t> next_ops;
-    for (uint32_t i = 0; i < ops_.size(); ++i) {
-      if (!in_prefix[i] && ops_[i]->call <= min_ret) next_ops.push_back(i);
+    for (uint32_t i = 0; i < n_; ++i) {
+      if (!in_prefix[i] && ops_[i].call <= min_ret) next_ops.push_back(i);
     }
     std::stable_sort(next_ops.begin(), next_ops.end(), [&](uint32_t a, uint32_t b) {
-      const bool ua = ops_[a]->ret == kNeverReturns, ub = ops_[b]->ret == kNeverReturns;
-      return ua != ub ? ub : ops_[a]->call < ops_[b]->call;
+      const bool ua = ops_[a].ret == kNeverReturns, ub = ops_[b].ret == kNeverReturns;
+      return ua != ub ? ub : ops_[a].call < ops_[b].call;
     });
     for (uint32_t i : next_ops) {
       if (c.unplaced.size() >= shown) break;
-      std::optional<State> after = model_.step(best_state_, ops_[i]->op);
+      std::optional<State> after = model_->step(best_state_, ops_[i].op);
       std::string note = after ? "legal here, but no linearization continues after it" : "not legal from this state";
-      if (ops_[i]->ret == min_ret && min_ret != kNeverReturns) note += "; returned first, so it must be placed here";
+      if (ops_[i].ret == min_ret && min_ret != kNeverReturns) note += "; returned first, so it must be placed here";
       c.unplaced.push_back(describe(i, note));
     }
     return c;
@@ -180,111 +235,112 @@ class PartitionSearch {
  private:
   static constexpr uint32_t kHead = 0;
   // Return entries greedy_scan asks may_become_legal about: the first is the strongest test,
-  // a few more catch a get that returns just after an append; more costs more than it prunes.
-  static constexpr size_t kPruneReturnsChecked = 8;
+  // a few more catch a get that returns just after an append; more costs more than it prunes
+  // (measured on the Porcupine kv files: 2 makes c50 5x slower, 8 makes c10 1.5x slower than 4).
+  static constexpr size_t kPruneReturnsChecked = 4;
 
-  struct Frame {
-    uint32_t entry;
-    bool forced;  // linearized by the greedy rule: no alternatives to try at its node
-    State before;
-  };
-
-  // Entries 1..E sorted by (time, calls before returns, op), linked in a circular list at kHead.
-  void build_entries() {
-    struct Raw {
-      int64_t time;
-      bool is_return;
-      uint32_t op;
+  // Fills the partition's `count` entries (head included) and links them in a circular list.
+  // Calls are ordered by (call, op) and returns by (ret, op), then merged, calls first on a tie:
+  // the order (time, calls before returns, op). Imported histories come in call order, so the
+  // calls usually need no sort.
+  void build_entries(size_t count) {
+    std::vector<uint32_t>& calls = arena_->scratch_calls;
+    std::vector<uint32_t>& rets = arena_->scratch_returns;
+    std::vector<uint32_t>& call_entry = arena_->scratch_call_entry;
+    calls.clear();
+    rets.clear();
+    bool calls_sorted = true, rets_sorted = true;
+    for (uint32_t i = 0; i < n_; ++i) {
+      DST_ASSERT_LE(ops_[i].call, ops_[i].ret);
+      calls_sorted = calls_sorted && (i == 0 || ops_[i - 1].call <= ops_[i].call);
+      calls.push_back(i);
+      if (ops_[i].ret != kNeverReturns) {
+        rets_sorted = rets_sorted && (rets.empty() || ops_[rets.back()].ret <= ops_[i].ret);
+        rets.push_back(i);
+      }
+    }
+    auto by = [&](int64_t Operation<Op>::*time) {
+      return [this, time](uint32_t a, uint32_t b) {
+        return ops_[a].*time != ops_[b].*time ? ops_[a].*time < ops_[b].*time : a < b;
+      };
     };
-    std::vector<Raw> raw;
-    for (uint32_t i = 0; i < ops_.size(); ++i) {
-      DST_ASSERT_LE(ops_[i]->call, ops_[i]->ret);
-      raw.push_back({ops_[i]->call, false, i});
-      if (ops_[i]->ret != kNeverReturns) {
-        raw.push_back({ops_[i]->ret, true, i});
-        ++definite_left_;
-      }
-    }
-    std::sort(raw.begin(), raw.end(), [](const Raw& a, const Raw& b) {
-      if (a.time != b.time) return a.time < b.time;
-      if (a.is_return != b.is_return) return !a.is_return;
-      return a.op < b.op;
-    });
-    const size_t n = raw.size() + 1;
-    next_.resize(n);
-    prev_.resize(n);
-    is_call_.assign(n, false);
-    op_of_.assign(n, 0);
-    match_.assign(n, 0);
-    std::vector<uint32_t> call_entry(ops_.size(), 0);
-    for (uint32_t k = 0; k < raw.size(); ++k) {
-      const uint32_t e = k + 1;
-      is_call_[e] = !raw[k].is_return;
-      op_of_[e] = raw[k].op;
-      if (raw[k].is_return) {
-        match_[call_entry[raw[k].op]] = e;
+    if (!calls_sorted) std::sort(calls.begin(), calls.end(), by(&Operation<Op>::call));
+    if (!rets_sorted) std::sort(rets.begin(), rets.end(), by(&Operation<Op>::ret));
+    DST_ASSERT_EQ(count, 1 + calls.size() + rets.size());
+    definite_left_ = rets.size();
+    call_entry.resize(n_);
+    size_t ci = 0, ri = 0;
+    for (uint32_t e = 1; e < count; ++e) {
+      const bool take_call = ri == rets.size() || (ci < calls.size() && ops_[calls[ci]].call <= ops_[rets[ri]].ret);
+      const uint32_t op = take_call ? calls[ci++] : rets[ri++];
+      ent_[e] = Entry{e + 1, e - 1, op, 0, take_call};
+      if (take_call) {
+        call_entry[op] = e;
       } else {
-        call_entry[raw[k].op] = e;
+        ent_[call_entry[op]].match = e;
       }
     }
-    for (uint32_t e = 0; e < n; ++e) {
-      next_[e] = static_cast<uint32_t>((e + 1) % n);
-      prev_[e] = static_cast<uint32_t>((e + n - 1) % n);
-    }
-    cursor_ = next_[kHead];
+    ent_[kHead] = Entry{1, static_cast<uint32_t>(count - 1), 0, 0, false};
+    ent_[count - 1].next = kHead;
+    cursor_ = ent_[kHead].next;
   }
 
   void unlink(uint32_t e) {
-    next_[prev_[e]] = next_[e];
-    prev_[next_[e]] = prev_[e];
+    ent_[ent_[e].prev].next = ent_[e].next;
+    ent_[ent_[e].next].prev = ent_[e].prev;
   }
   void relink(uint32_t e) {
-    next_[prev_[e]] = e;
-    prev_[next_[e]] = e;
+    ent_[ent_[e].prev].next = e;
+    ent_[ent_[e].next].prev = e;
   }
   void toggle(uint32_t op) {
     set_[op / 64] ^= uint64_t{1} << (op % 64);
     set_hash_ ^= keys_[op];
   }
+  uint64_t node_hash(const State& s) const { return set_hash_ ^ mix64(model_->hash_state(s)); }
 
-  // Linearizes call entry `e` leading to `next` unless (next, set + op) was visited.
+  // Linearizes call entry `e` leading to `next` unless (next, set + op) already failed.
   bool descend(uint32_t e, State next, bool forced) {
-    const uint32_t op = op_of_[e];
+    const uint32_t op = ent_[e].op;
     toggle(op);
-    const uint64_t h = set_hash_ ^ mix64(model_.hash_state(next));
-    if (!visited_.insert_if_absent(h, next, set_.data())) {
+    if (visited_.size() != 0 && visited_.contains(node_hash(next), next, set_)) {
       toggle(op);
       return false;
     }
-    stack_.push_back(Frame{e, forced, std::move(state_)});
+    frames_[depth_++] = Frame{e, forced, std::move(state_)};
     state_ = std::move(next);
     unlink(e);
-    if (match_[e] != 0) {
-      unlink(match_[e]);
+    if (ent_[e].match != 0) {
+      unlink(ent_[e].match);
       --definite_left_;
     }
-    if (stack_.size() > best_.size()) note_best();
-    cursor_ = next_[kHead];
+    if (depth_ > best_len_) note_best();
+    cursor_ = ent_[kHead].next;
     scan_pending_ = greedy_;
     return true;
   }
 
-  // Undoes frames up to and including the innermost branching one; false if none is left.
+  // The current node failed: remembers it, then undoes frames up to and including the innermost
+  // branching one (every node undone on the way failed too); false if none is left.
+  // Remembering failed nodes only prunes exactly what remembering every visited node would: the
+  // search never meets a node of its current path again (the set grows along it), so a node met
+  // again was left before, and a node is left only when it failed.
   bool backtrack() {
     for (;;) {
-      if (stack_.empty()) return false;
-      Frame f = std::move(stack_.back());
-      stack_.pop_back();
-      diverged_ = std::min(diverged_, stack_.size());
-      if (match_[f.entry] != 0) {
-        relink(match_[f.entry]);
+      if (depth_ == 0) return false;
+      visited_.insert_absent(node_hash(state_), state_, set_);
+      Frame& f = frames_[--depth_];
+      diverged_ = std::min(diverged_, depth_);
+      const uint32_t match = ent_[f.entry].match;
+      if (match != 0) {
+        relink(match);
         ++definite_left_;
       }
       relink(f.entry);
-      toggle(op_of_[f.entry]);
+      toggle(ent_[f.entry].op);
       state_ = std::move(f.before);
       if (!f.forced) {
-        cursor_ = next_[f.entry];
+        cursor_ = ent_[f.entry].next;
         return true;
       }
     }
@@ -295,101 +351,151 @@ class PartitionSearch {
   // first return entry's) can never become legal from here, the node is dead. Returns false if
   // the search failed.
   bool greedy_scan() {
-    window_.clear();
-    uint32_t e = next_[kHead];
-    for (; e != kHead && is_call_[e]; e = next_[e]) {
-      const Op& op = ops_[op_of_[e]]->op;
-      window_.push_back(&op);
-      if (!model_.is_read_only(op)) continue;
+    std::vector<const Op*>& window = arena_->window;
+    window.clear();
+    uint32_t e = ent_[kHead].next;
+    for (; e != kHead && ent_[e].call; e = ent_[e].next) {
+      const Op& op = ops_[ent_[e].op].op;
+      window.push_back(&op);
+      if (!model_->is_read_only(op)) continue;
       ++steps_;
-      std::optional<State> next = model_.step(state_, op);
+      std::optional<State> next = model_->step(state_, op);
       if (!next) continue;
-      DST_ASSERT_MSG(*next == state_, "is_read_only(op) but step changed the state: " + model_.describe_op(op));
+      DST_ASSERT_MSG(*next == state_, "is_read_only(op) but step changed the state: " + model_->describe_op(op));
       if (descend(e, std::move(*next), true)) return true;
       return backtrack();  // (S, L + op) already failed, so (S, L) fails
     }
-    if constexpr (requires { model_.may_become_legal(state_, window_.front(), std::span<const Op* const>(window_)); }) {
+    if constexpr (requires { model_->may_become_legal(state_, window.front(), std::span<const Op* const>(window)); }) {
       // The first few return entries: each one's operation must become legal after some of the
-      // calls before it (window_ when we reach it).
+      // calls before it (window when we reach it).
       size_t returns_checked = 0;
-      for (; e != kHead && returns_checked < kPruneReturnsChecked; e = next_[e]) {
-        if (is_call_[e]) {
-          window_.push_back(&ops_[op_of_[e]]->op);
+      for (; e != kHead && returns_checked < kPruneReturnsChecked; e = ent_[e].next) {
+        if (ent_[e].call) {
+          window.push_back(&ops_[ent_[e].op].op);
           continue;
         }
         ++returns_checked;
         ++steps_;
-        if (!model_.may_become_legal(state_, &ops_[op_of_[e]]->op, std::span<const Op* const>(window_))) {
+        if (!model_->may_become_legal(state_, &ops_[ent_[e].op].op, std::span<const Op* const>(window))) {
           return backtrack();
         }
       }
     }
-    cursor_ = next_[kHead];
+    cursor_ = ent_[kHead].next;
     return true;
   }
 
   // The current stack is the longest so far: copy the part that differs from the saved one.
   void note_best() {
-    best_.resize(diverged_);
-    for (size_t k = diverged_; k < stack_.size(); ++k) best_.push_back(op_of_[stack_[k].entry]);
-    diverged_ = stack_.size();
+    for (size_t k = diverged_; k < depth_; ++k) best_[k] = ent_[frames_[k].entry].op;
+    best_len_ = depth_;
+    diverged_ = depth_;
     best_state_ = state_;
   }
 
   CounterexampleOp describe(uint32_t i, std::string note) const {
     CounterexampleOp c;
-    c.id = ops_[i]->id;
-    c.what = model_.describe_op(ops_[i]->op);
-    c.call = ops_[i]->call;
-    c.ret = ops_[i]->ret;
+    c.id = ops_[i].id;
+    c.what = model_->describe_op(ops_[i].op);
+    c.call = ops_[i].call;
+    c.ret = ops_[i].ret;
     c.note = std::move(note);
     return c;
   }
 
-  M& model_;
-  const bool greedy_;
-  std::vector<const Operation<Op>*> ops_;
-  // The entry list: index 0 is the head sentinel.
-  std::vector<uint32_t> next_, prev_, op_of_, match_;
-  std::vector<bool> is_call_;
+  M* model_ = nullptr;
+  Arena* arena_ = nullptr;
+  bool greedy_ = true;
+  size_t n_ = 0;
+  const Operation<Op>* ops_ = nullptr;
+  Entry* ent_ = nullptr;  // index 0 is the head sentinel
   uint32_t cursor_ = kHead;
   size_t definite_left_ = 0;
   // The current node.
-  State state_;
-  std::vector<uint64_t> set_;
+  State state_{};
+  uint64_t* set_ = nullptr;
+  size_t words_ = 0;
   uint64_t set_hash_ = 0;
-  std::vector<uint64_t> keys_;
-  std::vector<Frame> stack_;
-  std::vector<const Op*> window_;  // scratch for greedy_scan
+  const uint64_t* keys_ = nullptr;
+  Frame* frames_ = nullptr;
+  size_t depth_ = 0;
   bool scan_pending_ = true;
   uint64_t steps_ = 0;
   Progress done_ = Progress::kRunning;
   // The longest prefix linearized so far (ops), valid up to diverged_ against the stack.
-  std::vector<uint32_t> best_;
+  uint32_t* best_ = nullptr;
+  size_t best_len_ = 0;
   size_t diverged_ = 0;
-  State best_state_;
+  State best_state_{};
   VisitedSet<State> visited_;
 };
+
+// Buckets the operations by partition (one counting pass, input order kept within a partition),
+// sizes the arena for all of them and returns each non-empty partition's layout and number.
+template <Model M>
+std::vector<std::pair<PartitionLayout, uint32_t>> lay_out_partitions(M& model,
+                                                                    std::span<const Operation<typename M::Op>> ops,
+                                                                    bool partition, SearchArena<M>& arena) {
+  const uint32_t parts = partition ? model.partition_count() : 1;
+  std::vector<uint32_t> part_of(ops.size());
+  std::vector<PartitionLayout> layout(parts);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const uint32_t p = partition ? model.partition_of(ops[i].op) : 0;
+    DST_ASSERT_LT(p, parts);
+    part_of[i] = p;
+    ++layout[p].ops;
+    layout[p].definite += ops[i].ret != kNeverReturns;
+  }
+  std::vector<std::pair<PartitionLayout, uint32_t>> used;
+  size_t op_at = 0, entry_at = 0, set_at = 0, largest = 0;
+  for (uint32_t p = 0; p < parts; ++p) {
+    PartitionLayout& l = layout[p];
+    if (l.ops == 0) continue;
+    l.op_begin = op_at;
+    l.entry_begin = entry_at;
+    l.set_begin = set_at;
+    op_at += l.ops;
+    entry_at += 1 + l.ops + l.definite;
+    set_at += (l.ops + 63) / 64;
+    largest = std::max(largest, l.ops);
+    used.emplace_back(l, p);
+  }
+  // Place the operations: layout[p].op_begin advances as partition p fills.
+  arena.ops.reserve(ops.size());
+  std::vector<uint32_t>& order = arena.scratch_calls;
+  order.resize(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) order[layout[part_of[i]].op_begin++] = static_cast<uint32_t>(i);
+  for (uint32_t i : order) arena.ops.push_back(ops[i]);
+  arena.entries.resize(entry_at);
+  arena.sets.assign(set_at, 0);
+  arena.frames.resize(ops.size());
+  arena.best.resize(ops.size());
+  arena.keys.resize(largest);
+  for (size_t i = 0; i < largest; ++i) arena.keys[i] = mix64(0x6c696e6561726973ull ^ (i * 0x2545f4914f6cdd1dull));
+  arena.scratch_calls.reserve(largest);
+  arena.scratch_returns.reserve(largest);
+  arena.scratch_call_entry.reserve(largest);
+  arena.window.reserve(largest);
+  return used;
+}
 
 // Checks a whole history: partitions it, interleaves the partitions' searches round-robin, and
 // stops at the first violation or when the budget runs out.
 template <Model M>
 CheckResult check_linearizable(M& model, std::span<const Operation<typename M::Op>> ops,
                                const SearchOptions& options = {}) {
-  std::vector<Partition> parts;
-  if (options.partition) {
-    parts = model.partition(ops);
-  } else {
-    Partition all{"all operations", {}};
-    for (size_t i = 0; i < ops.size(); ++i) all.ops.push_back(i);
-    parts.push_back(std::move(all));
-  }
+  if constexpr (requires { model.set_partitioned(true); }) model.set_partitioned(options.partition);
+  SearchArena<M> arena;
+  const std::vector<std::pair<PartitionLayout, uint32_t>> parts =
+      lay_out_partitions(model, ops, options.partition, arena);
   CheckResult result;
+  result.partitions.reserve(parts.size());
   size_t cache_bytes_used = 0;
-  std::vector<std::unique_ptr<PartitionSearch<M>>> searches;
-  for (const Partition& p : parts) {
-    searches.push_back(std::make_unique<PartitionSearch<M>>(model, ops, p, options, &cache_bytes_used));
-    result.partitions.push_back(PartitionStats{p.name, p.ops.size(), 0, Verdict::kUnknown});
+  std::vector<PartitionSearch<M>> searches(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    searches[i].init(model, arena, parts[i].first, options, &cache_bytes_used);
+    std::string name = options.partition ? std::string(model.partition_name(parts[i].second)) : "all operations";
+    result.partitions.push_back(PartitionStats{std::move(name), parts[i].first.ops, 0, Verdict::kUnknown});
   }
   using Progress = typename PartitionSearch<M>::Progress;
   size_t running = searches.size();
@@ -408,19 +514,19 @@ CheckResult check_linearizable(M& model, std::span<const Operation<typename M::O
         result.unknown_reason = "the model's memory bound was reached";
         return result;
       }
-      const uint64_t before = searches[i]->steps();
-      const Progress p = searches[i]->run(std::min(quantum, options.step_budget - result.steps));
-      stats.steps = searches[i]->steps();
+      const uint64_t before = searches[i].steps();
+      const Progress p = searches[i].run(std::min(quantum, options.step_budget - result.steps));
+      stats.steps = searches[i].steps();
       result.steps += stats.steps - before;
       if (p == Progress::kViolation) {
         stats.verdict = Verdict::kViolation;
         result.verdict = Verdict::kViolation;
-        result.counterexample = searches[i]->counterexample(stats.name);
+        result.counterexample = searches[i].counterexample(stats.name);
         return result;
       }
       if (p == Progress::kLinearizable) {
         stats.verdict = Verdict::kLinearizable;
-        searches[i].reset();  // frees its memo
+        searches[i].release();  // frees its memo
         --running;
       }
     }

@@ -1,10 +1,11 @@
-// The search's memo of visited (model state, linearized set) pairs (Lowe's / Porcupine's cache).
+// The search's memo of failed (model state, linearized set) pairs (Lowe's / Porcupine's cache).
 //
 // A pair found again was already explored and failed, so the search prunes it. Keys are an
 // incrementally maintained hash; the full state and set are stored and compared, so a hash
-// collision never prunes a pair that was not visited. Open addressing, power-of-two table;
-// memory is bounded by a byte budget shared by all partitions: past it nothing new is remembered
-// (still sound, only slower).
+// collision never prunes a pair that was not visited. Open addressing, power-of-two table,
+// allocated on the first insert (most partitions of a typical history never backtrack and so
+// never need one); memory is bounded by a byte budget shared by all partitions: past it nothing
+// new is remembered (still sound, only slower).
 #pragma once
 
 #include <cstdint>
@@ -18,41 +19,62 @@ namespace dst::checker {
 template <typename State>
 class VisitedSet {
  public:
+  VisitedSet() = default;
   // `words`: 64-bit words per linearized set. `bytes_used` is shared by all VisitedSets of one
   // check and must stay below `bytes_max`.
-  VisitedSet(size_t words, size_t* bytes_used, size_t bytes_max)
-      : words_(words), bytes_used_(bytes_used), bytes_max_(bytes_max) {}
-  ~VisitedSet() { *bytes_used_ -= bytes_mine_; }
+  VisitedSet(size_t words, size_t* bytes_used, size_t bytes_max) { configure(words, bytes_used, bytes_max); }
+  ~VisitedSet() { release(); }
   VisitedSet(const VisitedSet&) = delete;
   VisitedSet& operator=(const VisitedSet&) = delete;
 
-  // Remembers (state, set) unless present. Returns false iff it was already present.
-  bool insert_if_absent(uint64_t hash, const State& state, const uint64_t* set) {
-    if (slots_.empty()) grow();
-    size_t mask = slots_.size() - 1;
+  void configure(size_t words, size_t* bytes_used, size_t bytes_max) {
+    DST_ASSERT(entries_.empty());
+    words_ = words;
+    bytes_used_ = bytes_used;
+    bytes_max_ = bytes_max;
+  }
+  // Forgets everything and returns the memory (and its share of the byte budget).
+  void release() {
+    if (bytes_used_ != nullptr) *bytes_used_ -= bytes_mine_;
+    bytes_mine_ = 0;
+    std::vector<uint32_t>().swap(slots_);
+    std::vector<Entry>().swap(entries_);
+    std::vector<uint64_t>().swap(sets_);
+  }
+
+  bool contains(uint64_t hash, const State& state, const uint64_t* set) const {
+    if (entries_.empty()) return false;
+    const size_t mask = slots_.size() - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       const uint32_t slot = slots_[i];
-      if (slot == 0) break;
+      if (slot == 0) return false;
       const Entry& e = entries_[slot - 1];
       if (e.hash == hash && e.state == state &&
           std::memcmp(&sets_[static_cast<size_t>(slot - 1) * words_], set, words_ * sizeof(uint64_t)) == 0) {
-        return false;
+        return true;
       }
     }
+  }
+
+  // Remembers (state, set), which the caller knows is absent, unless the budget is spent.
+  void insert_absent(uint64_t hash, const State& state, const uint64_t* set) {
     const size_t entry_bytes = sizeof(Entry) + words_ * sizeof(uint64_t) + 2 * sizeof(uint32_t);
     if (*bytes_used_ + entry_bytes > bytes_max_ || entries_.size() >= UINT32_MAX / 2) {
       full_ = true;
-      return true;  // not remembered: the caller explores it (again)
+      return;  // not remembered: the search may explore it again
     }
-    if ((entries_.size() + 1) * 2 > slots_.size()) {
-      grow();
-      mask = slots_.size() - 1;
-    }
+    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
     entries_.push_back(Entry{hash, state});
     sets_.insert(sets_.end(), set, set + words_);
     *bytes_used_ += entry_bytes;
     bytes_mine_ += entry_bytes;
     place(hash, static_cast<uint32_t>(entries_.size()));
+  }
+
+  // Remembers (state, set) unless present. Returns false iff it was already present.
+  bool insert_if_absent(uint64_t hash, const State& state, const uint64_t* set) {
+    if (contains(hash, state, set)) return false;
+    insert_absent(hash, state, set);
     return true;
   }
 
@@ -71,14 +93,14 @@ class VisitedSet {
     slots_[i] = slot_value;
   }
   void grow() {
-    const size_t n = slots_.empty() ? 1024 : slots_.size() * 2;
+    const size_t n = slots_.empty() ? 256 : slots_.size() * 2;
     slots_.assign(n, 0);
     for (size_t k = 0; k < entries_.size(); ++k) place(entries_[k].hash, static_cast<uint32_t>(k + 1));
   }
 
-  size_t words_;
-  size_t* bytes_used_;
-  size_t bytes_max_;
+  size_t words_ = 0;
+  size_t* bytes_used_ = nullptr;
+  size_t bytes_max_ = 0;
   size_t bytes_mine_ = 0;
   bool full_ = false;
   std::vector<uint32_t> slots_;  // 0: empty; else 1 + index into entries_
