@@ -61,4 +61,12 @@ void MemoryRecorder::fault_ended(uint64_t fault, int64_t end_ns) {
   history_.faults[fault].end_ns = end_ns;
 }
 
+void MemoryRecorder::metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) {
+  if (metrics_.size() >= kMemoryMetricsMax) {
+    ++metrics_dropped_;
+    return;
+  }
+  metrics_.push_back(Metric{at_ns, member, std::string(name), value});
+}
+
 }  // namespace dst::history

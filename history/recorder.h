@@ -4,7 +4,11 @@
 // killed still leaves everything up to that moment.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "history/history.h"
 
@@ -24,7 +28,23 @@ class Recorder {
   virtual void segment_broken(uint64_t watch) = 0;
   virtual uint64_t fault_started(const Fault& fault) = 0;
   virtual void fault_ended(uint64_t fault, int64_t end_ns) = 0;
+  // A periodic sample of the harness's view of the cluster (leader, term, commit index...) at
+  // virtual time `at_ns`; `member` is 1-based, 0 for a cluster-wide value.
+  virtual void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) = 0;
 };
+
+// One metric sample as the in-memory recorder keeps it (the run database's MetricSample).
+struct Metric {
+  int64_t at_ns = 0;
+  uint32_t member = 0;
+  std::string name;
+  int64_t value = 0;
+};
+
+// Metric samples the in-memory recorder keeps: 2M samples (~100 MiB) is hours of virtual time at
+// the default sampling (a few dozen values every 500 ms); past it samples are counted, not kept,
+// since no verdict depends on them and a long run must not fail for its metrics.
+inline constexpr size_t kMemoryMetricsMax = 2'000'000;
 
 // Keeps everything in a History (bounded by the caller's run length; asserts past the limits).
 class MemoryRecorder : public Recorder {
@@ -37,12 +57,19 @@ class MemoryRecorder : public Recorder {
   void segment_broken(uint64_t watch) override;
   uint64_t fault_started(const Fault& fault) override;
   void fault_ended(uint64_t fault, int64_t end_ns) override;
+  void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) override;
 
   const History& history() const { return history_; }
   History& history() { return history_; }
+  // The metric samples in the order they were recorded (at most kMemoryMetricsMax), and how many
+  // more arrived after that limit.
+  const std::vector<Metric>& metrics() const { return metrics_; }
+  uint64_t metrics_dropped() const { return metrics_dropped_; }
 
  private:
   History history_;
+  std::vector<Metric> metrics_;
+  uint64_t metrics_dropped_ = 0;
 };
 
 }  // namespace dst::history

@@ -49,4 +49,9 @@ void RunDbRecorder::fault_ended(uint64_t fault, int64_t end_ns) {
   if (it != fault_rows_.end()) keep(writer_.fault_ended(it->second, end_ns));
 }
 
+void RunDbRecorder::metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) {
+  memory_.metric(at_ns, member, name, value);
+  keep(writer_.metric(at_ns, member, name, value));
+}
+
 }  // namespace dst::history

@@ -24,8 +24,11 @@ class RunDbRecorder : public Recorder {
   void segment_broken(uint64_t watch) override;
   uint64_t fault_started(const Fault& fault) override;
   void fault_ended(uint64_t fault, int64_t end_ns) override;
+  // Kept in memory as well (metrics()) and written to the metrics table.
+  void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) override;
 
   const History& history() const { return memory_.history(); }
+  const std::vector<Metric>& metrics() const { return memory_.metrics(); }
   // The first error writing the database (ok if none).
   const Status& status() const { return status_; }
 

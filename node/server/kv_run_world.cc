@@ -1,6 +1,46 @@
 #include "node/server/kv_run_world.h"
 
+#include "base/assert.h"
+
 namespace dst::node {
+
+namespace {
+
+int64_t role_code(raft::Role role) {
+  switch (role) {
+    case raft::Role::kFollower: return 0;
+    case raft::Role::kLeader: return 1;
+    case raft::Role::kPreCandidate: return 2;
+    case raft::Role::kCandidate: return 3;
+  }
+  return -1;
+}
+
+// One sample of every member's in-memory state. Reads fields only: no blocking, no messages, no
+// random draws, so the members behave exactly as without the sampler.
+void sample_metrics(sim::Simulator& sim, const SimCluster& cluster, history::Recorder& recorder) {
+  const int64_t at = sim.now();
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    const auto member = static_cast<uint32_t>(i + 1);
+    const Server* s = cluster.up(i) ? cluster.server(i) : nullptr;
+    recorder.metric(at, member, "up", s != nullptr ? 1 : 0);
+    if (s == nullptr) continue;
+    const raft::Raft& r = s->raft();
+    recorder.metric(at, member, "role", role_code(r.role()));
+    recorder.metric(at, member, "leader", static_cast<int64_t>(r.lead()));
+    recorder.metric(at, member, "term", static_cast<int64_t>(r.term()));
+    recorder.metric(at, member, "commit_index", static_cast<int64_t>(r.log().committed()));
+    recorder.metric(at, member, "applied_index", static_cast<int64_t>(s->state_machine().applied_index()));
+    if (KvStateMachine* kv = s->kv()) {
+      recorder.metric(at, member, "revision", kv->store().rev());
+      recorder.metric(at, member, "compact_revision", kv->store().compact_rev());
+    }
+  }
+  const std::optional<size_t> leader = cluster.leader();
+  recorder.metric(at, 0, "leader", leader ? static_cast<int64_t>(*leader + 1) : 0);
+}
+
+}  // namespace
 
 KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, history::Recorder& recorder) {
   ClusterOptions co;
@@ -27,6 +67,21 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
     n.duration = options.duration;
     cluster.start_nemesis(n);
   }
+  // The sampler starts last, on a host of its own: every host and process of the world above
+  // keeps the id it has without it, and it draws no random numbers, so its own events are the
+  // only difference it makes.
+  sim::ProcessId sampler = sim::kNoProcess;
+  if (options.metrics_every > 0) {
+    DST_ASSERT_GE(options.metrics_every, kKvRunMetricsEveryMin);
+    sampler = sim.start_process(sim.add_host("metrics"), "metrics");
+    const sim::DurationNs every = options.metrics_every;
+    sim.spawn(sampler, "sampler", [&sim, &cluster, &recorder, every] {
+      while (true) {
+        sample_metrics(sim, cluster, recorder);
+        if (sim.sleep(every) != sim::WaitResult::kOk) return;
+      }
+    });
+  }
   sim.run_until(clients_until);
   cluster.heal_all();
   KvRunResult r;
@@ -39,6 +94,11 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   r.workload = workload.stats();
   r.fault_log = cluster.fault_log();
   r.exits = cluster.exits();
+  if (sampler != sim::kNoProcess) {
+    // The state the run ends in, then no more samples: the recorder may not outlive this call.
+    sample_metrics(sim, cluster, recorder);
+    if (sim.alive(sampler)) sim.kill(sampler);
+  }
   // The nemesis log ("t=1.234s crash n2 power-loss") as fault records: kind and target; the end
   // of each fault is the heal (the nemesis does not pair its actions).
   for (const std::string& line : r.fault_log) {

@@ -1,7 +1,8 @@
 // A KV cluster driven by real clients: a workload profile (client/workload.h) and watchers talk to
 // a 3-member etcd-style cluster through the client API while the nemesis injects faults; then a
 // heal, a liveness check and a quiet period so that watchers catch up. Everything the clients saw
-// is recorded (history::Recorder) for the checkers.
+// is recorded (history::Recorder) for the checkers, with periodic samples of every member's Raft
+// and store state (Recorder::metric) for the reports.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,28 @@ struct KvRunOptions {
   sim::DurationNs settle = sim::seconds(3);  // after recovery: clients stopped, watchers catch up
   bool faults = true;
   NemesisOptions nemesis;  // duration is set from `duration`
+  // How often a sampler (a harness process on its own host, reading the members' in-memory state
+  // without blocking or messaging) records each member's metrics through Recorder::metric, from
+  // the clients' start to the end of the run, plus one final sample (0: never). At most one sample
+  // per kKvRunMetricsEveryMin, so a typo cannot flood the run database.
+  sim::DurationNs metrics_every = sim::milliseconds(500);
 };
+
+inline constexpr sim::DurationNs kKvRunMetricsEveryMin = sim::milliseconds(10);
+
+// The metrics the sampler records, per member (1-based) at each sample; a member that is down
+// records only "up" = 0. Member 0 records the cluster-wide "leader".
+//   up             1 if the member's process runs and its server has started, else 0
+//   role           raft role: 0 follower, 1 leader, 2 pre-candidate, 3 candidate
+//   leader         the leader this member knows of (member id, 0: none); member 0: the live
+//                  leader with the highest term (0: none)
+//   term           current raft term
+//   commit_index   raft commit index
+//   applied_index  index applied to the KV store (as reads see it)
+//   revision       the KV store's current revision
+//   compact_revision  the KV store's compact revision
+inline constexpr const char* kKvRunMetricNames[] = {"up",           "role",          "leader",   "term",
+                                                    "commit_index", "applied_index", "revision", "compact_revision"};
 
 struct KvRunResult {
   bool invariants_ok = false;
