@@ -9,6 +9,7 @@
 #include "history/import_jepsen.h"
 #include "history/import_porcupine.h"
 #include "history/run_db.h"
+#include "reports/violation_html.h"
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
@@ -22,8 +23,19 @@ int fail_usage(const std::string& message) {
   return kExitUsage;
 }
 
+// --html FILE: the violation's page, written only when there is one; a write error is reported
+// but does not change the verdict's exit code.
+void write_html(const std::string& path, const std::optional<std::string>& page) {
+  if (path.empty() || !page) return;
+  if (Status st = reports::write_report_file(path, *page); !st.is_ok()) {
+    std::fprintf(stderr, "dst check: --html: %s\n", st.message().c_str());
+    return;
+  }
+  std::printf("html report       %s\n", path.c_str());
+}
+
 // A run database recorded by `dst run etcd --out DIR`: the etcd model and the watch guarantees.
-int check_run_db(const std::string& self, const std::string& file, uint64_t budget) {
+int check_run_db(const std::string& self, const std::string& file, uint64_t budget, const std::string& html) {
   std::printf("check %s   format run-db   model etcd   budget %llu steps\nreproduce: %s check %s --format run-db --budget %llu\n",
               file.c_str(), static_cast<unsigned long long>(budget), self.c_str(), file.c_str(),
               static_cast<unsigned long long>(budget));
@@ -43,6 +55,7 @@ int check_run_db(const std::string& self, const std::string& file, uint64_t budg
   std::printf("watch guarantees  %s\n", watch.ok() ? "ok" : "VIOLATED");
   if (!watch.ok()) std::printf("%s", watch.to_string().c_str());
   std::printf("check time        %.3f ms\n", ms);
+  write_html(html, reports::render_run_violation_html(*h, &*lin, watch));
   if (!watch.ok() || lin->verdict == checker::Verdict::kViolation) return kExitViolation;
   return lin->exit_code();
 }
@@ -58,6 +71,7 @@ int check_command(const std::string& self, const std::vector<std::string>& argv)
                              "--model kv, run-db with --model etcd, else jepsen)");
   args.option("budget", "STEPS", "model steps before giving up with exit 3 (default " +
                                      std::to_string(limits::kCheckerStepsDefault) + ")");
+  args.option("html", "OUT", "on a violation, write a page showing the history around it to OUT (an .html file)");
   args.flag("no-partition", "search the whole history at once instead of per key (slow; for comparison)");
   if (Status st = args.parse(); !st.is_ok()) {
     std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
@@ -88,7 +102,8 @@ int check_command(const std::string& self, const std::vector<std::string>& argv)
   if (*budget == 0 || *budget > limits::kCheckerStepsMax) {
     return fail_usage("--budget must be between 1 and " + std::to_string(limits::kCheckerStepsMax));
   }
-  if (format == "run-db") return check_run_db(self, file, *budget);
+  const std::string html = args.value("html").value_or("");
+  if (format == "run-db") return check_run_db(self, file, *budget, html);
 
   std::printf("check %s   format %s   model %s   budget %llu steps\nreproduce: %s check %s --format %s --model %s --budget %llu%s\n",
               file.c_str(), format.c_str(), model.c_str(), static_cast<unsigned long long>(*budget), self.c_str(),
@@ -110,6 +125,7 @@ int check_command(const std::string& self, const std::vector<std::string>& argv)
   std::printf("operations        %zu\n", h->ops.size());
   std::printf("%s", checker::format_check_report(*h, *r).c_str());
   std::printf("check time        %.3f ms\n", ms);
+  if (r->verdict == checker::Verdict::kViolation) write_html(html, reports::render_imported_html(*h, *r));
   switch (r->verdict) {
     case checker::Verdict::kLinearizable: return kExitPass;
     case checker::Verdict::kViolation: return kExitViolation;

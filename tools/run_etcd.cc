@@ -9,6 +9,7 @@
 #include "history/recorder.h"
 #include "history/run_db_recorder.h"
 #include "node/server/kv_run_world.h"
+#include "reports/violation_html.h"
 #include "sim/determinism.h"
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
@@ -46,7 +47,8 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   args.option("duration", "D", "how long clients and faults run, e.g. 20s (default 20s)");
   args.flag("no-faults", "run without the nemesis");
   args.option("fault-interval", "D", "mean time between two nemesis actions (default 700ms)");
-  args.option("out", "DIR", "write the run database to DIR/run.db (see docs/run-db.md); DIR is created");
+  args.option("out", "DIR", "write the run database to DIR/run.db (see docs/run-db.md), and on a violation "
+                            "DIR/violation.html (the history around it); DIR is created");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
@@ -138,8 +140,12 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   }
   if (writer && !run.db) {
     // --check-determinism recorded in memory (the world ran twice): write the first run now.
-    if (Status st = writer->add_history(run.history()); !st.is_ok())
-      std::fprintf(stderr, "dst run etcd: writing the run database: %s\n", st.to_string().c_str());
+    Status st = writer->add_history(run.history());
+    for (const history::Metric& m : run.memory.metrics()) {
+      if (!st.is_ok()) break;
+      st = writer->metric(m.at_ns, m.member, m.name, m.value);
+    }
+    if (!st.is_ok()) std::fprintf(stderr, "dst run etcd: writing the run database: %s\n", st.to_string().c_str());
   }
   const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
 
@@ -195,6 +201,16 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
       db_ok = false;
     } else {
       std::printf("run database      %s\n", writer->path().c_str());
+    }
+    const std::optional<std::string> page =
+        reports::render_run_violation_html(run.history(), lin.is_ok() ? &*lin : nullptr, run.watch);
+    if (page) {
+      const std::string path = *args.value("out") + "/violation.html";
+      if (Status st = reports::write_report_file(path, *page); !st.is_ok()) {
+        std::fprintf(stderr, "dst run etcd: %s\n", st.to_string().c_str());
+      } else {
+        std::printf("violation page    %s\n", path.c_str());
+      }
     }
   }
   std::printf("verdict           %s\n", verdict);
