@@ -1,6 +1,9 @@
-// `dst check FILE [--model register|kv] [--format jepsen|porcupine-kv] [--budget STEPS]`: checks a
-// history recorded by another tool for linearizability and prints the verdict, the model steps,
-// the time and, for a violation, a small counterexample with line numbers.
+// `dst check FILE [--format run-db|jepsen|porcupine-kv] [--model etcd|register|kv] [--budget STEPS]
+// [--html OUT]`: checks a recorded history and prints the verdict, the work done, the time and, for
+// a violation, a small counterexample (with line numbers for imported logs). A run database
+// (`dst run etcd --out DIR`) is checked with the etcd model and the watch guarantees; Jepsen and
+// Porcupine logs with the register and kv models. `--html` writes the page of the history around
+// the violation (reports/violation_html.h).
 //
 // Exit codes: 0 linearizable, 1 not linearizable, 2 bad usage or input (the message names the file,
 // the line and what was expected), 3 the budget ran out without a verdict.
