@@ -211,10 +211,31 @@ bool evaluate(Overlay& o, const Compare& c) {
   return true;
 }
 
-etcdserverpb::TxnResponse run_txn(Overlay& o, const etcdserverpb::TxnRequest& r, std::optional<bool> branch,
-                                  const etcdserverpb::TxnResponse* actual, bool* compares_out) {
+// The compare outcome of every txn on the taken path, in depth-first order, evaluated on the state
+// before the txn wrote anything: etcd decides every nested txn's branch up front (compareToPath),
+// so a nested compare never sees the outer txn's own writes. `pre` must hold no writes.
+void txn_compares(Overlay& pre, const etcdserverpb::TxnRequest& r, const etcdserverpb::TxnResponse* actual,
+                  std::vector<bool>& out) {
   bool ok = true;
-  for (const Compare& c : r.compare()) ok = evaluate(o, c) && ok;
+  for (const Compare& c : r.compare()) ok = evaluate(pre, c) && ok;
+  out.push_back(ok);
+  const bool taken = actual ? actual->succeeded() : ok;
+  const auto& ops = taken ? r.success() : r.failure();
+  for (int i = 0; i < ops.size(); ++i) {
+    if (!ops[i].has_request_txn()) continue;
+    const etcdserverpb::TxnResponse* nested =
+        actual && i < actual->responses_size() && actual->responses(i).has_response_txn()
+            ? &actual->responses(i).response_txn()
+            : nullptr;
+    txn_compares(pre, ops[i].request_txn(), nested, out);
+  }
+}
+
+etcdserverpb::TxnResponse run_txn(Overlay& o, const etcdserverpb::TxnRequest& r, std::optional<bool> branch,
+                                  const etcdserverpb::TxnResponse* actual, bool* compares_out,
+                                  const std::vector<bool>& compares, size_t& at) {
+  DST_ASSERT_LT(at, compares.size());
+  const bool ok = compares[at++];
   if (compares_out) *compares_out = ok;
   const bool taken = branch.value_or(ok);
   etcdserverpb::TxnResponse resp;
@@ -237,7 +258,8 @@ etcdserverpb::TxnResponse run_txn(Overlay& o, const etcdserverpb::TxnRequest& r,
         const etcdserverpb::TxnResponse* nested_actual =
             nested ? &actual->responses(i).response_txn() : nullptr;
         bool nested_ok = true;
-        *out->mutable_response_txn() = run_txn(o, op.request_txn(), nested, nested_actual, &nested_ok);
+        *out->mutable_response_txn() =
+            run_txn(o, op.request_txn(), nested, nested_actual, &nested_ok, compares, at);
         if (nested && *nested != nested_ok && compares_out) *compares_out = false;  // reported as a flag mismatch
         break;
       }
@@ -275,8 +297,14 @@ Execution execute(const Timeline& t, int64_t base, const ApiRequest& req, const 
       const bool forced = actual != nullptr && actual->has_txn();
       std::optional<bool> branch;
       if (forced) branch = actual->txn().succeeded();
+      std::vector<bool> compares;
+      {
+        Overlay pre(t, base, e, steps);
+        txn_compares(pre, req.txn(), forced ? &actual->txn() : nullptr, compares);
+      }
+      size_t at = 0;
       *e.response.mutable_txn() =
-          run_txn(o, req.txn(), branch, forced ? &actual->txn() : nullptr, &e.compares_succeeded);
+          run_txn(o, req.txn(), branch, forced ? &actual->txn() : nullptr, &e.compares_succeeded, compares, at);
       break;
     }
     default: o.mark_uncertain("not a KV request");

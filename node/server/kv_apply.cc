@@ -145,18 +145,36 @@ Result<bool> evaluate(mvcc::WriteTxn& txn, const Compare& c) {
   return true;
 }
 
-Result<etcdserverpb::TxnResponse> txn_in(mvcc::WriteTxn& txn, const etcdserverpb::TxnRequest& r,
-                                         const LeaseExists& leases) {
+// The branch every txn on the executed path takes (etcd's compareToPath): decided on the state
+// before the txn writes anything, nested txns included, in depth-first order of the ops.
+Status txn_path(mvcc::WriteTxn& txn, const etcdserverpb::TxnRequest& r, std::vector<bool>& path) {
   bool ok = true;
   for (const Compare& c : r.compare()) {
     auto e = evaluate(txn, c);
     if (!e.is_ok()) return e.status();
     ok = ok && *e;
   }
-  const auto& branch = ok ? r.success() : r.failure();
-  // Refuse before writing anything (etcd's checkRequests): a put that keeps the old value or lease
-  // needs the key to exist, and a refusal half-way would leave half a transaction applied.
-  for (const RequestOp& op : branch) {
+  path.push_back(ok);
+  for (const RequestOp& op : ok ? r.success() : r.failure()) {
+    if (!op.has_request_txn()) continue;
+    Status s = txn_path(txn, op.request_txn(), path);
+    if (!s.is_ok()) return s;
+  }
+  return Status::ok();
+}
+
+// Refuses before anything is written (etcd's checkRequests over the whole path): a put that keeps
+// the old value or lease needs its key to exist, and a put's lease must exist; a refusal half-way
+// would leave half a transaction applied.
+Status check_path(mvcc::WriteTxn& txn, const etcdserverpb::TxnRequest& r, const std::vector<bool>& path,
+                  size_t& at, const LeaseExists& leases) {
+  DST_ASSERT_LT(at, path.size());
+  for (const RequestOp& op : path[at++] ? r.success() : r.failure()) {
+    if (op.has_request_txn()) {
+      Status s = check_path(txn, op.request_txn(), path, at, leases);
+      if (!s.is_ok()) return s;
+      continue;
+    }
     if (!op.has_request_put()) continue;
     const auto& put = op.request_put();
     if (put.lease() != 0 && leases && !leases(put.lease())) return Status(StatusCode::kNotFound, kErrLeaseNotFound);
@@ -165,6 +183,33 @@ Result<etcdserverpb::TxnResponse> txn_in(mvcc::WriteTxn& txn, const etcdserverpb
     if (!cur.is_ok()) return cur.status();
     if (cur->count == 0) return Status(StatusCode::kNotFound, kErrKeyNotFound);
   }
+  return Status::ok();
+}
+
+Result<etcdserverpb::TxnResponse> txn_run(mvcc::WriteTxn& txn, const etcdserverpb::TxnRequest& r,
+                                          const std::vector<bool>& path, size_t& at);
+
+// A whole txn: its path on the state before it, the checks along the path, then the writes.
+Result<etcdserverpb::TxnResponse> txn_in(mvcc::WriteTxn& txn, const etcdserverpb::TxnRequest& r,
+                                         const LeaseExists& leases) {
+  std::vector<bool> path;
+  Status s = txn_path(txn, r, path);
+  if (!s.is_ok()) return s;
+  size_t at = 0;
+  s = check_path(txn, r, path, at, leases);
+  if (!s.is_ok()) return s;
+  at = 0;
+  auto resp = txn_run(txn, r, path, at);
+  DST_ASSERT(!resp.is_ok() || at == path.size());
+  return resp;
+}
+
+// Executes the txn along `path` (from txn_path), `at` being this txn's position in it.
+Result<etcdserverpb::TxnResponse> txn_run(mvcc::WriteTxn& txn, const etcdserverpb::TxnRequest& r,
+                                          const std::vector<bool>& path, size_t& at) {
+  DST_ASSERT_LT(at, path.size());
+  const bool ok = path[at++];
+  const auto& branch = ok ? r.success() : r.failure();
   etcdserverpb::TxnResponse resp;
   resp.set_succeeded(ok);
   for (const RequestOp& op : branch) {
@@ -194,7 +239,7 @@ Result<etcdserverpb::TxnResponse> txn_in(mvcc::WriteTxn& txn, const etcdserverpb
         break;
       }
       case RequestOp::kRequestTxn: {
-        auto t = txn_in(txn, op.request_txn(), leases);
+        auto t = txn_run(txn, op.request_txn(), path, at);
         if (!t.is_ok()) return t.status();
         *out->mutable_response_txn() = std::move(t).value();
         out->mutable_response_txn()->mutable_header()->set_revision(txn.rev());

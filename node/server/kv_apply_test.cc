@@ -310,5 +310,41 @@ TEST(KvApply, CompactionErrorsAndIgnoreValue) {
   });
 }
 
+// etcd decides the branch of every nested txn on the state before the txn writes anything
+// (compareToPath), and checks the whole path before writing (checkRequests).
+TEST(KvApply, NestedTxnPathIsDecidedOnTheStateBeforeTheTxn) {
+  with_store([](mvcc::KvStore& s) {
+    ASSERT_TRUE(apply_put(s, put_req("k", "0")).is_ok());  // 2
+    etcdserverpb::TxnRequest t;
+    *t.add_success()->mutable_request_put() = put_req("k", "1");
+    etcdserverpb::TxnRequest* inner = t.add_success()->mutable_request_txn();
+    *inner->add_compare() = cmp(Compare::VALUE, Compare::EQUAL, "k", 0, "1");
+    *inner->add_success()->mutable_request_put() = put_req("x", "saw-1");
+    *inner->add_failure()->mutable_request_put() = put_req("x", "saw-0");
+    auto r = apply_txn(s, t);
+    ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+    EXPECT_TRUE(r->succeeded());
+    EXPECT_FALSE(r->responses(1).response_txn().succeeded());  // the inner compare saw k=0
+    EXPECT_EQ(range_text(*apply_range(s, get_req("x"))), "rev 3 count 1 [x c3 m3 v1 =saw-0]");
+  });
+}
+
+TEST(KvApply, NestedPutWithAnUnknownLeaseRefusesTheWholeTxn) {
+  with_store([](mvcc::KvStore& s) {
+    ASSERT_TRUE(apply_put(s, put_req("a", "1")).is_ok());  // 2
+    etcdserverpb::TxnRequest t;
+    *t.add_success()->mutable_request_put() = put_req("a", "2");
+    etcdserverpb::PutRequest leased = put_req("b", "1");
+    leased.set_lease(77);
+    *t.add_success()->mutable_request_txn()->add_success()->mutable_request_put() = leased;
+    const LeaseExists no_leases = [](int64_t) { return false; };
+    auto r = apply_txn(s, t, no_leases);
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_EQ(r.status().message(), kErrLeaseNotFound);
+    EXPECT_EQ(s.rev(), 2);  // nothing written, not even the outer put
+    EXPECT_EQ(range_text(*apply_range(s, get_req("a"))), "rev 2 count 1 [a c2 m2 v1 =1]");
+  });
+}
+
 }  // namespace
 }  // namespace dst::node
