@@ -1,37 +1,19 @@
 // See etcd_text.h.
 #include "reports/etcd_text.h"
 
+#include "history/request_text.h"
+
 namespace dst::reports {
 
 namespace {
+
+using history::compare_text;
+using history::range_text;
 
 using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
 using etcdserverpb::Compare;
 using etcdserverpb::RequestOp;
-
-std::string range_text(const std::string& key, const std::string& end) {
-  if (end.empty()) return key;
-  if (end == std::string(1, '\0')) return key + "..";
-  return key + ".." + end;
-}
-
-std::string compare_text(const Compare& c) {
-  static const char* kTargets[] = {"version", "create", "mod", "value", "lease"};
-  static const char* kResults[] = {"=", ">", "<", "!="};
-  std::string v;
-  switch (c.target()) {
-    case Compare::VERSION: v = std::to_string(c.version()); break;
-    case Compare::CREATE: v = std::to_string(c.create_revision()); break;
-    case Compare::MOD: v = std::to_string(c.mod_revision()); break;
-    case Compare::VALUE: v = "\"" + c.value() + "\""; break;
-    case Compare::LEASE: v = std::to_string(c.lease()); break;
-    default: v = "?";
-  }
-  const int t = static_cast<int>(c.target()), r = static_cast<int>(c.result());
-  return std::string(t >= 0 && t < 5 ? kTargets[t] : "?") + "(" + range_text(c.key(), c.range_end()) + ")" +
-         (r >= 0 && r < 4 ? kResults[r] : "?") + v;
-}
 
 std::string get_text(const etcdserverpb::RangeRequest& r) {
   std::string s = "get " + range_text(r.key(), r.range_end());

@@ -2,10 +2,14 @@
 #include <cstdio>
 
 #include "checker/linearizability/etcd_checker.h"
+#include "history/request_text.h"
 
 namespace dst::checker::etcd {
 
 namespace {
+
+using history::compare_text;
+using history::range_text;
 
 using etcdserverpb::ApiRequest;
 using etcdserverpb::Compare;
@@ -19,32 +23,9 @@ std::string seconds(int64_t ns) {
   return buf;
 }
 
-std::string range_text(const std::string& key, const std::string& end) {
-  if (end.empty()) return key;
-  if (end == std::string(1, '\0')) return key + "..";
-  return key + ".." + end;
-}
-
 std::string kv_text(const mvccpb::KeyValue& kv) {
   return kv.key() + "=" + kv.value() + "@" + std::to_string(kv.mod_revision()) + "/v" + std::to_string(kv.version()) +
          (kv.lease() ? "/l" + std::to_string(kv.lease()) : "");
-}
-
-std::string compare_text(const Compare& c) {
-  static const char* kTargets[] = {"version", "create", "mod", "value", "lease"};
-  static const char* kResults[] = {"==", ">", "<", "!="};
-  std::string v;
-  switch (c.target()) {
-    case Compare::VERSION: v = std::to_string(c.version()); break;
-    case Compare::CREATE: v = std::to_string(c.create_revision()); break;
-    case Compare::MOD: v = std::to_string(c.mod_revision()); break;
-    case Compare::VALUE: v = "\"" + c.value() + "\""; break;
-    case Compare::LEASE: v = std::to_string(c.lease()); break;
-    default: v = "?";
-  }
-  const int t = static_cast<int>(c.target()), r = static_cast<int>(c.result());
-  return std::string(t >= 0 && t < 5 ? kTargets[t] : "?") + "(" + range_text(c.key(), c.range_end()) + ") " +
-         (r >= 0 && r < 4 ? kResults[r] : "?") + " " + v;
 }
 
 std::string range_req_text(const etcdserverpb::RangeRequest& r) {
