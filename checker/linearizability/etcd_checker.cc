@@ -95,23 +95,29 @@ void Checker::check_ok_write_response(int64_t r, size_t op, const Execution& e) 
   violation("write-response", "the response differs from what the state before the write gives", r, {op}, lines);
 }
 
-void Checker::check_read_like(size_t op) {
+int64_t Checker::read_revision(size_t op) {
   const history::Operation& o = h_.operations[op];
   const ApiRequest& req = o.request;
-  if (o.outcome != Outcome::kOk || claims_[op]) return;
-  if (!req.has_range() && !req.has_delete_range() && !req.has_txn()) return;
+  if (o.outcome != Outcome::kOk || claims_[op]) return 0;
+  if (!req.has_range() && !req.has_delete_range() && !req.has_txn()) return 0;
   const int64_t header = position_[op];
   int64_t at = header;
-  ApiRequest q = req;
   if (req.has_range() && req.range().revision() != 0) {
     at = req.range().revision();
-    q.mutable_range()->clear_revision();
     if (at > header) {
       violation("future-revision", "a read of a revision above the member's own revision succeeded", at, {op});
-      return;
+      return 0;
     }
   }
-  if (at < 1 || at > max_rev_) return;  // no state to check against (reported by the real-time checks)
+  if (at < 1 || at > max_rev_) return 0;  // no state to check against (reported by the real-time checks)
+  return at;
+}
+
+void Checker::check_read_like(size_t op, int64_t at) {
+  const history::Operation& o = h_.operations[op];
+  const ApiRequest& req = o.request;
+  ApiRequest q = req;
+  if (q.has_range()) q.mutable_range()->clear_revision();
   Execution e = execute(tl_, at, q, &o.response, &steps_);
   if (e.uncertain) return skipped(op, e.uncertain_why);
   ++out_.stats.checks;
@@ -134,58 +140,73 @@ void Checker::check_read_like(size_t op) {
             "the response differs from the state at revision " + std::to_string(at), at, {op}, lines);
 }
 
-void Checker::check_real_time() {
-  // Operations linearized at a known revision, by return time: ok writes at their revision, ok
-  // linearizable reads and other ok requests that went through raft at their header revision.
-  struct Returned {
-    int64_t ret;
-    int64_t pos;
-    size_t op;
-  };
-  std::vector<Returned> done;
+const Checker::Returned* Checker::returned_before(int64_t t) const {
+  auto it = std::lower_bound(returned_.begin(), returned_.end(), t,
+                             [](const Returned& a, int64_t v) { return a.ret < v; });
+  if (it == returned_.begin()) return nullptr;
+  return &returned_[returned_best_[static_cast<size_t>(it - returned_.begin()) - 1]];
+}
+
+void Checker::check_real_time_of(size_t op, int64_t pos, bool strict, const char* rule) {
+  const Returned* p = returned_before(h_.operations[op].invoke_ns);
+  if (p == nullptr || (strict ? pos > p->pos : pos >= p->pos)) return;
+  violation(rule,
+            "ordered at revision " + std::to_string(pos) + ", but an operation at revision " + std::to_string(p->pos) +
+                " completed before it was sent",
+            pos, {p->op, op});
+}
+
+void Checker::check_static() {
   for (size_t i = 0; i < h_.operations.size(); ++i) {
     const history::Operation& o = h_.operations[i];
     if (o.outcome != Outcome::kOk || position_[i] <= 0) continue;
     if (o.request.has_range() && o.request.range().serializable()) continue;
-    done.push_back(Returned{o.return_ns, position_[i], i});
+    returned_.push_back(Returned{o.return_ns, position_[i], i});
   }
-  std::sort(done.begin(), done.end(), [](const Returned& a, const Returned& b) {
+  std::sort(returned_.begin(), returned_.end(), [](const Returned& a, const Returned& b) {
     return a.ret != b.ret ? a.ret < b.ret : a.op < b.op;
   });
-  std::vector<size_t> best(done.size());  // index into done of the max position among done[0..i]
-  for (size_t i = 0; i < done.size(); ++i)
-    best[i] = (i > 0 && done[best[i - 1]].pos >= done[i].pos) ? best[i - 1] : i;
-  // The highest-positioned operation that returned before `t`, if any.
-  auto before = [&](int64_t t) -> const Returned* {
-    auto it = std::lower_bound(done.begin(), done.end(), t, [](const Returned& a, int64_t v) { return a.ret < v; });
-    if (it == done.begin()) return nullptr;
-    return &done[best[static_cast<size_t>(it - done.begin()) - 1]];
-  };
-  auto check = [&](size_t op, int64_t pos, bool strict, const char* rule) {
-    const Returned* p = before(h_.operations[op].invoke_ns);
-    if (p == nullptr || (strict ? pos > p->pos : pos >= p->pos)) return;
-    violation(rule,
-              "ordered at revision " + std::to_string(pos) + ", but an operation at revision " + std::to_string(p->pos) +
-                  " completed before it was sent",
-              pos, {p->op, op});
-  };
-  for (const Returned& d : done) {
+  returned_best_.resize(returned_.size());
+  for (size_t i = 0; i < returned_.size(); ++i)
+    returned_best_[i] = (i > 0 && returned_[returned_best_[i - 1]].pos >= returned_[i].pos) ? returned_best_[i - 1] : i;
+  for (const Returned& d : returned_) {
     if (enough()) return;
     const ApiRequest& req = h_.operations[d.op].request;
-    if (claims_[d.op]) check(d.op, d.pos, true, "real-time");
-    else check(d.op, d.pos, false, req.has_range() ? "stale-read" : "real-time");
+    if (claims_[d.op]) check_real_time_of(d.op, d.pos, true, "real-time");
+    else check_real_time_of(d.op, d.pos, false, req.has_range() ? "stale-read" : "real-time");
   }
-  for (const auto& [op, rev] : bound_) check(op, rev, true, "unknown-write-too-early");
-  // A revision observed before its writer was sent.
-  for (int64_t r = 2; r <= max_rev_ && !enough(); ++r) {
-    const Writer& w = writer_[static_cast<size_t>(r)];
-    if (w.op == SIZE_MAX || w.kind == Writer::Kind::kLease) continue;
-    const Observation& seen = first_observed_[static_cast<size_t>(r)];
-    if (seen.at >= h_.operations[w.op].invoke_ns) continue;
-    violation(w.kind == Writer::Kind::kUnknownWrite ? "unknown-write-too-early" : "real-time",
-              "revision " + std::to_string(r) + " was observed before the write that made it was sent", r, {w.op},
-              {"observed by " + seen.source});
+  if (!enough()) check_compactions();
+  reads_at_.assign(static_cast<size_t>(max_rev_) + 1, {});
+  for (size_t i = 0; i < h_.operations.size() && !enough(); ++i) {
+    const int64_t at = read_revision(i);
+    if (at == 1) check_read_like(i, at);  // the empty store: nothing to replay first
+    else if (at > 1) reads_at_[static_cast<size_t>(at)].push_back(i);
   }
+}
+
+void Checker::check_revision(int64_t r) {
+  for (size_t op : reads_at_[static_cast<size_t>(r)]) check_read_like(op, r);
+  // An acknowledged revoke deletes every key of its lease: none holds it at the revoke's revision.
+  if (auto it = revokes_at_.find(r); it != revokes_at_.end())
+    for (size_t op : it->second) {
+      const int64_t lease = h_.operations[op].request.lease_revoke().id();
+      ++out_.stats.checks;
+      std::vector<std::string> keys = tl_.keys_with_lease(lease, r);
+      steps_ += tl_.key_count();
+      if (keys.empty()) continue;
+      violation("lease", "keys still hold lease " + std::to_string(lease) + " at its acknowledged revoke's revision",
+                r, {op}, {state_line(r, keys.front())});
+    }
+  // The revision's writer against real time: sent before anything showed the revision, and (an
+  // unknown-outcome write) not ordered before an operation that completed before it was sent.
+  const Writer& w = writer_[static_cast<size_t>(r)];
+  if (w.op == SIZE_MAX || w.kind == Writer::Kind::kLease) return;
+  if (w.kind == Writer::Kind::kUnknownWrite) check_real_time_of(w.op, r, true, "unknown-write-too-early");
+  const Observation& seen = first_observed_[static_cast<size_t>(r)];
+  if (seen.at >= h_.operations[w.op].invoke_ns) return;
+  violation(w.kind == Writer::Kind::kUnknownWrite ? "unknown-write-too-early" : "real-time",
+            "revision " + std::to_string(r) + " was observed before the write that made it was sent", r, {w.op},
+            {"observed by " + seen.source});
 }
 
 void Checker::check_compactions() {
@@ -231,21 +252,6 @@ void Checker::check_compactions() {
   }
 }
 
-void Checker::check_leases() {
-  // An acknowledged revoke deletes every key of its lease: none holds it at the revoke's revision.
-  for (const auto& [rev, ops] : revokes_at_)
-    for (size_t op : ops) {
-      if (enough() || rev > max_rev_) return;
-      const int64_t lease = h_.operations[op].request.lease_revoke().id();
-      ++out_.stats.checks;
-      std::vector<std::string> keys = tl_.keys_with_lease(lease, rev);
-      steps_ += tl_.key_count();
-      if (keys.empty()) continue;
-      violation("lease", "keys still hold lease " + std::to_string(lease) + " at its acknowledged revoke's revision",
-                rev, {op}, {state_line(rev, keys.front())});
-    }
-}
-
 Result<EtcdVerdict> Checker::run() {
   if (h_.operations.size() > limits::kCheckerOpsMax)
     return Status(StatusCode::kInvalidArgument, "history has " + std::to_string(h_.operations.size()) +
@@ -257,11 +263,8 @@ Result<EtcdVerdict> Checker::run() {
     collect_coverage();
     compute_first_observed();
     collect_key_observations();
-    replay();
-    for (size_t i = 0; i < h_.operations.size() && !enough(); ++i) check_read_like(i);
-    if (!enough()) check_real_time();
-    if (!enough()) check_compactions();
-    if (!enough()) check_leases();
+    check_static();
+    search();
   }
   out_.stats.revisions = max_rev_;
   out_.stats.uncertain_revisions = uncertain_revs_.size();

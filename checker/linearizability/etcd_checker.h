@@ -3,10 +3,13 @@
 // reads return reveal writes with unknown outcome, lease expiries and range-delete keys. Merged,
 // they form the truth timeline (revision -> its events), replayed into every key's state at every
 // revision; then every operation is checked against the state at its revision and against real
-// time. No search: where nothing pins a revision (a gap) the checker tries the unknown-outcome
-// writes and lease expiries that could explain it; if exactly one fits it is taken, otherwise the
-// keys it may have touched become uncertain and checks that need them are skipped (and counted),
-// which turns the verdict into Unknown rather than a guess.
+// time. Where nothing pins a revision (a gap) the checker tries the unknown-outcome writes and
+// lease expiries that could explain it (observations rule many out: a key seen created or
+// unchanged across it); if exactly one fits it is taken; if several do, a depth-first search
+// takes each in turn and backtracks at the first failing check (etcd_search.cc). Where nothing
+// fits but the state is not fully known, the keys it may have touched become uncertain and
+// checks that need them are skipped (and counted), which turns the verdict into Unknown rather
+// than a guess; so does a search that runs out of budget.
 //
 // Rules (EtcdViolation::rule):
 //   duplicate-revision     two acknowledged writes answered with the same revision
@@ -28,7 +31,8 @@
 //   failed-write-visible   the effect of a write that certainly failed was observed
 //   unknown-write-too-early  a write with unknown outcome took effect before it was sent
 //   unexplained-event      an observed event that no request or lease expiry can explain
-//   future-revision        a revision served that no write created (or a read of a future revision)
+//   future-revision        a revision served that no write created or can have created (or a
+//                          read of a future revision)
 //   compaction             a compaction that did not raise the compact revision, or a
 //                          linearizable read of a revision compacted before it started
 //   lease                  a key kept or attached a lease after its acknowledged revoke
@@ -70,6 +74,8 @@ struct EtcdStats {
   size_t gaps = 0;             // revisions nothing observed
   size_t gaps_explained = 0;   // ... of which exactly one candidate explained
   size_t uncertain_revisions = 0;  // revisions whose effect is not fully known
+  size_t revisions_searched = 0;   // made by one of several candidates, chosen by the search
+  size_t combinations_tried = 0;   // complete or failed assignments the search went through
   size_t checks = 0;           // operation checks made
   size_t checks_skipped = 0;   // skipped because they need an uncertain key
   uint64_t steps = 0;

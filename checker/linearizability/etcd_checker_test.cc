@@ -205,15 +205,104 @@ TEST(EtcdChecker, GapExplainedByAnUnknownWrite) {
   EXPECT_EQ(v.stats.gaps, 1u);
   EXPECT_EQ(v.stats.gaps_explained, 1u);
   EXPECT_EQ(v.stats.revisions_by_unknown_write, 1u);
-  // Two candidates: the key is uncertain and the read cannot be judged.
+  // Two candidates: the search takes the first, and the read agrees with it.
   auto u = check(gap_history(true).h);
-  EXPECT_EQ(u.verdict, Verdict::kUnknown) << all(u);
-  EXPECT_EQ(u.exit_code(), 3);
+  EXPECT_LINEARIZABLE(u);
   EXPECT_EQ(u.stats.gaps_explained, 0u);
+  EXPECT_EQ(u.stats.revisions_searched, 1u);
+  EXPECT_EQ(u.stats.combinations_tried, 1u);
   // The gap's only explanation contradicts the read: k/c absent at 6.
   HistoryBuilder bad = gap_history(false);
   bad.h.operations.back().response = range_resp(6, {});
   EXPECT_RULE(check(bad.h), "read-result");
+}
+
+// txn if(version(k) > 0 for each k) then put key=value else put key=value, acknowledged at rev:
+// its `succeeded` tells whether the keys existed, without showing a value or a revision.
+std::pair<etcdserverpb::ApiRequest, etcdserverpb::ApiResponse> exists_txn(const std::vector<std::string>& keys,
+                                                                          const std::string& key,
+                                                                          const std::string& value, int64_t rev,
+                                                                          bool succeeded) {
+  etcdserverpb::ApiRequest r;
+  for (const std::string& k : keys) {
+    auto* c = r.mutable_txn()->add_compare();
+    c->set_key(k);
+    c->set_target(etcdserverpb::Compare::VERSION);
+    c->set_result(etcdserverpb::Compare::GREATER);
+    c->set_version(0);
+  }
+  for (auto* branch : {r.mutable_txn()->mutable_success(), r.mutable_txn()->mutable_failure()}) {
+    auto* p = branch->Add()->mutable_request_put();
+    p->set_key(key);
+    p->set_value(value);
+  }
+  etcdserverpb::ApiResponse resp;
+  resp.mutable_txn()->mutable_header()->set_revision(rev);
+  resp.mutable_txn()->set_succeeded(succeeded);
+  resp.mutable_txn()->add_responses()->mutable_response_put()->mutable_header()->set_revision(rev);
+  return {r, resp};
+}
+
+// Revision 5 is seen by nobody; two unknown-outcome puts, of k/c and of k/e, could have made it.
+// Only a txn's compares at 6 tell which.
+HistoryBuilder two_candidates(const std::vector<std::string>& existing) {
+  HistoryBuilder b = base();
+  b.unknown(4, 80, put_req("k/c", "u1"));
+  b.unknown(6, 82, put_req("k/e", "u2"));
+  auto [q, r] = exists_txn(existing, "k/x", "v6", 6, true);
+  b.op(5, 100, 110, q, r);
+  return b;
+}
+
+TEST(EtcdChecker, SearchBacktracksOverAGapsCandidates) {
+  // The first candidate (k/c) contradicts the txn: the search comes back and takes k/e.
+  auto v = check(two_candidates({"k/e"}).h);
+  EXPECT_LINEARIZABLE(v);
+  EXPECT_EQ(v.stats.revisions_searched, 1u);
+  EXPECT_EQ(v.stats.combinations_tried, 2u);
+  EXPECT_EQ(v.stats.revisions_by_unknown_write, 1u);
+  // Both keys made before 6: no single write did that, whichever is chosen.
+  auto bad = check(two_candidates({"k/c", "k/e"}).h);
+  EXPECT_RULE(bad, "txn-succeeded");
+  EXPECT_EQ(bad.stats.combinations_tried, 2u);
+  EXPECT_NE(bad.violations.front().to_string().find("every choice of writers"), std::string::npos) << all(bad);
+}
+
+TEST(EtcdChecker, SearchOverSeveralGapsFindsTheOnlyConsistentAssignment) {
+  // Revisions 5 and 6 unseen; three unknown puts; a txn at 8 shows that k/e and k/f exist.
+  HistoryBuilder b = base();
+  b.unknown(4, 80, put_req("k/c", "u1"));
+  b.unknown(6, 81, put_req("k/e", "u2"));
+  b.unknown(7, 82, put_req("k/f", "u3"));
+  b.op(5, 100, 110, put_req("k/d", "v7"), put_resp(7));
+  auto [q, r] = exists_txn({"k/e", "k/f"}, "k/x", "v8", 8, true);
+  b.op(5, 120, 130, q, r);
+  auto v = check(b.h);
+  EXPECT_LINEARIZABLE(v);
+  EXPECT_EQ(v.stats.revisions_searched, 2u);
+  // (5, 6) = (c, e) and (c, f) fail at 8, (e, c) fails, (e, f) passes.
+  EXPECT_EQ(v.stats.combinations_tried, 4u);
+  // A later read that saw k/e created at 6 pins revision 6 (and rules k/e out at 5): only 5 is
+  // searched, (c, e) fails and (f, e) passes.
+  etcdserverpb::ApiRequest keys = get_req("k/e");
+  keys.mutable_range()->set_keys_only(true);
+  b.op(5, 140, 150, keys, range_resp(8, {kv("k/e", "", 6, 6, 1)}));
+  auto pinned = check(b.h);
+  EXPECT_LINEARIZABLE(pinned);
+  EXPECT_EQ(pinned.stats.revisions_searched, 1u);
+  EXPECT_EQ(pinned.stats.combinations_tried, 2u);
+}
+
+TEST(EtcdChecker, RevisionNothingCanHaveMade) {
+  // Revision 5 is unseen, the state is certain, and there is no unknown-outcome write at all.
+  HistoryBuilder b = base();
+  b.op(5, 100, 110, put_req("k/d", "v6"), put_resp(6));
+  EXPECT_RULE(check(b.h), "future-revision");
+  // One unknown write, but sent after revision 6 was seen: it cannot have made 5.
+  HistoryBuilder late = base();
+  late.unknown(4, 115, put_req("k/c", "u1"));
+  late.op(5, 100, 110, put_req("k/d", "v6"), put_resp(6));
+  EXPECT_RULE(check(late.h), "future-revision");
 }
 
 TEST(EtcdChecker, DeletesAndLeases) {

@@ -150,6 +150,10 @@ std::string EtcdVerdict::summary() const {
                   std::to_string(stats.revisions_by_unknown_write) + " by unknown-outcome writes, " +
                   std::to_string(stats.revisions_by_lease) + " by lease revokes/expiries), " +
                   std::to_string(stats.gaps) + " gaps (" + std::to_string(stats.gaps_explained) + " explained), " +
+                  (stats.combinations_tried > 0 ? std::to_string(stats.revisions_searched) +
+                                                      " revisions searched (" +
+                                                      std::to_string(stats.combinations_tried) + " combinations), "
+                                                : std::string()) +
                   std::to_string(stats.uncertain_revisions) + " uncertain revisions, " + std::to_string(stats.checks) +
                   " checks (" + std::to_string(stats.checks_skipped) + " skipped), " + std::to_string(stats.steps) +
                   " steps";

@@ -59,31 +59,68 @@ void Checker::collect_key_observations() {
     if (o.outcome != Outcome::kOk || !o.request.has_range() || !o.response.has_range()) continue;
     const auto& q = o.request.range();
     const int64_t at = q.revision() > 0 ? q.revision() : position_[i];
-    for (const auto& kv : o.response.range().kvs())
-      key_observations_[kv.key()].push_back(KeyObservation{at, true, kv.mod_revision()});
+    for (const auto& kv : o.response.range().kvs()) {
+      key_observations_[kv.key()].push_back(
+          KeyObservation{at, true, kv.mod_revision(), kv.create_revision(), kv.version()});
+      note_put(kv.key(), kv.mod_revision(), kv.create_revision());
+    }
     if (q.range_end().empty() && !q.count_only() && o.response.range().kvs_size() == 0)
-      key_observations_[q.key()].push_back(KeyObservation{at, false, 0});
+      key_observations_[q.key()].push_back(KeyObservation{at, false, 0, 0, 0});
   }
+  for (const auto& [rev, facts] : facts_)
+    for (const auto& [key, fact] : facts) {
+      if (fact.is_delete || !fact.full) continue;
+      note_put(key, rev, fact.kv.create_revision);
+      key_observations_[key].push_back(KeyObservation{rev, true, rev, fact.kv.create_revision, fact.kv.version});
+    }
   for (auto& [key, obs] : key_observations_)
     std::sort(obs.begin(), obs.end(), [](const KeyObservation& a, const KeyObservation& b) {
       return a.at != b.at ? a.at < b.at : (a.present != b.present ? a.present < b.present : a.mod < b.mod);
     });
 }
 
-// A read at Q >= r that saw the key unchanged since a revision below r refutes a change at r; so
-// does a read at exactly r that saw it absent, for a put. (A read's own correctness is judged by
-// its check; a wrong read can only make a gap stay unexplained or bind a different candidate in a
-// history that already has a violation.)
+void Checker::note_put(const std::string& key, int64_t mod, int64_t create) {
+  if (mod >= 2) put_at_[mod].emplace(key, false);
+  if (create >= 2) put_at_[create][key] = true;
+}
+
+// Observations refute a change at r: a read at Q >= r that saw the key unchanged since a revision
+// below r, or created below r (so neither deleted nor created again at r), or of a version the
+// change would exceed; a read at exactly r that saw it absent, or one that saw it created at
+// r + 1, for a put; and a key seen put or created at r that the change does not put or create. (A read's own correctness is judged by its check; a wrong read can only make a
+// revision stay unexplained or bind a different candidate in a history that already has a
+// violation.)
 bool Checker::refuted(int64_t r, const std::map<std::string, Slot>& changes) {
+  if (auto p = put_at_.find(r); p != put_at_.end())
+    for (const auto& [key, created] : p->second) {
+      ++steps_;
+      auto c = changes.find(key);
+      if (c == changes.end()) return true;
+      if (c->second.uncertain()) continue;
+      if (!c->second.present() || (created && c->second.kv.create_revision != r)) return true;
+    }
   for (const auto& [key, slot] : changes) {
     auto it = key_observations_.find(key);
-    if (it == key_observations_.end()) continue;
+    if (it == key_observations_.end() || slot.uncertain()) continue;
     const auto& obs = it->second;
     auto o = std::lower_bound(obs.begin(), obs.end(), r, [](const KeyObservation& x, int64_t v) { return x.at < v; });
     for (; o != obs.end(); ++o) {
       ++steps_;
       if (o->present && o->mod < r) return true;
-      if (!o->present && o->at == r && slot.present()) return true;
+      // Created at r + 1: absent at r.
+      if (o->present && o->create == r + 1 && slot.present()) return true;
+      if (!o->present || o->create <= 0) {
+        if (!o->present && o->at == r && slot.present()) return true;
+        continue;
+      }
+      // The incarnation created at o->create lives from before r through o->mod >= r.
+      if (o->create < r && (!slot.present() || slot.kv.create_revision != o->create)) return true;
+      // Of that incarnation, the change at r makes version x; the observation's version counts
+      // every put up to o->mod, one of them at o->mod: x <= version, and x < version if o->mod > r.
+      if (slot.present() && slot.kv.create_revision == o->create && o->version > 0 &&
+          (slot.kv.version > o->version || (o->mod > r && slot.kv.version >= o->version) ||
+           (o->mod == r && slot.kv.version != o->version)))
+        return true;
     }
   }
   return false;
@@ -165,7 +202,7 @@ void Checker::explain_deletes(int64_t r, const std::map<std::string, Fact>& fact
   const std::string& first_key = facts.begin()->first;
   for (size_t op : unknown_writes_) {
     if (bound_.count(op) || h_.operations[op].invoke_ns >= first_observed_[static_cast<size_t>(r)].at) continue;
-    if (!may_delete(h_.operations[op].request, first_key)) continue;
+    if (!may_delete(h_.operations[op].request, first_key) || too_early(r, op)) continue;
     Execution e = execute(tl_, r - 1, h_.operations[op].request, nullptr, &steps_);
     if (consistent(e.changes) && !refuted(r, e.changes)) cands.push_back(Candidate{op, 0, std::move(e.changes)});
   }
@@ -183,6 +220,10 @@ void Checker::explain_deletes(int64_t r, const std::map<std::string, Fact>& fact
 void Checker::replay_gap(int64_t r) {
   ++out_.stats.gaps;
   std::vector<Candidate> cands;
+  // Whether "no candidate" is certain: every key's state before r is known and every write sent
+  // in time was executed on it without an uncertain read.
+  bool certain = uncertain_revs_.empty();
+  size_t considered = 0;
   auto uncovered = [&](const std::map<std::string, Slot>& changes) {
     for (const auto& [key, slot] : changes)
       if (covered(r, key)) return false;
@@ -197,12 +238,15 @@ void Checker::replay_gap(int64_t r) {
     if (std::any_of(values.begin(), values.end(), [&](const std::string& v) { return value_seen_at_.count(v); }))
       continue;  // observed elsewhere: it made another revision
     Execution e;
+    ++considered;
     if (o.request.has_lease_revoke()) {
       for (const std::string& k : tl_.keys_with_lease(o.request.lease_revoke().id(), r - 1)) e.changes[k] = Slot::absent();
       steps_ += tl_.key_count();
     } else {
       e = execute(tl_, r - 1, o.request, nullptr, &steps_);
     }
+    certain = certain && !e.uncertain;
+    if (too_early(r, op)) continue;
     if (uncovered(e.changes) && !refuted(r, e.changes)) cands.push_back(Candidate{op, 0, std::move(e.changes)});
   }
   // Lease expiries: each lease that holds keys at r - 1.
@@ -214,13 +258,31 @@ void Checker::replay_gap(int64_t r) {
   steps_ += tl_.key_count();
   for (auto& [lease, changes] : by_lease)
     if (uncovered(changes) && !refuted(r, changes)) cands.push_back(Candidate{SIZE_MAX, lease, std::move(changes)});
+  if (cands.empty() && certain)
+    violation("future-revision",
+              "revision " + std::to_string(r) +
+                  " was served, but no acknowledged write made it and no unknown-outcome write or lease expiry can "
+                  "have made it on the state before it",
+              r, {},
+              {"first seen: " + first_observed_[static_cast<size_t>(r)].source,
+               std::to_string(considered) + " unknown-outcome write(s) sent before that and not seen elsewhere; " +
+                   std::to_string(by_lease.size()) +
+                   " lease(s) holding keys; each changes nothing, or a key a watch saw unchanged, or one a later "
+                   "read saw unchanged, or completes after an operation that saw a later revision"});
   resolve(r, {}, std::move(cands), true);
 }
 
 void Checker::resolve(int64_t r, const std::map<std::string, Fact>& facts, std::vector<Candidate> cands, bool gap) {
-  if (cands.size() == 1) {
-    Candidate& c = cands.front();
-    if (gap) ++out_.stats.gaps_explained;
+  const bool all_same = cands.size() > 1 && std::all_of(cands.begin(), cands.end(), [&](const Candidate& c) {
+    return c.changes == cands.front().changes;
+  });
+  std::optional<size_t> pick;
+  if (cands.size() == 1) pick = 0;
+  else if (cands.size() > 1 && !all_same) pick = choose(r, cands.size());  // the search tries each
+  if (pick) {
+    Candidate& c = cands[*pick];
+    if (gap && cands.size() == 1) ++out_.stats.gaps_explained;
+    if (cands.size() > 1) ++out_.stats.revisions_searched;
     if (c.op != SIZE_MAX) {
       bind_unknown(r, c.op);
     } else {
@@ -231,9 +293,6 @@ void Checker::resolve(int64_t r, const std::map<std::string, Fact>& facts, std::
     return;
   }
   writer_[static_cast<size_t>(r)] = Writer{Writer::Kind::kUncertain, SIZE_MAX};
-  const bool all_same = !cands.empty() && std::all_of(cands.begin(), cands.end(), [&](const Candidate& c) {
-    return c.changes == cands.front().changes;
-  });
   if (all_same) {  // who did it is unknown, what it did is not
     apply(r, std::move(cands.front().changes), facts, true);
     return;

@@ -57,7 +57,6 @@ class Checker {
   void collect_coverage();
   bool bound_revisions();  // false: stop (a violation was reported)
   void compute_first_observed();
-  void replay();
   void replay_revision(int64_t r);
   void replay_claimed(int64_t r, size_t op, const std::map<std::string, Fact>& facts);
   bool replay_lease_revoke(int64_t r, const std::map<std::string, Fact>& facts);
@@ -70,12 +69,26 @@ class Checker {
   bool covered(int64_t r, const std::string& key) const;
   void check_lost(int64_t r, size_t op, const std::map<std::string, Slot>& changes);
 
+  // --- etcd_search.cc ---
+  // Replays revisions 2..max in order, each followed by the checks that need the state at it;
+  // where several candidates could have made a revision, tries them in turn (depth first,
+  // backtracking at the first violation). See the comment at the top of etcd_search.cc.
+  void search();
+  // Which of the n candidates that could have made revision r to take; nullopt: not searching
+  // (the revision's keys become uncertain instead).
+  std::optional<size_t> choose(int64_t r, size_t n);
+
   // --- etcd_checker.cc ---
   void check_ok_write_response(int64_t r, size_t op, const Execution& e);
-  void check_read_like(size_t op);
-  void check_real_time();
+  // Checks that need no replayed state: ok operations against real time, compactions; and files
+  // every read-like check under the revision whose state it needs (reads_at_).
+  void check_static();
+  void check_revision(int64_t r);  // the checks that need the state at r, right after r is replayed
+  void check_read_like(size_t op, int64_t at);
+  // The read-like check's revision (0: none, or reported already).
+  int64_t read_revision(size_t op);
+  void check_real_time_of(size_t op, int64_t pos, bool strict, const char* rule);
   void check_compactions();
-  void check_leases();
   void violation(std::string rule, std::string message, int64_t revision, std::vector<size_t> ops,
                  std::vector<std::string> extra = {});
   void skipped(size_t op, const std::string& why);
@@ -122,16 +135,61 @@ class Checker {
   std::vector<Observation> first_observed_;
   std::vector<Writer> writer_;  // by revision
   std::set<int64_t> uncertain_revs_;
+
+  // Real time: operations linearized at a known revision (ok writes, linearizable reads, other ok
+  // requests through raft), by return time, and the index of the highest position among the
+  // first i + 1 of them.
+  struct Returned {
+    int64_t ret;
+    int64_t pos;
+    size_t op;
+  };
+  std::vector<Returned> returned_;
+  std::vector<size_t> returned_best_;
+  // The highest-positioned operation that returned before `t`, if any.
+  const Returned* returned_before(int64_t t) const;
+  std::vector<std::vector<size_t>> reads_at_;  // revision -> read-like checks that need its state
+
+  // The search (etcd_search.cc): what must be restored to replay revision r again.
+  struct Snapshot {
+    EtcdStats stats;
+    size_t violations = 0;
+    size_t skipped = 0;
+  };
+  struct Branch {
+    int64_t rev = 0;
+    size_t alternatives = 0;
+    size_t chosen = 0;
+    Snapshot before;  // taken before revision rev was replayed
+  };
+  bool branching_ = false;
+  std::vector<Branch> branches_;
+  std::optional<std::pair<int64_t, size_t>> forced_;  // (revision, candidate) to take when replaying it again
+  Snapshot revision_start_;
+  Snapshot take_snapshot() const;
+  void roll_back(const Branch& b);
   // What acknowledged reads saw of each key: (revision read, present, mod_revision), by revision.
   struct KeyObservation {
     int64_t at;
     bool present;
     int64_t mod;
+    int64_t create;   // 0: not known
+    int64_t version;  // 0: not known
   };
   std::map<std::string, std::vector<KeyObservation>> key_observations_;
   void collect_key_observations();
-  // Whether reads refute that these changes were made at revision r.
+  // Keys some observation shows put at revision r (its mod or create revision), and whether
+  // created there: whoever made r put them.
+  std::map<int64_t, std::map<std::string, bool>> put_at_;
+  void note_put(const std::string& key, int64_t mod, int64_t create);
+  // Whether observations refute that these changes were made at revision r.
   bool refuted(int64_t r, const std::map<std::string, Slot>& changes);
+  // Whether the unknown-outcome write `op` cannot have made revision r because an operation at
+  // revision r or later completed before it was sent.
+  bool too_early(int64_t r, size_t op) const {
+    const Returned* p = returned_before(h_.operations[op].invoke_ns);
+    return p != nullptr && p->pos >= r;
+  }
 };
 
 }  // namespace dst::checker::etcd

@@ -65,6 +65,14 @@ void Timeline::set(const std::string& key, int64_t rev, Slot slot) {
   changes.push_back(Change{rev, std::move(slot)});
 }
 
+void Timeline::truncate_from(int64_t rev) {
+  for (auto it = keys_.begin(); it != keys_.end();) {
+    auto& changes = it->second;
+    while (!changes.empty() && changes.back().rev >= rev) changes.pop_back();
+    it = changes.empty() ? keys_.erase(it) : std::next(it);
+  }
+}
+
 std::vector<std::string> Timeline::keys_with_lease(int64_t lease, int64_t rev) const {
   std::vector<std::string> out;
   for (const auto& [key, changes] : keys_) {

@@ -53,6 +53,8 @@ class Timeline {
   Slot at(const std::string& key, int64_t rev) const;
   // Records that from `rev` on the key is `slot`. rev must not go backwards for the key.
   void set(const std::string& key, int64_t rev, Slot slot);
+  // Forgets every change at revision `rev` or later (the search backtracking to before rev).
+  void truncate_from(int64_t rev);
   // Keys ever mentioned in [key, end), in key order.
   template <typename Fn>
   void for_keys(const std::string& key, const std::string& end, Fn fn) const {

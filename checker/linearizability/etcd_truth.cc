@@ -286,11 +286,6 @@ void Checker::compute_first_observed() {
   }
 }
 
-void Checker::replay() {
-  writer_.assign(static_cast<size_t>(max_rev_) + 1, Writer{});
-  for (int64_t r = 2; r <= max_rev_ && !enough(); ++r) replay_revision(r);
-}
-
 void Checker::replay_revision(int64_t r) {
   static const std::map<std::string, Fact> kNone;
   auto f = facts_.find(r);
