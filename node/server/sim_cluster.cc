@@ -60,6 +60,18 @@ void SimCluster::crash(size_t i, sim::KillOptions options) {
   nodes_[i]->paused = false;
 }
 
+void SimCluster::pause(size_t i) {
+  if (!up(i) || nodes_[i]->paused) return;
+  sim_.pause(nodes_[i]->process);
+  nodes_[i]->paused = true;
+}
+
+void SimCluster::resume(size_t i) {
+  if (!up(i) || !nodes_[i]->paused) return;
+  sim_.resume(nodes_[i]->process);
+  nodes_[i]->paused = false;
+}
+
 std::optional<size_t> SimCluster::leader() const {
   std::optional<size_t> best;
   uint64_t best_term = 0;
@@ -142,6 +154,7 @@ void SimCluster::heal_all() {
     sim::Disk& disk = sim_.host(nodes_[i]->host).disk();
     disk.set_fsync_latency(sim::DiskConfig().fsync_latency);
     disk.fail_fsyncs(0);
+    disk.set_full(false);
     nodes_[i]->faults.disarm_all();
     if (up(i) && nodes_[i]->paused) {
       sim_.resume(nodes_[i]->process);

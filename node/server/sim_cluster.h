@@ -62,6 +62,11 @@ class SimCluster {
   void start_all();
   void crash(size_t i, sim::KillOptions options = {});
   bool up(size_t i) const;
+  // Freezes / thaws a running node's process (a GC or VM stall); no-ops when down or already so.
+  void pause(size_t i);
+  void resume(size_t i);
+  bool paused(size_t i) const { return nodes_[i]->paused; }
+  const sim::LinkConfig& link() const { return options_.link; }
   // The live server, or null when down (or not yet started).
   const Server* server(size_t i) const { return nodes_[i]->live; }
   sim::HostId host(size_t i) const { return nodes_[i]->host; }

@@ -1,0 +1,100 @@
+// The nemesis a scenario drives: named faults carried out on a simulated cluster, each recorded
+// into the run (history::Recorder::fault_started / fault_ended) with the window it was in force,
+// so reports shade it and a reader sees exactly what happened when.
+//
+// Members are 1-based everywhere here, as scenarios and reports name them (n1, n2, ...). Every
+// action checks its arguments and returns an error that says what was expected ("unknown node 7;
+// cluster has 1..3"); a refused action changes nothing.
+//
+// Windows: a partition or link fault lasts until heal() (or the next partition replaces it), a
+// crash or kill until restart(), a pause until resume(), a disk or clock setting until it is set
+// back, drop/delay until set back to 0 / the default; instantaneous actions (a failed fsync armed,
+// a bit flip, a clock jump, an armed fault point, compact, defrag) get a window of zero length.
+// finish() closes whatever is still open at the end of the fault phase.
+//
+// Why faults/ depends on node/server (DESIGN.md says sim only): restart, fault points, compaction
+// and defragmentation are operations on a node, not on the simulated machine under it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "history/recorder.h"
+#include "node/server/sim_cluster.h"
+#include "sim/rng.h"
+#include "sim/simulator.h"
+
+namespace dst::faults {
+
+// A partition: groups of 1-based members; members in no group form one more group together.
+using Groups = std::vector<std::vector<size_t>>;
+
+class Nemesis {
+ public:
+  Nemesis(sim::Simulator& sim, node::SimCluster& cluster, history::Recorder& recorder);
+
+  size_t size() const { return cluster_.size(); }
+  // 1-based member or an error naming the valid range.
+  Status check_member(int64_t n, const char* what) const;
+  bool up(size_t n) const { return cluster_.up(n - 1); }
+  std::optional<size_t> leader() const;  // 1-based
+
+  // Network. A new partition replaces the current one (its window ends).
+  Status partition(const Groups& groups, const std::string& shape);
+  Status isolate(size_t n);
+  Status majorities_ring();  // 5+ members: each member sees a majority, no two see the same one
+  Status minority_third();   // a third of the members (at least one) cut from the rest
+  Status bridge();           // two halves that only one member (the bridge) connects
+  Status one_way(size_t from, size_t to);  // from can no longer reach to; the reverse still works
+  Status heal();
+  Status drop(double probability);              // message loss on every link (0: none)
+  Status delay(const sim::DurationDist& dist, const std::string& text);  // latency of every link
+  Status reset_delay();
+
+  // Processes.
+  Status crash(size_t n);  // process crash: the page cache survives
+  Status kill(size_t n, bool lose_unsynced, bool torn);
+  Status restart(size_t n);
+  Status pause(size_t n);
+  Status resume(size_t n);
+
+  // Disks and clocks.
+  Status slow_fsync(size_t n, const sim::DurationDist& dist, const std::string& text);
+  Status normal_fsync(size_t n);
+  Status fsync_error(size_t n, int64_t count);
+  Status disk_full(size_t n, bool full);
+  Status bitflip(size_t n, const std::string& file, uint64_t offset, uint64_t length, int bits);
+  Status clock_skew(size_t n, sim::DurationNs offset);  // the wall clock reads offset ahead
+  Status clock_drift(size_t n, int64_t ppm);            // the monotonic clock runs fast/slow
+  Status clock_jump(size_t n, sim::DurationNs delta);
+
+  // A fault point in the node's code (node/server/fault_points.h): "crash", "power-loss" or
+  // "sleep" (with delay), firing on the (skip+1)-th pass, `times` passes (0: every pass).
+  Status failpoint(size_t n, const std::string& point, const std::string& action, sim::DurationNs delay,
+                   uint64_t skip, uint64_t times);
+
+  // Every open window ends now (the fault phase is over; the harness heals everything).
+  void finish();
+  // One line per action, in order ("t=1.200s partition n1|n2,n3").
+  const std::vector<std::string>& log() const { return log_; }
+
+ private:
+  void open(const std::string& slot, const std::string& kind, const std::string& target);
+  void close(const std::string& slot);
+  void instant(const std::string& kind, const std::string& target);
+  Status apply_partition(const Groups& groups, const std::string& kind);
+  std::string name(size_t n) const { return "n" + std::to_string(n); }
+
+  sim::Simulator& sim_;
+  node::SimCluster& cluster_;
+  history::Recorder& recorder_;
+  // Open windows by slot ("net", "crash n2", "pause n1", "fsync n3", ...): the fault id.
+  std::map<std::string, uint64_t> open_;
+  std::vector<std::string> log_;
+};
+
+}  // namespace dst::faults
