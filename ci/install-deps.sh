@@ -7,6 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   libboost-context-dev     # fibers (Boost.Context)
   libsqlite3-dev           # the node backend and the run database
+  sqlite3                  # the sqlite3 shell: docs/run-db.md's queries; tests compare run databases
   libprotobuf-dev protobuf-compiler  # raft messages, WAL records, the etcd API
   liblua5.4-dev            # scenarios
   libgtest-dev             # unit tests

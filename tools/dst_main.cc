@@ -16,6 +16,7 @@
 #include "tools/check_command.h"
 #include "tools/run_etcd.h"
 #include "tools/run_raft.h"
+#include "tools/run_scenario.h"
 #include "tools/shell_command.h"
 
 namespace dst {
@@ -28,9 +29,10 @@ const char* kTopUsage =
     "usage: dst <command> [options]      (dst <command> --help for its options)\n"
     "\n"
     "commands:\n"
-    "  run [WORLD]    run one simulated world with a seed and check it (WORLD: demo, the default;\n"
-    "                 raft: a Raft cluster under random faults; etcd: clients and watchers against a\n"
-    "                 KV cluster under random faults, then the checkers; Lua scenarios come later)\n"
+    "  run SCENARIO.lua  run a Lua scenario (scenarios/*.lua) with a seed, then its checks\n"
+    "  run [WORLD]    a built-in world instead: demo (the default); raft: a Raft cluster under\n"
+    "                 random faults; etcd: clients and watchers against a KV cluster under random\n"
+    "                 faults, then the checkers\n"
     "  check FILE     check a recorded history (Jepsen or Porcupine logs) for linearizability\n"
     "  shell          etcdctl command lines on stdin against a simulated cluster, etcdctl's output\n"
     "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
@@ -49,6 +51,8 @@ int usage_error(const Status& st, const cli::Args& args) {
 int run_command(const std::string& self, const std::vector<std::string>& argv) {
   if (!argv.empty() && argv[0] == "raft") return run_raft_command(self, {argv.begin() + 1, argv.end()});
   if (!argv.empty() && argv[0] == "etcd") return run_etcd_command(self, {argv.begin() + 1, argv.end()});
+  if (!argv.empty() && argv[0].size() > 4 && argv[0].substr(argv[0].size() - 4) == ".lua")
+    return run_scenario_command(self, argv[0], {argv.begin() + 1, argv.end()});
   cli::Args args("dst run", argv);
   args.positional("WORLD", "the world to run: 'demo' (the built-in demo world) or 'raft' (see dst run raft --help)", true);
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");

@@ -48,6 +48,7 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   co.server.state_machine = StateMachineKind::kKv;
   co.server.snapshot_every = 500;  // snapshots and their installs happen in every run
   co.server.wal.segment_bytes = 64 * 1024;
+  if (options.configure_cluster) options.configure_cluster(co);
   SimCluster cluster(sim, co);
   cluster.start_all();
   // Clients start once the cluster has elected its first leader (as etcd's robustness tests wait
@@ -67,6 +68,7 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
     n.duration = options.duration;
     cluster.start_nemesis(n);
   }
+  if (options.on_start) options.on_start(cluster, recorder, workload, clients_until);
   // The sampler starts last, on a host of its own: every host and process of the world above
   // keeps the id it has without it, and it draws no random numbers, so its own events are the
   // only difference it makes.
@@ -83,6 +85,7 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
     });
   }
   sim.run_until(clients_until);
+  if (options.on_heal) options.on_heal();
   cluster.heal_all();
   KvRunResult r;
   r.liveness = cluster.await_recovery(options.recovery_bound);
@@ -99,9 +102,10 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
     sample_metrics(sim, cluster, recorder);
     if (sim.alive(sampler)) sim.kill(sampler);
   }
-  // The nemesis log ("t=1.234s crash n2 power-loss") as fault records: kind and target; the end
-  // of each fault is the heal (the nemesis does not pair its actions).
-  for (const std::string& line : r.fault_log) {
+  // The random nemesis's log ("t=1.234s crash n2 power-loss") as fault records: kind and target;
+  // the end of each fault is the heal (the nemesis does not pair its actions). A scenario's own
+  // nemesis records its faults itself, with their windows.
+  for (const std::string& line : options.faults ? r.fault_log : std::vector<std::string>{}) {
     history::Fault f;
     const size_t sp = line.find(' ');
     const std::string t = line.substr(2, sp - 3);  // "t=1.234s " -> "1.234"

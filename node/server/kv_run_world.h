@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ struct KvRunOptions {
   // the clients' start to the end of the run, plus one final sample (0: never). At most one sample
   // per kKvRunMetricsEveryMin, so a typo cannot flood the run database.
   sim::DurationNs metrics_every = sim::milliseconds(500);
+  // A scenario's cluster settings (link latency, raft timing, quota), applied to the defaults.
+  std::function<void(ClusterOptions&)> configure_cluster;
+  // A scenario's own fault driver (scenarios/): called once the clients have started, with the
+  // time the fault phase ends; `on_heal` right before the harness heals everything at that time.
+  std::function<void(SimCluster&, history::Recorder&, const client::Workload&, sim::TimeNs faults_until)> on_start;
+  std::function<void()> on_heal;
 };
 
 inline constexpr sim::DurationNs kKvRunMetricsEveryMin = sim::milliseconds(10);

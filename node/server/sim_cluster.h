@@ -58,6 +58,7 @@ class SimCluster {
   ~SimCluster();
 
   size_t size() const { return nodes_.size(); }
+  sim::Simulator& simulator() { return sim_; }
   void start(size_t i);
   void start_all();
   void crash(size_t i, sim::KillOptions options = {});

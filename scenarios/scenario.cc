@@ -1,0 +1,92 @@
+#include "scenarios/scenario.h"
+
+#include <lua.hpp>
+
+#include "base/assert.h"
+
+namespace dst::scenarios {
+
+Scenario::Scenario(std::string path, uint64_t seed, const LuaLimits& limits)
+    : path_(std::move(path)),
+      lua_(std::make_unique<LuaHost>(limits, seed)),
+      rng_(std::make_unique<sim::Rng>(sim::Rng::substream(seed, "scenario"))) {
+  config_.run.faults = false;  // faults come from the script (or its swarm{}), not the built-in nemesis
+}
+
+Result<std::unique_ptr<Scenario>> Scenario::load(const std::string& path, uint64_t seed, const LuaLimits& limits) {
+  std::unique_ptr<Scenario> s(new Scenario(path, seed, limits));
+  register_api(s->lua_->state(), s.get());
+  if (Status st = s->lua_->run_file(path); !st.is_ok()) return st;
+  s->loading_ = false;
+  ScenarioConfig& c = s->config_;
+  if (!c.run_for_set)
+    return Status(StatusCode::kInvalidArgument,
+                  path + ": the scenario never calls run_for(d): how long should the clients and faults run?");
+  for (const Timed& t : c.timed)
+    if (t.at > c.run.duration)
+      return Status(StatusCode::kInvalidArgument, t.where + ": scheduled at " + sim::format_duration(t.at) +
+                                                      ", after the end of run_for(" +
+                                                      sim::format_duration(c.run.duration) + ")");
+  return s;
+}
+
+node::KvRunOptions Scenario::run_options() {
+  node::KvRunOptions o = config_.run;
+  o.configure_cluster = [this](node::ClusterOptions& co) {
+    co.link = config_.link;
+    co.server.raft = config_.raft;
+    co.server.tick = config_.tick;
+    if (config_.quota_bytes > 0) co.server.api.quota_bytes = config_.quota_bytes;
+  };
+  o.on_start = [this](node::SimCluster& cluster, history::Recorder& recorder, const client::Workload&,
+                      sim::TimeNs until) { start(cluster, recorder, until); };
+  o.on_heal = [this] {
+    if (nemesis_) nemesis_->finish();
+  };
+  return o;
+}
+
+void Scenario::start(node::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until) {
+  sim_ = &cluster.simulator();
+  nemesis_ = std::make_unique<faults::Nemesis>(*sim_, cluster, recorder);
+  phase_start_ = sim_->now();
+  phase_end_ = until;
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    if (config_.fsync_latency) sim_->host(cluster.host(i)).disk().set_fsync_latency(*config_.fsync_latency);
+  }
+  for (const auto& [member, ppm] : config_.clock_drift_ppm) {
+    Status st = nemesis_->clock_drift(member, ppm);
+    DST_ASSERT_MSG(st.is_ok(), st.message());  // checked when the script set it
+  }
+  runtime_timed_ = config_.timed;
+  for (size_t i = 0; i < runtime_timed_.size(); ++i) {
+    const sim::TimeNs at = phase_start_ + runtime_timed_[i].at;
+    sim_->schedule_at(at, sim::kNoProcess, [this, i, at] { fire(i, at); });
+  }
+}
+
+void Scenario::schedule(const Timed& t, sim::TimeNs first) {
+  DST_ASSERT(sim_ != nullptr);
+  DST_ASSERT_LE(runtime_timed_.size(), size_t{1'000'000});  // a script scheduling without bound
+  const size_t i = runtime_timed_.size();
+  runtime_timed_.push_back(t);
+  if (first >= phase_end_) return;  // the fault phase is over by then
+  sim_->schedule_at(first, sim::kNoProcess, [this, i, first] { fire(i, first); });
+}
+
+void Scenario::fire(size_t i, sim::TimeNs at) {
+  if (runtime_error_ || at >= phase_end_) return;
+  const Timed t = runtime_timed_[i];
+  if (Status st = lua_->call_ref(t.ref); !st.is_ok()) {
+    runtime_error_ = st.message() + " (in the function scheduled at " + t.where + ")";
+    return;
+  }
+  if (t.every > 0 && at + t.every < phase_end_)
+    sim_->schedule_at(at + t.every, sim::kNoProcess, [this, i, next = at + t.every] { fire(i, next); });
+}
+
+std::vector<std::string> Scenario::fault_log() const {
+  return nemesis_ ? nemesis_->log() : std::vector<std::string>{};
+}
+
+}  // namespace dst::scenarios

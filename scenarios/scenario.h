@@ -1,0 +1,106 @@
+// A Lua scenario: the script runs once at load time to describe the world (cluster{},
+// workload{}, run_for(), check{}, swarm{}) and to schedule what happens when (at(), every(),
+// after()); then, inside the simulation, the scheduled functions run at their virtual times and
+// call the fault functions (partition{}, crash(), ...), which act through faults::Nemesis.
+// docs/scenarios.md is the reference of every function.
+//
+// One Scenario object serves one simulated run (a --check-determinism run loads the script
+// again for its second world): the Lua state holds the callbacks and whatever the script keeps
+// in its variables.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "client/workload.h"
+#include "faults/nemesis.h"
+#include "node/server/kv_run_world.h"
+#include "scenarios/lua_host.h"
+
+namespace dst::scenarios {
+
+// What the checks at the end require.
+struct Checks {
+  bool linearizable = true;
+  bool watch = true;
+  bool liveness = true;  // after the heal, service again within recovery_bound
+  bool durability = true;  // raft invariants and member agreement (same state at the same index)
+};
+
+// A function the script scheduled.
+struct Timed {
+  sim::DurationNs at = 0;     // from the start of the fault phase
+  sim::DurationNs every = 0;  // 0: once
+  int ref = 0;                // the function, in the Lua registry
+  std::string where;          // "scenarios/x.lua:12", for messages
+};
+
+struct ScenarioConfig {
+  node::KvRunOptions run;  // cluster size, workload, duration, recovery bound
+  std::optional<sim::DurationDist> fsync_latency;  // cluster{disk={fsync=...}}
+  std::string fsync_text;
+  std::vector<std::pair<size_t, int64_t>> clock_drift_ppm;  // cluster{clock={drift_ppm={...}}}
+  sim::LinkConfig link;
+  raft::Config raft;
+  sim::DurationNs tick = sim::milliseconds(100);
+  uint64_t quota_bytes = 0;  // 0: etcd's default
+  Checks checks;
+  std::vector<std::string> swarm_log;  // what swarm{} drew
+  std::vector<Timed> timed;
+  bool run_for_set = false;
+};
+
+class Scenario {
+ public:
+  // Loads and runs the script's top level. kInvalidArgument "path:line: what was expected" for a
+  // script error, kNotFound when the file cannot be read.
+  static Result<std::unique_ptr<Scenario>> load(const std::string& path, uint64_t seed,
+                                                const LuaLimits& limits = {});
+
+  const ScenarioConfig& config() const { return config_; }
+  const std::string& path() const { return path_; }
+
+  // The world's options with this scenario's hooks: configure_cluster, on_start (creates the
+  // nemesis and schedules the timed functions), on_heal. The Scenario must outlive the run.
+  node::KvRunOptions run_options();
+
+  // The first error a scheduled function raised (later ones are not run), if any.
+  const std::optional<std::string>& runtime_error() const { return runtime_error_; }
+  // What the nemesis did, one line per action.
+  std::vector<std::string> fault_log() const;
+
+  // --- used by the Lua functions (scenario_api.cc) ---
+  bool loading() const { return loading_; }
+  ScenarioConfig& mutable_config() { return config_; }
+  faults::Nemesis* nemesis() { return nemesis_.get(); }
+  sim::Simulator* simulator() { return sim_; }
+  sim::TimeNs phase_start() const { return phase_start_; }
+  sim::TimeNs phase_end() const { return phase_end_; }
+  sim::Rng& rng() { return *rng_; }
+  void schedule(const Timed& t, sim::TimeNs first);
+
+ private:
+  Scenario(std::string path, uint64_t seed, const LuaLimits& limits);
+  void start(node::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until);
+  void fire(size_t timed_index, sim::TimeNs at);
+
+  std::string path_;
+  std::unique_ptr<LuaHost> lua_;
+  ScenarioConfig config_;
+  bool loading_ = true;
+  std::unique_ptr<faults::Nemesis> nemesis_;
+  sim::Simulator* sim_ = nullptr;
+  sim::TimeNs phase_start_ = 0, phase_end_ = 0;
+  std::unique_ptr<sim::Rng> rng_;
+  std::vector<Timed> runtime_timed_;  // scheduled while running (after() inside a callback)
+  std::optional<std::string> runtime_error_;
+};
+
+// Registers the scenario functions in the Lua state (scenario_api.cc).
+void register_api(lua_State* L, Scenario* scenario);
+
+}  // namespace dst::scenarios

@@ -1,0 +1,150 @@
+// Scenarios: what loading a script configures, errors that say where and what was expected, and
+// scheduled functions acting on a running world with their faults recorded.
+#include "scenarios/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace dst::scenarios {
+namespace {
+
+std::string write(const std::string& name, const std::string& code) {
+  std::ofstream(name) << code;
+  return name;
+}
+
+Result<std::unique_ptr<Scenario>> load(const std::string& code) { return Scenario::load(write("t.lua", code), 1); }
+
+std::string error(const std::string& code) {
+  auto s = load(code);
+  return s.is_ok() ? "loaded" : s.status().message();
+}
+
+TEST(Scenario, ConfigurationFromTheScript) {
+  auto s = load(
+      "cluster{nodes=5, quota=1048576, net={latency=uniform(ms(1), ms(5))}, disk={fsync=ms(20)},\n"
+      "        raft={election_ticks=20, heartbeat_ticks=2}, clock={drift_ppm={[2]=20000}}}\n"
+      "workload{profile='kubernetes', clients=8, rate=20, keys=50, watchers=3, compaction=s(10)}\n"
+      "check{liveness=s(20), watch=false}\n"
+      "run_for(s(30))\n"
+      "at(s(5), function() crash(leader()) end)\n"
+      "every(s(2), function() end)\n");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  const ScenarioConfig& c = (*s)->config();
+  EXPECT_EQ(c.run.nodes, 5u);
+  EXPECT_EQ(c.quota_bytes, 1048576u);
+  EXPECT_EQ(c.raft.election_tick, 20);
+  EXPECT_EQ(c.raft.heartbeat_tick, 2);
+  ASSERT_EQ(c.clock_drift_ppm.size(), 1u);
+  EXPECT_EQ(c.clock_drift_ppm[0], (std::pair<size_t, int64_t>{2, 20000}));
+  ASSERT_TRUE(c.fsync_latency.has_value());
+  EXPECT_EQ(c.run.workload.profile, client::Profile::kKubernetes);
+  EXPECT_EQ(c.run.workload.clients, 8u);
+  EXPECT_EQ(c.run.workload.keys, 50u);
+  EXPECT_EQ(c.run.workload.compaction_every, sim::seconds(10));
+  EXPECT_EQ(c.run.recovery_bound, sim::seconds(20));
+  EXPECT_FALSE(c.checks.watch);
+  EXPECT_TRUE(c.checks.linearizable);
+  EXPECT_EQ(c.run.duration, sim::seconds(30));
+  ASSERT_EQ(c.timed.size(), 2u);
+  EXPECT_EQ(c.timed[0].at, sim::seconds(5));
+  EXPECT_EQ(c.timed[0].where, "t.lua:6");
+  EXPECT_EQ(c.timed[1].every, sim::seconds(2));
+  EXPECT_FALSE(c.run.faults);  // no random nemesis unless swarm{} asks
+}
+
+TEST(Scenario, ErrorsSayWhereAndWhatWasExpected) {
+  EXPECT_EQ(error("run_for(s(10))\ncluster{nodez=3}"),
+            "t.lua:2: cluster{}: unknown field 'nodez'; expected one of: nodes, net, disk, clock, raft, quota, "
+            "snapshot_every");
+  EXPECT_EQ(error("cluster{nodes=3}"),
+            "t.lua: the scenario never calls run_for(d): how long should the clients and faults run?");
+  EXPECT_EQ(error("run_for(s(10))\ncrash(1)"),
+            "t.lua:2: crash(): faults act on the running world; call it inside at(), every() or after()");
+  EXPECT_EQ(error("run_for(s(10))\nat(s(30), function() end)"),
+            "t.lua:2: scheduled at 30.0s, after the end of run_for(10.0s)");
+  EXPECT_EQ(error("run_for(s(10))\nat(5, function() end)"),
+            "t.lua:2: at(): the time is 5 ns; durations are in nanoseconds: write ms(5) or s(5)");
+  EXPECT_EQ(error("run_for(10)"), "t.lua:1: run_for(): the duration is 10 ns; durations are in nanoseconds: write ms(10) or s(10)");
+  EXPECT_EQ(error("run_for(s(10))\nworkload{profile='nope'}").substr(0, 40), "t.lua:2: workload{}: field 'profile': un");
+  EXPECT_EQ(error("run_for(s(10))\ncluster{nodes=12}"), "t.lua:2: cluster{}: field 'nodes' is 12; expected 1..9");
+  EXPECT_EQ(error("run_for(s(10))\ncluster{clock={drift_ppm={[4]=10}}}"),
+            "t.lua:2: cluster{clock={drift_ppm=...}}: unknown node 4; cluster has 1..3");
+  EXPECT_EQ(error("run_for(s(10))\nswarm{faults={'partition', 'meteor'}}").substr(0, 45),
+            "t.lua:2: swarm{}: unknown fault kind 'meteor'");
+  EXPECT_EQ(Scenario::load("no/such/file.lua", 1).status().message(), "no/such/file.lua: cannot read the scenario file");
+}
+
+TEST(Scenario, SwarmDrawsFromTheSeedAndLogsIt) {
+  auto a = Scenario::load(write("swarm.lua", "run_for(s(10))\nswarm{interval={ms(200), s(2)}}"), 11);
+  auto b = Scenario::load("swarm.lua", 11);
+  ASSERT_TRUE(a.is_ok() && b.is_ok());
+  ASSERT_EQ((*a)->config().swarm_log.size(), 1u);
+  EXPECT_EQ((*a)->config().swarm_log, (*b)->config().swarm_log);
+  EXPECT_TRUE((*a)->config().run.faults);
+  EXPECT_EQ((*a)->config().swarm_log[0].rfind("swarm drew: partition ", 0), 0u) << (*a)->config().swarm_log[0];
+  bool differs = false;
+  for (uint64_t seed = 12; seed < 20 && !differs; ++seed)
+    differs = Scenario::load("swarm.lua", seed).value()->config().swarm_log != (*a)->config().swarm_log;
+  EXPECT_TRUE(differs);
+}
+
+// A short world: one client, no watchers; what the script does at its times.
+struct WorldRun {
+  sim::Simulator sim{5};
+  history::MemoryRecorder recorder;
+  node::KvRunResult result;
+  std::unique_ptr<Scenario> scenario;
+  explicit WorldRun(const std::string& code) {
+    auto s = Scenario::load(write("run.lua", code), 5);
+    EXPECT_TRUE(s.is_ok()) << s.status().message();
+    scenario = std::move(s).value();
+    result = node::run_kv_world(sim, scenario->run_options(), recorder);
+  }
+};
+
+TEST(Scenario, ScheduledFunctionsActAndTheirFaultsAreRecorded) {
+  WorldRun r("workload{clients=2, watchers=1}\n"
+        "run_for(s(6))\n"
+        "at(s(1), function() partition(isolate(leader())) end)\n"
+        "at(s(3), function() heal() end)\n"
+        "after(s(4), function() kill(follower(), {lose_unsynced=true}) end)\n");
+  EXPECT_FALSE(r.scenario->runtime_error()) << *r.scenario->runtime_error();
+  const auto& faults = r.recorder.history().faults;
+  ASSERT_EQ(faults.size(), 2u);
+  EXPECT_EQ(faults[0].kind, "partition isolate");
+  EXPECT_EQ(faults[0].end_ns - faults[0].start_ns, sim::seconds(2));
+  EXPECT_EQ(faults[1].kind, "power-loss");
+  EXPECT_NE(faults[1].end_ns, history::kNeverReturned);  // closed when the harness heals
+  EXPECT_TRUE(r.result.liveness_ok) << r.result.liveness.detail;
+  EXPECT_TRUE(r.result.members_agree);
+  EXPECT_EQ(r.scenario->fault_log().size(), 3u);  // partition, heal, kill
+}
+
+TEST(Scenario, ARuntimeErrorStopsTheScriptAndNamesItsLine) {
+  WorldRun r("workload{clients=1, watchers=0}\n"
+        "run_for(s(3))\n"
+        "every(s(1), function()\n"
+        "  partition{{7}}\n"
+        "end)\n");
+  ASSERT_TRUE(r.scenario->runtime_error());
+  EXPECT_EQ(*r.scenario->runtime_error(),
+            "run.lua:4: partition{}: unknown node 7; cluster has 1..3 (in the function scheduled at run.lua:3)");
+  EXPECT_TRUE(r.recorder.history().faults.empty());
+}
+
+TEST(Scenario, EveryShippedScenarioLoads) {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(DST_SCENARIOS_DIR)) {
+    if (entry.path().extension() != ".lua") continue;
+    ++n;
+    auto s = Scenario::load(entry.path().string(), 1);
+    EXPECT_TRUE(s.is_ok()) << entry.path() << ": " << s.status().message();
+  }
+  EXPECT_GE(n, 12u);
+}
+
+}  // namespace
+}  // namespace dst::scenarios

@@ -1,0 +1,63 @@
+#include "tools/run_scenario.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "scenarios/scenario.h"
+#include "sim/wall_clock.h"
+#include "tools/cli_args.h"
+#include "tools/exit_codes.h"
+#include "tools/kv_run_command.h"
+
+namespace dst {
+
+int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv) {
+  cli::Args args("dst run " + path, argv);
+  args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
+  args.option("out", "DIR", "write the run database to DIR/run.db (see docs/run-db.md), and on a violation "
+                            "DIR/violation.html; DIR is created");
+  args.flag("check-determinism", "run the seed twice and report the first diverging event");
+  if (std::optional<int> done = args.parse_or_exit()) return *done;
+  Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
+  if (!seed.is_ok()) {
+    std::fprintf(stderr, "%s\n\n%s", seed.status().message().c_str(), args.usage().c_str());
+    return kExitUsage;
+  }
+  // Loaded once here to report script errors before anything runs; every simulated run loads its
+  // own copy (the script's state changes as its functions run).
+  Result<std::unique_ptr<scenarios::Scenario>> first = scenarios::Scenario::load(path, *seed);
+  if (!first.is_ok()) {
+    std::fprintf(stderr, "dst run: scenario error: %s\n", first.status().message().c_str());
+    return kExitUsage;
+  }
+  const scenarios::ScenarioConfig& config = (*first)->config();
+  KvRunSpec spec;
+  spec.command = "dst run " + path;
+  spec.scenario = path;
+  spec.seed = *seed;
+  spec.reproduce = self + " run " + path + " --seed " + std::to_string(*seed);
+  spec.options = config.run;
+  spec.out = args.value("out");
+  spec.check_determinism = args.has("check-determinism");
+  spec.require_linearizable = config.checks.linearizable;
+  spec.require_watch = config.checks.watch;
+  spec.require_liveness = config.checks.liveness;
+  spec.require_durability = config.checks.durability;
+  spec.header_lines = config.swarm_log;
+  // The Scenario of the current simulated run: replaced before each one.
+  auto current = std::make_shared<std::unique_ptr<scenarios::Scenario>>();
+  const uint64_t s = *seed;
+  spec.prepare_run = [current, path, s](node::KvRunOptions& options) {
+    Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load(path, s);
+    DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
+    *current = std::move(loaded).value();
+    options = (*current)->run_options();
+  };
+  spec.runtime_error = [current]() -> std::optional<std::string> {
+    return *current ? (*current)->runtime_error() : std::nullopt;
+  };
+  spec.fault_lines = [current] { return *current ? (*current)->fault_log() : std::vector<std::string>{}; };
+  return run_kv_command(spec);
+}
+
+}  // namespace dst
