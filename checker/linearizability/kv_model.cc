@@ -76,45 +76,54 @@ StringPool::Hash StringPool::hash_of(std::string_view s) {
 }
 
 uint32_t StringPool::intern(std::string_view s) {
+  const Hash h = hash_of(s);
+  if (slots_.empty()) grow();
+  const size_t slot = find(h, s, {});
+  if (slots_[slot] != 0) return slots_[slot] - 1;
+  const size_t start = bytes_.size();
   bytes_.append(s);
-  return adopt_tail(hash_of(s));
+  return add(slot, h, start);
 }
 
 uint32_t StringPool::intern_concat(uint32_t a, uint32_t b) {
-  const size_t a_at = starts_[a], a_len = starts_[a + 1] - a_at;
-  const size_t b_at = starts_[b], b_len = starts_[b + 1] - b_at;
-  const size_t at = bytes_.size();
-  bytes_.resize(at + a_len + b_len);  // may move the bytes: copy by offset afterwards
-  std::memcpy(&bytes_[at], &bytes_[a_at], a_len);
-  std::memcpy(&bytes_[at + a_len], &bytes_[b_at], b_len);
-  const Hash ha = hashes_[a], hb = hashes_[b];
-  return adopt_tail(Hash{ha.h * hb.p_len + hb.h, ha.p_len * hb.p_len});
+  const String sa = strings_[a], sb = strings_[b];
+  const Hash h{sa.hash.h * sb.hash.p_len + sb.hash.h, sa.hash.p_len * sb.hash.p_len};
+  const size_t slot = find(h, view(a), view(b));
+  if (slots_[slot] != 0) return slots_[slot] - 1;
+  // Appending from the arena to itself: make room first, so that the sources stay put.
+  const size_t start = bytes_.size();
+  if (bytes_.capacity() < start + sa.length + sb.length) bytes_.reserve(std::max(2 * bytes_.capacity(), start + sa.length + sb.length));
+  bytes_.append(bytes_.data() + sa.start, sa.length);
+  bytes_.append(bytes_.data() + sb.start, sb.length);
+  return add(slot, h, start);
 }
 
-uint32_t StringPool::adopt_tail(Hash h) {
-  const size_t at = starts_.back();
-  const std::string_view s(bytes_.data() + at, bytes_.size() - at);
-  if ((hashes_.size() + 1) * 2 > slots_.size()) grow();
+size_t StringPool::find(Hash h, std::string_view head, std::string_view tail) const {
   const size_t mask = slots_.size() - 1;
   size_t i = mix64(h.h) & mask;
   for (; slots_[i] != 0; i = (i + 1) & mask) {
-    const uint32_t id = slots_[i] - 1;
-    if (hashes_[id].h == h.h && view(id) == s) {
-      bytes_.resize(at);
-      return id;
+    const String& c = strings_[slots_[i] - 1];
+    if (c.hash.h != h.h || c.length != head.size() + tail.size()) continue;
+    const char* at = bytes_.data() + c.start;
+    if ((head.empty() || std::memcmp(at, head.data(), head.size()) == 0) &&
+        (tail.empty() || std::memcmp(at + head.size(), tail.data(), tail.size()) == 0)) {
+      return i;
     }
   }
-  const auto id = static_cast<uint32_t>(hashes_.size());
-  slots_[i] = id + 1;
-  hashes_.push_back(h);
-  starts_.push_back(bytes_.size());
+  return i;
+}
+
+uint32_t StringPool::add(size_t slot, Hash h, size_t start) {
+  const auto id = static_cast<uint32_t>(strings_.size());
+  strings_.push_back(String{h, start, bytes_.size() - start});
+  slots_[slot] = id + 1;
+  if (strings_.size() * 2 > slots_.size()) grow();
   return id;
 }
 
 void StringPool::reserve(size_t strings, size_t bytes) {
   bytes_.reserve(bytes);
-  starts_.reserve(strings + 1);
-  hashes_.reserve(strings);
+  strings_.reserve(strings);
   size_t slots = 64;
   while (slots < 2 * strings) slots *= 2;
   if (slots > slots_.size()) {
@@ -126,8 +135,8 @@ void StringPool::reserve(size_t strings, size_t bytes) {
 void StringPool::grow() {
   slots_.assign(slots_.empty() ? 64 : slots_.size() * 2, 0);
   const size_t mask = slots_.size() - 1;
-  for (uint32_t id = 0; id < hashes_.size(); ++id) {
-    size_t i = mix64(hashes_[id].h) & mask;
+  for (uint32_t id = 0; id < strings_.size(); ++id) {
+    size_t i = mix64(strings_[id].hash.h) & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = id + 1;
   }
@@ -175,14 +184,12 @@ void FlatMap::grow() {
 
 }  // namespace kv_detail
 
-KvModel::KvModel() : bytes_max_(limits::kCheckerModelBytesMax) {
-  const uint32_t empty = intern_value("");
-  DST_ASSERT_EQ(empty, kEmpty);
-}
+KvModel::KvModel() : bytes_max_(limits::kCheckerModelBytesMax) {}
 
 void KvModel::reserve(size_t ops, size_t text_bytes) {
   // Appends add about one value each (more when the search backtracks), twice the bytes at most.
   values_.reserve(2 * ops + 1, text_bytes + 64);
+  keys_.reserve(std::min<size_t>(ops, 32), 0);  // a few keys usually: their bytes fit in place
   transitions_.reserve(ops);
 }
 
@@ -191,13 +198,20 @@ uint32_t KvModel::intern_key(std::string_view key) {
   return keys_.intern(key);
 }
 
-uint32_t KvModel::intern_value(std::string_view value) { return values_.intern(value); }
+uint32_t KvModel::intern_value(std::string_view value) {
+  // "" first, so that it is kEmpty (not in the constructor: reserve() comes after it).
+  if (values_.size() == 0) values_.intern("");
+  return values_.intern(value);
+}
 
 KvOp KvModel::make(Op::Kind kind, std::string_view key, std::string_view value) {
   return Op{kind, intern_key(key), intern_value(value), next_index_++};
 }
 
-void KvModel::seal() { sealed_ = true; }
+void KvModel::seal() {
+  intern_value("");  // a history without values still has the value of every key
+  sealed_ = true;
+}
 
 void KvModel::set_partitioned(bool per_key) {
   DST_ASSERT_MSG(!mode_set_, "a KvModel serves one search");
@@ -275,7 +289,11 @@ bool KvModel::may_become_legal(State s, const Op* target, std::span<const Op* co
   return false;
 }
 
-std::string KvModel::partition_name(uint32_t key) const { return "key " + quote(keys_.view(key)); }
+std::string KvModel::partition_name(uint32_t key) const {
+  std::string out = "key ";
+  append_quoted(out, keys_.view(key));
+  return out;
+}
 
 std::string KvModel::describe_op(const Op& op) const {
   static constexpr const char* kVerb[] = {"get(", "put(", "append("};

@@ -39,12 +39,12 @@ class StringPool {
   // The id of view(a) + view(b).
   uint32_t intern_concat(uint32_t a, uint32_t b);
   std::string_view view(uint32_t id) const {
-    return std::string_view(bytes_.data() + starts_[id], starts_[id + 1] - starts_[id]);
+    return std::string_view(bytes_.data() + strings_[id].start, strings_[id].length);
   }
-  uint32_t size() const { return static_cast<uint32_t>(starts_.size() - 1); }
+  uint32_t size() const { return static_cast<uint32_t>(strings_.size()); }
   // Room for `strings` strings of `bytes` bytes in all without growing.
   void reserve(size_t strings, size_t bytes);
-  size_t bytes() const { return bytes_.capacity() + starts_.capacity() * 8 + slots_.capacity() * 4; }
+  size_t bytes() const { return bytes_.capacity() + strings_.capacity() * sizeof(String) + slots_.capacity() * 4; }
 
  private:
   // Strings are hashed polynomially, h(s) = sum s[i] * P^(n-1-i) mod 2^64, so that
@@ -54,16 +54,22 @@ class StringPool {
     uint64_t h;
     uint64_t p_len;  // P^|s|
   };
+  struct String {
+    Hash hash;
+    size_t start;  // in bytes_
+    size_t length;
+  };
   static Hash hash_of(std::string_view s);
-  // The candidate is the arena's tail from starts_.back(), with hash `h`: its id, new or old (then
-  // the tail is cut).
-  uint32_t adopt_tail(Hash h);
+  // The slot where the string with hash `h` equal to head + tail is, or the empty slot where it
+  // would go (the table is looked up before anything is copied into the arena).
+  size_t find(Hash h, std::string_view head, std::string_view tail) const;
+  // Adds the string of hash `h` whose bytes are the arena's from `start` on, at empty slot `slot`.
+  uint32_t add(size_t slot, Hash h, size_t start);
   void grow();
 
   std::string bytes_;
-  std::vector<size_t> starts_ = {0};  // string id's bytes: [starts_[id], starts_[id + 1])
-  std::vector<Hash> hashes_;
-  std::vector<uint32_t> slots_;       // 0: empty; else 1 + id
+  std::vector<String> strings_;
+  std::vector<uint32_t> slots_;  // 0: empty; else 1 + id
 };
 
 // uint64 -> uint32, open addressing; the key ~0 is reserved.

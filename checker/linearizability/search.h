@@ -12,10 +12,13 @@
 // - Per-partition search (per key when the model allows), the partitions interleaved round-robin
 //   with a step quantum; the first failing partition ends the check (a hard key cannot hide an easy
 //   failing one).
-// - Fixed costs kept small, since on short histories they are most of the time: the operations
-//   are bucketed by partition in one pass, every partition's entry list, stack and sets are carved
-//   out of a few arrays shared by the whole check, and the memo stores failed nodes only (so a
-//   partition that never backtracks never allocates one; see backtrack()).
+// - Fixed costs kept small, since on short histories they are most of the time (Porcupine's
+//   c01 files check in a few microseconds, where one allocation is ~1%): the operations are
+//   bucketed by partition in one pass, every partition's entry list, sets, best prefix and
+//   scratch are carved out of one allocation shared by the whole check (SearchArena::allocate),
+//   short lists are insertion-sorted, the counterexample reuses the arena's scratch, and the
+//   memo stores failed nodes only (so a partition that never backtracks never allocates one;
+//   see backtrack()).
 // - A step budget: when it runs out the verdict is kUnknown, never a guess.
 //
 // Operations with unknown outcome have no return entry: they may be linearized at any point after
@@ -24,10 +27,13 @@
 
 #include <algorithm>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/assert.h"
@@ -95,7 +101,9 @@ inline uint64_t mix64(uint64_t x) {  // splitmix64's finalizer
 }
 
 // Storage shared by all partition searches of one check: each partition owns a contiguous block
-// of every array, sized once before the search starts (the blocks never move).
+// of every array, sized once before the search starts (the blocks never move). The arrays of
+// plain integers are carved out of one allocation (`block`): on a short history the search's
+// fixed costs, allocations first, are most of its time.
 template <typename M>
 struct SearchArena {
   using Op = typename M::Op;
@@ -115,18 +123,46 @@ struct SearchArena {
     State before;
   };
   std::vector<Operation<Op>> ops;  // grouped by partition, in input order within one
-  std::vector<Entry> entries;      // 1 + calls + returns per partition
-  std::vector<uint64_t> sets;      // the linearized set: (ops + 63) / 64 words per partition
-  std::vector<Frame> frames;       // the stack: one per op of the partition at most
-  std::vector<uint32_t> best;      // the longest prefix so far: one per op
-  std::vector<uint64_t> keys;      // set-hash key of local operation i (same in every partition)
-  std::vector<uint32_t> scratch_calls, scratch_returns, scratch_call_entry;  // building entries
-  std::vector<const Op*> window;   // scratch for greedy_scan
+  std::unique_ptr<Frame[]> frames;  // the stack: one per op of the partition at most
+  std::unique_ptr<std::byte[]> block;
+  uint64_t* sets = nullptr;         // the linearized set: (ops + 63) / 64 words per partition
+  uint64_t* keys = nullptr;         // set-hash key of local operation i (same in every partition)
+  const Op** window = nullptr;      // scratch for greedy_scan: the largest partition's ops
+  Entry* entries = nullptr;         // 1 + calls + returns per partition
+  uint32_t* best = nullptr;         // the longest prefix so far: one per op
+  uint32_t* scratch_calls = nullptr;  // building entries: the largest partition's ops each
+  uint32_t* scratch_returns = nullptr;
+  uint32_t* scratch_call_entry = nullptr;
+
+  // Sizes every array; the sets start empty, the rest is written before it is read.
+  void allocate(size_t ops_total, size_t entries_total, size_t set_words, size_t largest) {
+    static_assert(std::is_trivially_copyable_v<Entry> && alignof(Entry) <= 8);
+    auto words = [](size_t bytes) { return (bytes + 7) / 8; };
+    const size_t w_sets = set_words, w_keys = largest, w_window = words(largest * sizeof(const Op*));
+    const size_t w_entries = words(entries_total * sizeof(Entry)), w_best = words(ops_total * 4);
+    const size_t w_scratch = words(largest * 4);
+    // Bytes, so that the arrays' objects begin their lifetime implicitly; each starts on a
+    // multiple of 8 (new[] aligns the block for any fundamental type).
+    block.reset(new std::byte[8 * (w_sets + w_keys + w_window + w_entries + w_best + 3 * w_scratch)]);
+    std::byte* at = block.get();
+    auto carve = [&at](size_t w) { std::byte* p = at; at += 8 * w; return p; };
+    sets = reinterpret_cast<uint64_t*>(carve(w_sets));
+    std::fill(sets, sets + set_words, 0);
+    keys = reinterpret_cast<uint64_t*>(carve(w_keys));
+    window = reinterpret_cast<const Op**>(carve(w_window));
+    entries = reinterpret_cast<Entry*>(carve(w_entries));
+    best = reinterpret_cast<uint32_t*>(carve(w_best));
+    scratch_calls = reinterpret_cast<uint32_t*>(carve(w_scratch));
+    scratch_returns = reinterpret_cast<uint32_t*>(carve(w_scratch));
+    scratch_call_entry = reinterpret_cast<uint32_t*>(carve(w_scratch));
+    frames.reset(new Frame[ops_total]);
+  }
 };
 
 // Where one partition's blocks start in the arena.
 struct PartitionLayout {
-  size_t op_begin = 0;  // also the frames' and best's
+  uint32_t partition = 0;  // the model's partition number (0 when not partitioned)
+  size_t op_begin = 0;     // also the frames' and best's
   size_t ops = 0;
   size_t definite = 0;  // operations with a return entry
   size_t entry_begin = 0;
@@ -156,12 +192,12 @@ class PartitionSearch {
     greedy_ = options.greedy;
     n_ = at.ops;
     ops_ = arena.ops.data() + at.op_begin;
-    ent_ = arena.entries.data() + at.entry_begin;
-    set_ = arena.sets.data() + at.set_begin;
+    ent_ = arena.entries + at.entry_begin;
+    set_ = arena.sets + at.set_begin;
     words_ = (n_ + 63) / 64;
-    frames_ = arena.frames.data() + at.op_begin;
-    best_ = arena.best.data() + at.op_begin;
-    keys_ = arena.keys.data();
+    frames_ = arena.frames.get() + at.op_begin;
+    best_ = arena.best + at.op_begin;
+    keys_ = arena.keys;
     state_ = model.initial_state();
     best_state_ = state_;
     visited_.configure(words_, cache_bytes_used, options.cache_bytes_max);
@@ -203,31 +239,42 @@ class PartitionSearch {
     c.partition = name;
     c.prefix_length = best_len_;
     c.state_after_prefix = model_->describe_state(best_state_);
-    std::vector<bool> in_prefix(n_, false);
-    for (size_t k = 0; k < best_len_; ++k) in_prefix[best_[k]] = true;
+    // Scratch from the arena: the search is over, and only one counterexample is built.
+    uint32_t* const in_prefix = arena_->scratch_call_entry;
+    std::fill(in_prefix, in_prefix + n_, 0);
+    for (size_t k = 0; k < best_len_; ++k) in_prefix[best_[k]] = 1;
     const size_t shown = limits::kCounterexampleOpsShownMax;
-    for (size_t k = best_len_ > shown ? best_len_ - shown : 0; k < best_len_; ++k) {
-      c.prefix_tail.push_back(describe(best_[k], ""));
-    }
+    const size_t tail_from = best_len_ > shown ? best_len_ - shown : 0;
+    c.prefix_tail.reserve(best_len_ - tail_from);
+    for (size_t k = tail_from; k < best_len_; ++k) c.prefix_tail.push_back(describe(best_[k], ""));
     int64_t min_ret = kNeverReturns;
     for (size_t i = 0; i < n_; ++i) {
       if (!in_prefix[i]) min_ret = std::min(min_ret, ops_[i].ret);
     }
     // The candidates for the next place: definite operations first (by call), then unknown ones.
-    std::vector<uint32_t> next_ops;
+    uint32_t* const next_ops = arena_->scratch_calls;
+    size_t next_count = 0;
     for (uint32_t i = 0; i < n_; ++i) {
-      if (!in_prefix[i] && ops_[i].call <= min_ret) next_ops.push_back(i);
+      if (!in_prefix[i] && ops_[i].call <= min_ret) next_ops[next_count++] = i;
     }
-    std::stable_sort(next_ops.begin(), next_ops.end(), [&](uint32_t a, uint32_t b) {
+    auto before = [&](uint32_t a, uint32_t b) {
       const bool ua = ops_[a].ret == kNeverReturns, ub = ops_[b].ret == kNeverReturns;
       return ua != ub ? ub : ops_[a].call < ops_[b].call;
-    });
-    for (uint32_t i : next_ops) {
-      if (c.unplaced.size() >= shown) break;
+    };
+    if (next_count > 64) {
+      std::stable_sort(next_ops, next_ops + next_count, before);
+    } else {
+      sort_small(next_ops, next_count, before);  // insertion sort: stable
+    }
+    c.unplaced.reserve(std::min(next_count, shown));
+    for (size_t k = 0; k < next_count && c.unplaced.size() < shown; ++k) {
+      const uint32_t i = next_ops[k];
       std::optional<State> after = model_->step(best_state_, ops_[i].op);
-      std::string note = after ? "legal here, but no linearization continues after it" : "not legal from this state";
+      std::string note;
+      note.reserve(96);
+      note += after ? "legal here, but no linearization continues after it" : "not legal from this state";
       if (ops_[i].ret == min_ret && min_ret != kNeverReturns) note += "; returned first, so it must be placed here";
-      c.unplaced.push_back(describe(i, note));
+      c.unplaced.push_back(describe(i, std::move(note)));
     }
     return c;
   }
@@ -244,19 +291,18 @@ class PartitionSearch {
   // the order (time, calls before returns, op). Imported histories come in call order, so the
   // calls usually need no sort.
   void build_entries(size_t count) {
-    std::vector<uint32_t>& calls = arena_->scratch_calls;
-    std::vector<uint32_t>& rets = arena_->scratch_returns;
-    std::vector<uint32_t>& call_entry = arena_->scratch_call_entry;
-    calls.clear();
-    rets.clear();
+    uint32_t* const calls = arena_->scratch_calls;
+    uint32_t* const rets = arena_->scratch_returns;
+    uint32_t* const call_entry = arena_->scratch_call_entry;
+    size_t n_rets = 0;
     bool calls_sorted = true, rets_sorted = true;
     for (uint32_t i = 0; i < n_; ++i) {
       DST_ASSERT_LE(ops_[i].call, ops_[i].ret);
       calls_sorted = calls_sorted && (i == 0 || ops_[i - 1].call <= ops_[i].call);
-      calls.push_back(i);
+      calls[i] = i;
       if (ops_[i].ret != kNeverReturns) {
-        rets_sorted = rets_sorted && (rets.empty() || ops_[rets.back()].ret <= ops_[i].ret);
-        rets.push_back(i);
+        rets_sorted = rets_sorted && (n_rets == 0 || ops_[rets[n_rets - 1]].ret <= ops_[i].ret);
+        rets[n_rets++] = i;
       }
     }
     auto by = [&](int64_t Operation<Op>::*time) {
@@ -264,14 +310,13 @@ class PartitionSearch {
         return ops_[a].*time != ops_[b].*time ? ops_[a].*time < ops_[b].*time : a < b;
       };
     };
-    if (!calls_sorted) std::sort(calls.begin(), calls.end(), by(&Operation<Op>::call));
-    if (!rets_sorted) std::sort(rets.begin(), rets.end(), by(&Operation<Op>::ret));
-    DST_ASSERT_EQ(count, 1 + calls.size() + rets.size());
-    definite_left_ = rets.size();
-    call_entry.resize(n_);
+    if (!calls_sorted) sort_small(calls, n_, by(&Operation<Op>::call));
+    if (!rets_sorted) sort_small(rets, n_rets, by(&Operation<Op>::ret));
+    DST_ASSERT_EQ(count, 1 + n_ + n_rets);
+    definite_left_ = n_rets;
     size_t ci = 0, ri = 0;
     for (uint32_t e = 1; e < count; ++e) {
-      const bool take_call = ri == rets.size() || (ci < calls.size() && ops_[calls[ci]].call <= ops_[rets[ri]].ret);
+      const bool take_call = ri == n_rets || (ci < n_ && ops_[calls[ci]].call <= ops_[rets[ri]].ret);
       const uint32_t op = take_call ? calls[ci++] : rets[ri++];
       ent_[e] = Entry{e + 1, e - 1, op, 0, take_call};
       if (take_call) {
@@ -283,6 +328,22 @@ class PartitionSearch {
     ent_[kHead] = Entry{1, static_cast<uint32_t>(count - 1), 0, 0, false};
     ent_[count - 1].next = kHead;
     cursor_ = ent_[kHead].next;
+  }
+
+  // Returns come nearly in order (one partition's operations overlap a little), and most
+  // partitions are short: insertion sort (stable), std::sort for the long ones.
+  template <typename Less>
+  static void sort_small(uint32_t* a, size_t n, Less less) {
+    if (n > 64) {
+      std::sort(a, a + n, less);
+      return;
+    }
+    for (size_t i = 1; i < n; ++i) {
+      const uint32_t x = a[i];
+      size_t j = i;
+      for (; j > 0 && less(x, a[j - 1]); --j) a[j] = a[j - 1];
+      a[j] = x;
+    }
   }
 
   void unlink(uint32_t e) {
@@ -351,12 +412,12 @@ class PartitionSearch {
   // first return entry's) can never become legal from here, the node is dead. Returns false if
   // the search failed.
   bool greedy_scan() {
-    std::vector<const Op*>& window = arena_->window;
-    window.clear();
+    const Op** const window = arena_->window;
+    size_t in_window = 0;
     uint32_t e = ent_[kHead].next;
     for (; e != kHead && ent_[e].call; e = ent_[e].next) {
       const Op& op = ops_[ent_[e].op].op;
-      window.push_back(&op);
+      window[in_window++] = &op;
       if (!model_->is_read_only(op)) continue;
       ++steps_;
       std::optional<State> next = model_->step(state_, op);
@@ -365,18 +426,18 @@ class PartitionSearch {
       if (descend(e, std::move(*next), true)) return true;
       return backtrack();  // (S, L + op) already failed, so (S, L) fails
     }
-    if constexpr (requires { model_->may_become_legal(state_, window.front(), std::span<const Op* const>(window)); }) {
+    if constexpr (requires { model_->may_become_legal(state_, window[0], std::span<const Op* const>(window, 1)); }) {
       // The first few return entries: each one's operation must become legal after some of the
       // calls before it (window when we reach it).
       size_t returns_checked = 0;
       for (; e != kHead && returns_checked < kPruneReturnsChecked; e = ent_[e].next) {
         if (ent_[e].call) {
-          window.push_back(&ops_[ent_[e].op].op);
+          window[in_window++] = &ops_[ent_[e].op].op;
           continue;
         }
         ++returns_checked;
         ++steps_;
-        if (!model_->may_become_legal(state_, &ops_[ent_[e].op].op, std::span<const Op* const>(window))) {
+        if (!model_->may_become_legal(state_, &ops_[ent_[e].op].op, std::span<const Op* const>(window, in_window))) {
           return backtrack();
         }
       }
@@ -431,26 +492,29 @@ class PartitionSearch {
 };
 
 // Buckets the operations by partition (one counting pass, input order kept within a partition),
-// sizes the arena for all of them and returns each non-empty partition's layout and number.
+// sizes the arena for all of them and returns each non-empty partition's layout.
 template <Model M>
-std::vector<std::pair<PartitionLayout, uint32_t>> lay_out_partitions(M& model,
-                                                                    std::span<const Operation<typename M::Op>> ops,
-                                                                    bool partition, SearchArena<M>& arena) {
+std::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operation<typename M::Op>> ops,
+                                                bool partition, SearchArena<M>& arena) {
   const uint32_t parts = partition ? model.partition_count() : 1;
-  std::vector<uint32_t> part_of(ops.size());
-  std::vector<PartitionLayout> layout(parts);
-  for (size_t i = 0; i < ops.size(); ++i) {
+  auto part_of = [&](size_t i) {
     const uint32_t p = partition ? model.partition_of(ops[i].op) : 0;
     DST_ASSERT_LT(p, parts);
-    part_of[i] = p;
-    ++layout[p].ops;
-    layout[p].definite += ops[i].ret != kNeverReturns;
+    return p;
+  };
+  // Indexed by partition number until the operations are placed, then compacted to the
+  // non-empty partitions.
+  std::vector<PartitionLayout> layout(parts);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    PartitionLayout& l = layout[part_of(i)];
+    ++l.ops;
+    l.definite += ops[i].ret != kNeverReturns;
   }
-  std::vector<std::pair<PartitionLayout, uint32_t>> used;
   size_t op_at = 0, entry_at = 0, set_at = 0, largest = 0;
   for (uint32_t p = 0; p < parts; ++p) {
     PartitionLayout& l = layout[p];
     if (l.ops == 0) continue;
+    l.partition = p;
     l.op_begin = op_at;
     l.entry_begin = entry_at;
     l.set_begin = set_at;
@@ -458,25 +522,20 @@ std::vector<std::pair<PartitionLayout, uint32_t>> lay_out_partitions(M& model,
     entry_at += 1 + l.ops + l.definite;
     set_at += (l.ops + 63) / 64;
     largest = std::max(largest, l.ops);
-    used.emplace_back(l, p);
   }
-  // Place the operations: layout[p].op_begin advances as partition p fills.
-  arena.ops.reserve(ops.size());
-  std::vector<uint32_t>& order = arena.scratch_calls;
-  order.resize(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) order[layout[part_of[i]].op_begin++] = static_cast<uint32_t>(i);
-  for (uint32_t i : order) arena.ops.push_back(ops[i]);
-  arena.entries.resize(entry_at);
-  arena.sets.assign(set_at, 0);
-  arena.frames.resize(ops.size());
-  arena.best.resize(ops.size());
-  arena.keys.resize(largest);
+  arena.allocate(ops.size(), entry_at, set_at, largest);
+  // Place the operations: layout[p].op_begin advances as partition p fills, and is put back after.
+  arena.ops.resize(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) arena.ops[layout[part_of(i)].op_begin++] = ops[i];
+  size_t used = 0;
+  for (uint32_t p = 0; p < parts; ++p) {
+    if (layout[p].ops == 0) continue;
+    layout[used] = layout[p];
+    layout[used++].op_begin -= layout[p].ops;
+  }
+  layout.resize(used);
   for (size_t i = 0; i < largest; ++i) arena.keys[i] = mix64(0x6c696e6561726973ull ^ (i * 0x2545f4914f6cdd1dull));
-  arena.scratch_calls.reserve(largest);
-  arena.scratch_returns.reserve(largest);
-  arena.scratch_call_entry.reserve(largest);
-  arena.window.reserve(largest);
-  return used;
+  return layout;
 }
 
 // Checks a whole history: partitions it, interleaves the partitions' searches round-robin, and
@@ -486,16 +545,15 @@ CheckResult check_linearizable(M& model, std::span<const Operation<typename M::O
                                const SearchOptions& options = {}) {
   if constexpr (requires { model.set_partitioned(true); }) model.set_partitioned(options.partition);
   SearchArena<M> arena;
-  const std::vector<std::pair<PartitionLayout, uint32_t>> parts =
-      lay_out_partitions(model, ops, options.partition, arena);
+  const std::vector<PartitionLayout> parts = lay_out_partitions(model, ops, options.partition, arena);
   CheckResult result;
   result.partitions.reserve(parts.size());
   size_t cache_bytes_used = 0;
   std::vector<PartitionSearch<M>> searches(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
-    searches[i].init(model, arena, parts[i].first, options, &cache_bytes_used);
-    std::string name = options.partition ? std::string(model.partition_name(parts[i].second)) : "all operations";
-    result.partitions.push_back(PartitionStats{std::move(name), parts[i].first.ops, 0, Verdict::kUnknown});
+    searches[i].init(model, arena, parts[i], options, &cache_bytes_used);
+    std::string name = options.partition ? std::string(model.partition_name(parts[i].partition)) : "all operations";
+    result.partitions.push_back(PartitionStats{std::move(name), parts[i].ops, 0, Verdict::kUnknown});
   }
   using Progress = typename PartitionSearch<M>::Progress;
   size_t running = searches.size();

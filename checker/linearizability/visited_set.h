@@ -82,6 +82,7 @@ class VisitedSet {
   bool full() const { return full_; }
 
  private:
+  static constexpr size_t kFirstEntries = 128;
   struct Entry {
     uint64_t hash;
     State state;
@@ -93,7 +94,11 @@ class VisitedSet {
     slots_[i] = slot_value;
   }
   void grow() {
-    const size_t n = slots_.empty() ? 256 : slots_.size() * 2;
+    if (slots_.empty()) {  // the first insert: room for the table's first fill, not one doubling each
+      entries_.reserve(kFirstEntries);
+      sets_.reserve(kFirstEntries * words_);
+    }
+    const size_t n = slots_.empty() ? 2 * kFirstEntries : slots_.size() * 2;
     slots_.assign(n, 0);
     for (size_t k = 0; k < entries_.size(); ++k) place(entries_[k].hash, static_cast<uint32_t>(k + 1));
   }
