@@ -225,5 +225,16 @@ inline constexpr size_t kCheckerModelBytesMax = 1024ull * 1024 * 1024;
 // Operations shown in a counterexample's prefix and in its list of operations that could not be
 // placed: enough to see the conflict, few enough to read.
 inline constexpr size_t kCounterexampleOpsShownMax = 12;
+// Counterexample minimisation (checker/linearizability/minimize.h) re-checks weakened copies of
+// the failing partition. All its checks together may take this many times the original check's
+// steps, or the floor if that is more (a violation found in a few hundred steps still deserves a
+// few thousand re-checks of a short history); past it the core is reported as not 1-minimal.
+inline constexpr uint64_t kMinimizeStepsFactor = 10;
+inline constexpr uint64_t kMinimizeStepsFloor = 5'000'000;
+// One re-check may take this many times the steps the failing partition took in the original
+// check, or the floor: weakening writes into unknown outcome can make the search much harder, and
+// a re-check that runs out counts as "not shown" (the operation is kept, sound but less minimal).
+inline constexpr uint64_t kMinimizeCheckStepsFactor = 4;
+inline constexpr uint64_t kMinimizeCheckStepsFloor = 200'000;
 
 }  // namespace dst::limits

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "checker/linearizability/kv_model.h"
+#include "checker/linearizability/minimize.h"
 #include "checker/linearizability/register_model.h"
 
 namespace dst::checker {
@@ -40,7 +41,19 @@ Operation<Op> timed(const ImportedOp& src, Op op) {
   return o;
 }
 
-Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions& options) {
+// After a violation: the smallest set of operations that cannot be ordered (minimize.h), with a
+// fresh model from make_model() for each re-check. The search options are the user's (greedy,
+// memo size; an unpartitioned check is minimised per partition, see Minimizer::locate_partition).
+template <typename MakeModel, typename Op>
+void minimize_into(CheckResult& r, MakeModel&& make_model, const std::vector<Operation<Op>>& ops,
+                   const SearchOptions& options) {
+  if (r.verdict != Verdict::kViolation) return;
+  MinimizeOptions mo;
+  mo.search = options;
+  r.minimal = minimize_counterexample(make_model, std::span<const Operation<Op>>(ops), r, mo);
+}
+
+Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions& options, bool minimize) {
   std::vector<Operation<RegisterOp>> ops;
   ops.reserve(h.ops.size());
   for (const ImportedOp& op : h.ops) {
@@ -60,15 +73,19 @@ Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions
     ops.push_back(timed(op, r));
   }
   RegisterModel model;
-  return check_linearizable(model, std::span<const Operation<RegisterOp>>(ops), options);
+  CheckResult r = check_linearizable(model, std::span<const Operation<RegisterOp>>(ops), options);
+  if (minimize) minimize_into(r, [] { return RegisterModel{}; }, ops, options);
+  return r;
 }
 
-Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& options) {
-  KvModel model;
+}  // namespace
+
+// Deterministic, which is how minimisation gets a model that no search has used (check_kv).
+Status kv_operations(const ImportedHistory& h, KvModel& model, std::vector<Operation<KvOp>>& ops) {
   size_t text_bytes = 0;
   for (const ImportedOp& op : h.ops) text_bytes += op.key.size() + op.argument.text.size() + op.result.text.size();
   model.reserve(h.ops.size(), text_bytes);
-  std::vector<Operation<KvOp>> ops;
+  ops.clear();
   ops.reserve(h.ops.size());
   for (const ImportedOp& op : h.ops) {
     KvOp::Kind kind;
@@ -81,7 +98,27 @@ Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& opti
     ops.push_back(timed(op, model.make(kind, op.key, value)));
   }
   model.seal();
-  return check_linearizable(model, std::span<const Operation<KvOp>>(ops), options);
+  return Status();
+}
+
+namespace {
+
+Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& options, bool minimize) {
+  KvModel model;
+  std::vector<Operation<KvOp>> ops;
+  if (Status st = kv_operations(h, model, ops); !st.is_ok()) return st;
+  CheckResult r = check_linearizable(model, std::span<const Operation<KvOp>>(ops), options);
+  if (!minimize || r.verdict != Verdict::kViolation) return r;
+  // `model` has served its search; a second conversion gives an unused one with the same ids, and
+  // each re-check copies it (copying is cheaper than converting again).
+  KvModel pristine;
+  std::vector<Operation<KvOp>> again;
+  const Status st = kv_operations(h, pristine, again);
+  DST_ASSERT_MSG(st.is_ok(), st.to_string());
+  DST_ASSERT_EQ(again.size(), ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) DST_ASSERT_EQ(again[i].op.index, ops[i].op.index);
+  minimize_into(r, [&pristine] { return pristine; }, ops, options);
+  return r;
 }
 
 std::string lines_of(const ImportedHistory& h, uint64_t id) {
@@ -98,10 +135,48 @@ std::string lines_of(const ImportedHistory& h, uint64_t id) {
   return s;
 }
 
+// The minimal counterexample: the core first (what a reader needs), then the operations with
+// unknown outcome it is stated against, then how it was found.
+std::string format_minimal(const ImportedHistory& h, const MinimalCounterexample& m) {
+  std::string out = "these " + std::to_string(m.core.size()) + " operation(s) in " + m.partition +
+                    " cannot be ordered (";
+  out += m.one_minimal ? "1-minimal: weakening any one of them makes the rest linearizable"
+                       : "not shown 1-minimal: " + m.cut_short;
+  out += "):\n";
+  for (const CounterexampleOp& op : m.core) out += "    " + op.what + "   [" + lines_of(h, op.id) + "]\n";
+  if (!m.may_have_happened.empty()) {
+    out += "  even allowing each of these " + std::to_string(m.may_have_happened.size()) +
+           " to take effect at any time after its call, or never";
+    out += m.weakened == 0 ? ":\n"
+                           : " (" + std::to_string(m.weakened) + " of them returned: the core does not need that):\n";
+    const size_t shown = limits::kCounterexampleOpsShownMax;
+    for (size_t k = 0; k < m.may_have_happened.size() && k < shown; ++k) {
+      const CounterexampleOp& op = m.may_have_happened[k];
+      // lines_of already says "outcome unknown" for those that were so in the history.
+      out += "    " + op.what + "   [" + lines_of(h, op.id) + "]" + (op.ret != kNeverReturns ? ": " + op.note : "") + "\n";
+    }
+    if (m.may_have_happened.size() > shown) {
+      out += "    ... and " + std::to_string(m.may_have_happened.size() - shown) + " more\n";
+    }
+  }
+  // The cut is in event positions; the reader knows lines: the core's last return's.
+  std::string cut = "t=" + std::to_string(m.cut_time);
+  for (const CounterexampleOp& op : m.core) {
+    if (op.ret == m.cut_time && op.id < h.ops.size() && h.ops[op.id].return_line != 0) {
+      cut = "line " + std::to_string(h.ops[op.id].return_line);
+    }
+  }
+  out += "  (reduced from the " + std::to_string(m.partition_ops) + " operations of " + m.partition +
+         ", those invoked after " + cut + " left out; " + std::to_string(m.checks) + " re-checks, " +
+         std::to_string(m.steps) + " steps)\n";
+  return out;
+}
+
 }  // namespace
 
-Result<CheckResult> check_imported(const ImportedHistory& h, ImportedModel model, const SearchOptions& options) {
-  return model == ImportedModel::kRegister ? check_register(h, options) : check_kv(h, options);
+Result<CheckResult> check_imported(const ImportedHistory& h, ImportedModel model, const SearchOptions& options,
+                                   bool minimize) {
+  return model == ImportedModel::kRegister ? check_register(h, options, minimize) : check_kv(h, options, minimize);
 }
 
 std::string format_check_report(const ImportedHistory& h, const CheckResult& r) {
@@ -123,6 +198,7 @@ std::string format_check_report(const ImportedHistory& h, const CheckResult& r) 
     out += "  " + p.name + ": " + std::to_string(p.ops) + " ops, " + std::to_string(p.steps) + " steps, " +
            (p.verdict == Verdict::kUnknown ? "undecided" : verdict_name(p.verdict)) + "\n";
   }
+  if (r.minimal) out += format_minimal(h, *r.minimal);
   if (!r.counterexample) return out;
   const Counterexample& c = *r.counterexample;
   out += "counterexample in " + c.partition + ":\n";

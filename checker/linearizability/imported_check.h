@@ -3,8 +3,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/status.h"
+#include "checker/linearizability/kv_model.h"
 #include "checker/linearizability/search.h"
 #include "history/imported_history.h"
 
@@ -16,10 +18,18 @@ const char* imported_model_name(ImportedModel m);
 // Converts the history for the model and runs the search. :fail operations are dropped (they
 // certainly did not happen), so are reads with unknown outcome (they change nothing). An
 // operation the model does not know is bad input: kInvalidArgument naming the file and line.
+// After a violation, with `minimize`, also the smallest set of operations that cannot be ordered
+// (CheckResult::minimal, minimize.h); its re-checks take a bounded multiple of the check's steps.
 Result<CheckResult> check_imported(const history::ImportedHistory& h, ImportedModel model,
-                                   const SearchOptions& options = {});
+                                   const SearchOptions& options = {}, bool minimize = true);
 
-// The verdict, steps per partition (the busiest few) and the counterexample with line numbers.
+// The kv model's operations of a Porcupine history, interned in `model` (left sealed, unsearched),
+// as check_imported converts them: the same history gives the same operations in every fresh
+// model. For tests and tools that re-check parts of the history.
+Status kv_operations(const history::ImportedHistory& h, KvModel& model, std::vector<Operation<KvOp>>& ops);
+
+// The verdict, steps per partition (the busiest few), the minimal counterexample and the
+// prefix counterexample, with line numbers.
 std::string format_check_report(const history::ImportedHistory& h, const CheckResult& r);
 
 }  // namespace dst::checker

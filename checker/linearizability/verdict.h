@@ -47,12 +47,35 @@ struct Counterexample {
   std::vector<CounterexampleOp> unplaced;
 };
 
+// A violation reduced by minimize.h to the operations that cannot be ordered: a weakening of the
+// history (some operations dropped, some turned into unknown outcome, a time cut) that is still not
+// linearizable, and that is only ever NOT linearizable if the original is not (see minimize.h).
+struct MinimalCounterexample {
+  std::string partition;
+  // The definite operations that remain, by call time: the operations that cannot be ordered.
+  std::vector<CounterexampleOp> core;
+  // The operations with unknown outcome that stay in the weakened history (in the history with
+  // unknown outcome, or definite there and weakened here): each may have taken effect at any time
+  // after its call, or never, and still no order of the core exists. By call time; note says which.
+  std::vector<CounterexampleOp> may_have_happened;
+  size_t weakened = 0;         // how many of may_have_happened were definite in the history
+  int64_t cut_time = 0;        // operations called after it are left out (the core's last return)
+  size_t partition_ops = 0;    // operations of the failing partition in the history
+  bool one_minimal = false;    // every single further weakening was checked: each is linearizable
+  std::string cut_short;       // when not one_minimal: why
+  uint64_t steps = 0;          // model steps the minimisation spent (all its checks)
+  size_t checks = 0;           // linearizability checks it ran
+};
+
 struct CheckResult {
   Verdict verdict = Verdict::kUnknown;
   uint64_t steps = 0;  // all partitions
   std::vector<PartitionStats> partitions;
   std::optional<Counterexample> counterexample;  // set iff kViolation
   std::string unknown_reason;                    // set iff kUnknown
+  // Set by callers that minimise (imported_check.h) after a violation, when the minimiser could
+  // confirm the failing partition alone within its budget.
+  std::optional<MinimalCounterexample> minimal;
 };
 
 }  // namespace dst::checker
