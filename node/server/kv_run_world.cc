@@ -1,6 +1,7 @@
 #include "node/server/kv_run_world.h"
 
 #include "base/assert.h"
+#include "node/server/nemesis_faults.h"
 
 namespace dst::node {
 
@@ -102,21 +103,11 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
     sample_metrics(sim, cluster, recorder);
     if (sim.alive(sampler)) sim.kill(sampler);
   }
-  // The random nemesis's log ("t=1.234s crash n2 power-loss") as fault records: kind and target;
-  // the end of each fault is the heal (the nemesis does not pair its actions). A scenario's own
-  // nemesis records its faults itself, with their windows.
-  for (const std::string& line : options.faults ? r.fault_log : std::vector<std::string>{}) {
-    history::Fault f;
-    const size_t sp = line.find(' ');
-    const std::string t = line.substr(2, sp - 3);  // "t=1.234s " -> "1.234"
-    f.start_ns = static_cast<int64_t>(std::stod(t) * 1e9);
-    const std::string what = line.substr(sp + 1);
-    const size_t sp2 = what.find(' ');
-    f.kind = what.substr(0, sp2);
-    f.target = sp2 == std::string::npos ? "" : what.substr(sp2 + 1);
-    f.end_ns = clients_until;
-    recorder.fault_ended(recorder.fault_started(f), f.end_ns);
-  }
+  // The random nemesis's log as fault windows (nemesis_faults.h). A scenario's own nemesis
+  // records its faults itself.
+  if (options.faults)
+    for (const history::Fault& f : pair_nemesis_log(r.fault_log, clients_until))
+      recorder.fault_ended(recorder.fault_started(f), f.end_ns);
   return r;
 }
 
