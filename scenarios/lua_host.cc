@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "base/assert.h"
@@ -216,14 +214,6 @@ Status LuaHost::run_string(const std::string& code, const std::string& name) {
   if (luaL_loadbufferx(L_, code.data(), code.size(), chunk.c_str(), "t") != LUA_OK)
     return Status(StatusCode::kInvalidArgument, pop_error(L_));
   return protected_call(0);
-}
-
-Status LuaHost::run_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kNotFound, path + ": cannot read the scenario file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return run_string(text.str(), path);
 }
 
 Status LuaHost::call_ref(int ref) {

@@ -40,10 +40,8 @@ class LuaHost {
 
   lua_State* state() { return L_; }
 
-  // Reads the file (the host does, not the script) and runs it. kInvalidArgument with
-  // "path:line: message" on a syntax or runtime error, kNotFound if it cannot be read.
-  Status run_file(const std::string& path);
-  // Runs a chunk given as text, named `name` in messages (tests).
+  // Runs a chunk given as text (the host reads files, never the script), named `name` in
+  // messages: kInvalidArgument with "name:line: message" on a syntax or runtime error.
   Status run_string(const std::string& code, const std::string& name);
   // Calls the function stored in the registry at `ref` with no arguments (an at/every callback).
   Status call_ref(int ref);

@@ -2,6 +2,9 @@
 
 #include <lua.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "base/assert.h"
 
 namespace dst::scenarios {
@@ -14,9 +17,18 @@ Scenario::Scenario(std::string path, uint64_t seed, const LuaLimits& limits)
 }
 
 Result<std::unique_ptr<Scenario>> Scenario::load(const std::string& path, uint64_t seed, const LuaLimits& limits) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kNotFound, path + ": cannot read the scenario file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_source(path, text.str(), seed, limits);
+}
+
+Result<std::unique_ptr<Scenario>> Scenario::load_source(const std::string& path, const std::string& code,
+                                                        uint64_t seed, const LuaLimits& limits) {
   std::unique_ptr<Scenario> s(new Scenario(path, seed, limits));
   register_api(s->lua_->state(), s.get());
-  if (Status st = s->lua_->run_file(path); !st.is_ok()) return st;
+  if (Status st = s->lua_->run_string(code, path); !st.is_ok()) return st;
   s->loading_ = false;
   ScenarioConfig& c = s->config_;
   if (!c.run_for_set)
@@ -37,6 +49,7 @@ node::KvRunOptions Scenario::run_options() {
     co.server.raft = config_.raft;
     co.server.tick = config_.tick;
     if (config_.quota_bytes > 0) co.server.api.quota_bytes = config_.quota_bytes;
+    if (config_.snapshot_every > 0) co.server.snapshot_every = config_.snapshot_every;
   };
   o.on_start = [this](node::SimCluster& cluster, history::Recorder& recorder, const client::Workload&,
                       sim::TimeNs until) { start(cluster, recorder, until); };

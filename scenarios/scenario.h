@@ -47,7 +47,8 @@ struct ScenarioConfig {
   sim::LinkConfig link;
   raft::Config raft;
   sim::DurationNs tick = sim::milliseconds(100);
-  uint64_t quota_bytes = 0;  // 0: etcd's default
+  uint64_t quota_bytes = 0;     // 0: etcd's default
+  uint64_t snapshot_every = 0;  // 0: run_kv_world's default
   Checks checks;
   std::vector<std::string> swarm_log;  // what swarm{} drew
   std::vector<Timed> timed;
@@ -60,6 +61,9 @@ class Scenario {
   // script error, kNotFound when the file cannot be read.
   static Result<std::unique_ptr<Scenario>> load(const std::string& path, uint64_t seed,
                                                 const LuaLimits& limits = {});
+  // The same from a script's text, named `name` in messages (tests).
+  static Result<std::unique_ptr<Scenario>> load_source(const std::string& name, const std::string& code,
+                                                       uint64_t seed, const LuaLimits& limits = {});
 
   const ScenarioConfig& config() const { return config_; }
   const std::string& path() const { return path_; }

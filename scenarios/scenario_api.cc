@@ -263,6 +263,7 @@ int l_cluster(lua_State* L) {
   ScenarioConfig& c = self(L).mutable_config();
   if (auto n = f.integer("nodes", 1, 9)) c.run.nodes = static_cast<size_t>(*n);
   if (auto q = f.integer("quota", 64 * 1024, int64_t{8} << 30)) c.quota_bytes = static_cast<uint64_t>(*q);
+  if (auto e = f.integer("snapshot_every", 10, 1'000'000)) c.snapshot_every = static_cast<uint64_t>(*e);
   if (f.push("net") != LUA_TNIL) {
     Fields net(L, -1, "cluster{net={}}", {"latency", "bandwidth"});
     std::string text;

@@ -5,17 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 namespace dst::scenarios {
 namespace {
 
-std::string write(const std::string& name, const std::string& code) {
-  std::ofstream(name) << code;
-  return name;
-}
-
-Result<std::unique_ptr<Scenario>> load(const std::string& code) { return Scenario::load(write("t.lua", code), 1); }
+Result<std::unique_ptr<Scenario>> load(const std::string& code) { return Scenario::load_source("t.lua", code, 1); }
 
 std::string error(const std::string& code) {
   auto s = load(code);
@@ -78,8 +72,9 @@ TEST(Scenario, ErrorsSayWhereAndWhatWasExpected) {
 }
 
 TEST(Scenario, SwarmDrawsFromTheSeedAndLogsIt) {
-  auto a = Scenario::load(write("swarm.lua", "run_for(s(10))\nswarm{interval={ms(200), s(2)}}"), 11);
-  auto b = Scenario::load("swarm.lua", 11);
+  const std::string code = "run_for(s(10))\nswarm{interval={ms(200), s(2)}}";
+  auto a = Scenario::load_source("swarm.lua", code, 11);
+  auto b = Scenario::load_source("swarm.lua", code, 11);
   ASSERT_TRUE(a.is_ok() && b.is_ok());
   ASSERT_EQ((*a)->config().swarm_log.size(), 1u);
   EXPECT_EQ((*a)->config().swarm_log, (*b)->config().swarm_log);
@@ -87,7 +82,7 @@ TEST(Scenario, SwarmDrawsFromTheSeedAndLogsIt) {
   EXPECT_EQ((*a)->config().swarm_log[0].rfind("swarm drew: partition ", 0), 0u) << (*a)->config().swarm_log[0];
   bool differs = false;
   for (uint64_t seed = 12; seed < 20 && !differs; ++seed)
-    differs = Scenario::load("swarm.lua", seed).value()->config().swarm_log != (*a)->config().swarm_log;
+    differs = Scenario::load_source("swarm.lua", code, seed).value()->config().swarm_log != (*a)->config().swarm_log;
   EXPECT_TRUE(differs);
 }
 
@@ -98,7 +93,7 @@ struct WorldRun {
   node::KvRunResult result;
   std::unique_ptr<Scenario> scenario;
   explicit WorldRun(const std::string& code) {
-    auto s = Scenario::load(write("run.lua", code), 5);
+    auto s = Scenario::load_source("run.lua", code, 5);
     EXPECT_TRUE(s.is_ok()) << s.status().message();
     scenario = std::move(s).value();
     result = node::run_kv_world(sim, scenario->run_options(), recorder);
