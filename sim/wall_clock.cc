@@ -21,4 +21,9 @@ int64_t wall_clock_ns() {
       .count();
 }
 
+int64_t unix_time_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace dst::sim

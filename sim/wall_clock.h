@@ -13,5 +13,7 @@ namespace dst::sim {
 uint64_t fresh_seed();
 // Monotonic wall-clock nanoseconds, for measuring how long real work took.
 int64_t wall_clock_ns();
+// Milliseconds since the Unix epoch, for the run database's start and end stamps (metadata).
+int64_t unix_time_ms();
 
 }  // namespace dst::sim

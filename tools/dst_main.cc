@@ -16,7 +16,10 @@
 #include "tools/check_command.h"
 #include "tools/run_etcd.h"
 #include "tools/run_raft.h"
+#include "tools/merge_command.h"
+#include "tools/report_command.h"
 #include "tools/run_scenario.h"
+#include "tools/sweep_command.h"
 #include "tools/shell_command.h"
 
 namespace dst {
@@ -33,6 +36,10 @@ const char* kTopUsage =
     "  run [WORLD]    a built-in world instead: demo (the default); raft: a Raft cluster under\n"
     "                 random faults; etcd: clients and watchers against a KV cluster under random\n"
     "                 faults, then the checkers\n"
+    "  sweep SCENARIO --seeds A..B  many seeds as local processes (--jobs, --shard I/N), a summary\n"
+    "                 table and the failing seeds' reproduce commands (docs/sweep.md)\n"
+    "  merge FILE...  combine the results files of sweep shards into one summary\n"
+    "  report RUN.db  the report of a recorded run: index.html, plots (gnuplot), summary.md, junit.xml\n"
     "  check FILE     check a recorded history (Jepsen or Porcupine logs) for linearizability\n"
     "  shell          etcdctl command lines on stdin against a simulated cluster, etcdctl's output\n"
     "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
@@ -166,6 +173,9 @@ int main(int argc, char** argv) {
   if (command == "bench") return dst::bench_command(rest);
   if (command == "shell") return dst::shell_command(self, rest);
   if (command == "check") return dst::check_command(self, rest);
+  if (command == "report") return dst::report_command(self, rest);
+  if (command == "sweep") return dst::sweep_command(self, rest);
+  if (command == "merge") return dst::merge_command(self, rest);
   std::fprintf(stderr, "dst: unknown command '%s'\n\n%s", command.c_str(), dst::kTopUsage);
   return dst::kExitUsage;
 }

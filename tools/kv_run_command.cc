@@ -8,7 +8,7 @@
 #include "checker/watch/watch_checker.h"
 #include "history/recorder.h"
 #include "history/run_db_recorder.h"
-#include "reports/violation_html.h"
+#include "reports/run_report_writer.h"
 #include "sim/determinism.h"
 #include "sim/wall_clock.h"
 #include "tools/exit_codes.h"
@@ -43,7 +43,7 @@ int run_kv_command(const KvRunSpec& spec) {
   std::fflush(stdout);
   EtcdRun run;
   std::unique_ptr<history::RunDbWriter> writer;
-  const int64_t started_ms = sim::wall_clock_ns() / 1'000'000;
+  const int64_t started_ms = sim::unix_time_ms();
   if (spec.out) {
     const std::string* out = &*spec.out;
     std::error_code ec;
@@ -153,7 +153,7 @@ int run_kv_command(const KvRunSpec& spec) {
   bool db_ok = true;
   if (writer) {
     history::RunResult result;
-    result.finished_unix_ms = sim::wall_clock_ns() / 1'000'000;
+    result.finished_unix_ms = sim::unix_time_ms();
     result.trace_hash = hash;
     result.verdict = scenario_error ? "error" : pass ? "pass" : exit_code == kExitGaveUp ? "unknown" : "violation";
     result.exit_code = exit_code;
@@ -168,14 +168,16 @@ int run_kv_command(const KvRunSpec& spec) {
     } else {
       std::printf("run database      %s\n", writer->path().c_str());
     }
-    const std::optional<std::string> page =
-        reports::render_run_violation_html(run.history(), lin.is_ok() ? &*lin : nullptr, run.watch);
-    if (page) {
-      const std::string path = *spec.out + "/violation.html";
-      if (Status st = reports::write_report_file(path, *page); !st.is_ok()) {
-        std::fprintf(stderr, "%s: %s\n", spec.command.c_str(), st.to_string().c_str());
+    // The report (reports/run_report_writer.h): pages, plots, and for a violation the page around
+    // it. A report that cannot be written (no gnuplot) does not change the run's verdict.
+    if (db_ok) {
+      Result<reports::RunReportPaths> report = reports::write_run_report(writer->path(), *spec.out + "/report");
+      if (!report.is_ok()) {
+        std::fprintf(stderr, "%s: the report is incomplete: %s\n", spec.command.c_str(),
+                     report.status().to_string().c_str());
       } else {
-        std::printf("violation page    %s\n", path.c_str());
+        std::printf("report            %s\n", report->index_html.c_str());
+        if (report->violation_page) std::printf("violation page    %s/violation.html\n", report->dir.c_str());
       }
     }
   }

@@ -23,8 +23,8 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   args.option("duration", "D", "how long clients and faults run, e.g. 20s (default 20s)");
   args.flag("no-faults", "run without the nemesis");
   args.option("fault-interval", "D", "mean time between two nemesis actions (default 700ms)");
-  args.option("out", "DIR", "write the run database to DIR/run.db (see docs/run-db.md), and on a violation "
-                            "DIR/violation.html (the history around it); DIR is created");
+  args.option("out", "DIR", "write the run database to DIR/run.db (docs/run-db.md) and the report to DIR/report/ "
+                            "(index.html, plots, summary.md, junit.xml, violation.html; docs/report.md)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());

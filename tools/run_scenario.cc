@@ -14,8 +14,8 @@ namespace dst {
 int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv) {
   cli::Args args("dst run " + path, argv);
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
-  args.option("out", "DIR", "write the run database to DIR/run.db (see docs/run-db.md), and on a violation "
-                            "DIR/violation.html; DIR is created");
+  args.option("out", "DIR", "write the run database to DIR/run.db (docs/run-db.md) and the report to DIR/report/ "
+                            "(index.html, plots, summary.md, junit.xml, violation.html; docs/report.md)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
