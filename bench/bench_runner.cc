@@ -29,6 +29,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 
   void print_summary() const {
     if (print_checker_summary()) return;
+    if (print_cluster_summary()) return;
     if (auto it = ns_per_item_.find("kv/apply/3"); it != ns_per_item_.end()) {
       std::printf("\nsummary (issue #4):\n");
       std::printf("  %-30s %12.1f k requests per wall s\n", "kv/apply/3", 1e9 / it->second / 1e3);
@@ -93,6 +94,28 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                                 : "> 120000",
                   speedup);
       if (!as_expected && v != 2) std::printf("  ^ WRONG VERDICT\n");
+    }
+    return any;
+  }
+  // `dst bench cluster`: how much faster than real time, and where the wall time goes (issue #6).
+  bool print_cluster_summary() const {
+    bool any = false;
+    for (const auto& [name, ns] : ns_per_item_) {
+      if (name.rfind("cluster/", 0) != 0) continue;
+      auto counter = [&](const char* key) {
+        auto it = counters_.find(name + ":" + key);
+        return it == counters_.end() ? 0.0 : it->second;
+      };
+      if (!any) std::printf("\nsummary (issue #6: >= 100x real time at 1,000 QPS with watches and recording):\n");
+      any = true;
+      const double x = counter("x_realtime");
+      const double sim = counter("sim_wall_s"), lin = counter("lin_check_wall_s"), watch = counter("watch_check_wall_s");
+      const double total = sim + lin + watch;
+      std::printf("  %-24s %6.0fx real time (goal >= 100x: %s); %.0f ops and %.0f watch events in %.1f virtual s\n",
+                  name.c_str(), x, x >= 100 ? "met" : "NOT met", counter("ops"), counter("watch_events"),
+                  counter("virtual_s"));
+      std::printf("  %-24s %6.0f checked ops per wall s; wall %.2fs = simulate %.0f%% + linearizability %.0f%% + watch %.0f%%\n",
+                  "", counter("checked_ops_per_s"), total, 100 * sim / total, 100 * lin / total, 100 * watch / total);
     }
     return any;
   }

@@ -181,6 +181,17 @@ int run_kv_command(const KvRunSpec& spec) {
       }
     }
   }
+  // One line naming the first violation, for sweeps and CI logs (dst sweep picks it up).
+  if (!pass && !scenario_error) {
+    std::string first;
+    if (!w.invariants_ok && spec.require_durability && !w.violations.empty()) first = "raft invariant: " + w.violations.front();
+    else if (!w.liveness_ok && spec.require_liveness) first = "liveness: " + w.liveness.detail;
+    else if (!w.members_agree && spec.require_durability) first = "member agreement failed";
+    else if (!run.watch.ok() && spec.require_watch) first = "watch: " + run.watch.to_string().substr(0, run.watch.to_string().find('\n'));
+    else if (!deterministic) first = "not deterministic: " + determinism_report;
+    else if (lin.is_ok() && !lin->violations.empty()) first = lin->violations.front().rule + ": " + lin->violations.front().message;
+    if (!first.empty()) std::printf("first violation:  %s\n", first.c_str());
+  }
   std::printf("verdict           %s\n", verdict);
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
   return db_ok ? exit_code : kExitUsage;
