@@ -6,6 +6,7 @@
 #include "node/server/raft_world.h"
 #include "sim/determinism.h"
 #include "sim/wall_clock.h"
+#include "tools/bug_flags.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 
@@ -18,11 +19,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   args.option("duration", "D", "how long the nemesis injects faults, e.g. 20s (default 20s)");
   args.flag("no-faults", "run without the nemesis");
   args.flag("kv", "apply a mixed etcd KV load (put, delete, txn, compaction) to SQLite-backed MVCC stores");
-  args.option("bug", "NAMES", "switch on safety bugs, comma-separated: " + [] {
-    std::string names;
-    for (raft::Bug b : raft::all_bugs()) names += (names.empty() ? "" : ", ") + std::string(raft::bug_name(b));
-    return names;
-  }());
+  args.option("bug", "NAMES", bug_names_help());
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
@@ -45,17 +42,12 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   options.faults = !args.has("no-faults");
   options.kv = args.has("kv");
   if (auto bugs = args.value("bug")) {
-    size_t start = 0;
-    while (start <= bugs->size()) {
-      size_t comma = std::min(bugs->find(',', start), bugs->size());
-      auto b = raft::parse_bug(bugs->substr(start, comma - start));
-      if (!b.is_ok()) {
-        std::fprintf(stderr, "dst run raft: --bug: %s\n", b.status().message().c_str());
-        return kExitUsage;
-      }
-      options.bugs |= static_cast<uint32_t>(*b);
-      start = comma + 1;
+    Result<uint32_t> bits = parse_bug_list(*bugs);
+    if (!bits.is_ok()) {
+      std::fprintf(stderr, "dst run raft: --bug: %s\n", bits.status().message().c_str());
+      return kExitUsage;
     }
+    options.bugs = *bits;
   }
 
   std::string reproduce = self + " run raft --seed " + std::to_string(*seed);

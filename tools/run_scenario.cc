@@ -5,6 +5,7 @@
 
 #include "scenarios/scenario.h"
 #include "sim/wall_clock.h"
+#include "tools/bug_flags.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/kv_run_command.h"
@@ -17,11 +18,21 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   args.option("out", "DIR", "write the run database to DIR/run.db (docs/run-db.md) and the report to DIR/report/ "
                             "(index.html, plots, summary.md, junit.xml, violation.html; docs/report.md)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
+  args.option("bug", "NAMES", bug_names_help());
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   if (!seed.is_ok()) {
     std::fprintf(stderr, "%s\n\n%s", seed.status().message().c_str(), args.usage().c_str());
     return kExitUsage;
+  }
+  uint32_t bugs = 0;
+  if (auto names = args.value("bug")) {
+    Result<uint32_t> bits = parse_bug_list(*names);
+    if (!bits.is_ok()) {
+      std::fprintf(stderr, "dst run: --bug: %s\n", bits.status().message().c_str());
+      return kExitUsage;
+    }
+    bugs = *bits;
   }
   // Loaded once here to report script errors before anything runs; every simulated run loads its
   // own copy (the script's state changes as its functions run).
@@ -36,6 +47,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.scenario = path;
   spec.seed = *seed;
   spec.reproduce = self + " run " + path + " --seed " + std::to_string(*seed);
+  if (auto names = args.value("bug")) spec.reproduce += " --bug " + *names;
   spec.options = config.run;
   spec.out = args.value("out");
   spec.check_determinism = args.has("check-determinism");
@@ -47,11 +59,16 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   // The Scenario of the current simulated run: replaced before each one.
   auto current = std::make_shared<std::unique_ptr<scenarios::Scenario>>();
   const uint64_t s = *seed;
-  spec.prepare_run = [current, path, s](node::KvRunOptions& options) {
+  spec.prepare_run = [current, path, s, bugs](node::KvRunOptions& options) {
     Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load(path, s);
     DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
     *current = std::move(loaded).value();
     options = (*current)->run_options();
+    std::function<void(node::ClusterOptions&)> scenario_cluster = options.configure_cluster;
+    options.configure_cluster = [scenario_cluster, bugs](node::ClusterOptions& co) {
+      if (scenario_cluster) scenario_cluster(co);
+      co.server.raft.bugs |= bugs;
+    };
   };
   spec.runtime_error = [current]() -> std::optional<std::string> {
     return *current ? (*current)->runtime_error() : std::nullopt;
