@@ -1,0 +1,276 @@
+// The scenario functions that configure the world, at load time: units and distributions,
+// cluster{}, workload{}, run_for(), check{}, swarm{}, and the scheduling functions at(), after(),
+// every() (docs/scenarios.md).
+#include <lua.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "base/assert.h"
+#include "scenarios/scenario_api.h"
+#include "scenarios/scenario_args.h"
+
+namespace dst::scenarios::api {
+
+// ---- units and distributions ----
+
+namespace {
+int unit(lua_State* L, int64_t ns) {
+  const double v = luaL_checknumber(L, 1);
+  if (!(v >= 0) || v * static_cast<double>(ns) > 9.2e18) luaL_error(L, "durations must be >= 0 and below 292 years");
+  lua_pushinteger(L, static_cast<lua_Integer>(std::llround(v * static_cast<double>(ns))));
+  return 1;
+}
+}  // namespace
+
+int l_us(lua_State* L) { return unit(L, 1'000); }
+int l_ms(lua_State* L) { return unit(L, 1'000'000); }
+int l_s(lua_State* L) { return unit(L, 1'000'000'000); }
+
+int make_dist(lua_State* L, const char* kind, bool second_is_duration) {
+  const sim::DurationNs a = to_duration(L, 1, kind, "the first argument");
+  double b = 0;
+  if (second_is_duration) b = static_cast<double>(to_duration(L, 2, kind, "the second argument"));
+  else if (!lua_isnoneornil(L, 2)) b = luaL_checknumber(L, 2);
+  if (std::string(kind) == "uniform" && b < static_cast<double>(a)) luaL_error(L, "uniform(lo, hi): hi is below lo");
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, kind);
+  lua_setfield(L, -2, "dist");
+  lua_pushinteger(L, a);
+  lua_setfield(L, -2, "a");
+  lua_pushnumber(L, b);
+  lua_setfield(L, -2, "b");
+  std::string text = std::string(kind) + "(" + sim::format_duration(a);
+  if (second_is_duration) text += ", " + sim::format_duration(static_cast<sim::DurationNs>(b));
+  else if (!lua_isnoneornil(L, 2)) text += ", " + std::to_string(b).substr(0, 4);
+  text += ")";
+  lua_pushstring(L, text.c_str());
+  lua_setfield(L, -2, "text");
+  return 1;
+}
+int l_uniform(lua_State* L) { return make_dist(L, "uniform", true); }
+int l_normal(lua_State* L) { return make_dist(L, "normal", true); }
+int l_exponential(lua_State* L) { return make_dist(L, "exponential", false); }
+int l_lognormal(lua_State* L) { return make_dist(L, "lognormal", false); }
+int l_pareto(lua_State* L) { return make_dist(L, "pareto", false); }
+
+// ---- configuration (load time) ----
+
+int l_cluster(lua_State* L) {
+  require_loading(L, "cluster{}");
+  Fields f(L, 1, "cluster{}", {"nodes", "net", "disk", "clock", "raft", "quota", "snapshot_every"});
+  ScenarioConfig& c = self(L).mutable_config();
+  if (auto n = f.integer("nodes", 1, 9)) c.run.nodes = static_cast<size_t>(*n);
+  if (auto q = f.integer("quota", 64 * 1024, int64_t{8} << 30)) c.quota_bytes = static_cast<uint64_t>(*q);
+  if (auto e = f.integer("snapshot_every", 10, 1'000'000)) c.snapshot_every = static_cast<uint64_t>(*e);
+  if (f.push("net") != LUA_TNIL) {
+    Fields net(L, -1, "cluster{net={}}", {"latency", "bandwidth"});
+    std::string text;
+    if (auto d = net.dist("latency", &text)) c.link.latency = *d;
+    if (auto b = net.integer("bandwidth", 1000, int64_t{1} << 40)) c.link.bandwidth_bytes_per_sec = static_cast<uint64_t>(*b);
+  }
+  lua_pop(L, 1);
+  if (f.push("disk") != LUA_TNIL) {
+    Fields disk(L, -1, "cluster{disk={}}", {"fsync"});
+    if (auto d = disk.dist("fsync", &c.fsync_text)) c.fsync_latency = *d;
+  }
+  lua_pop(L, 1);
+  if (f.push("clock") != LUA_TNIL) {
+    Fields clock(L, -1, "cluster{clock={}}", {"drift_ppm"});
+    // drift_ppm = {[2] = 20000}: member -> ppm
+    if (clock.push("drift_ppm") != LUA_TNIL) {
+      if (!lua_istable(L, -1)) luaL_error(L, "cluster{clock={drift_ppm=...}}: expected a table {[node] = ppm}");
+      for (size_t m = 1; m <= 9; ++m) {
+        if (lua_rawgeti(L, -1, static_cast<lua_Integer>(m)) != LUA_TNIL) {
+          if (!lua_isinteger(L, -1)) luaL_error(L, "cluster{clock={drift_ppm=...}}: ppm of node %d must be a whole number", static_cast<int>(m));
+          const int64_t ppm = lua_tointeger(L, -1);
+          if (ppm < -sim::NodeClock::kDriftPpmMax || ppm > sim::NodeClock::kDriftPpmMax)
+            fail(L, "cluster{clock={drift_ppm=...}}: " + std::to_string(ppm) + " ppm is beyond +-" +
+                        std::to_string(sim::NodeClock::kDriftPpmMax));
+          c.clock_drift_ppm.emplace_back(m, ppm);
+        }
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  if (f.push("raft") != LUA_TNIL) {
+    Fields raft(L, -1, "cluster{raft={}}", {"tick", "election_ticks", "heartbeat_ticks", "pre_vote", "check_quorum"});
+    if (auto t = raft.duration("tick")) c.tick = *t;
+    if (auto e = raft.integer("election_ticks", 2, 1000)) c.raft.election_tick = static_cast<int>(*e);
+    if (auto h = raft.integer("heartbeat_ticks", 1, 1000)) c.raft.heartbeat_tick = static_cast<int>(*h);
+    if (auto p = raft.boolean("pre_vote")) c.raft.pre_vote = *p;
+    if (auto q = raft.boolean("check_quorum")) c.raft.check_quorum = *q;
+    if (c.raft.heartbeat_tick >= c.raft.election_tick)
+      luaL_error(L, "cluster{raft={}}: heartbeat_ticks must be below election_ticks");
+  }
+  lua_pop(L, 1);
+  for (const auto& [m, ppm] : c.clock_drift_ppm)
+    if (m > c.run.nodes)
+      luaL_error(L, "cluster{clock={drift_ppm=...}}: unknown node %d; cluster has 1..%d", static_cast<int>(m),
+                 static_cast<int>(c.run.nodes));
+  return 0;
+}
+
+int l_workload(lua_State* L) {
+  require_loading(L, "workload{}");
+  Fields f(L, 1, "workload{}", {"profile", "clients", "rate", "keys", "watchers", "compaction", "timeout", "pinned"});
+  client::WorkloadOptions& w = self(L).mutable_config().run.workload;
+  if (auto p = f.string("profile")) {
+    Result<client::Profile> profile = client::parse_profile(*p);
+    if (!profile.is_ok()) luaL_error(L, "workload{}: field 'profile': %s", profile.status().message().c_str());
+    w.profile = *profile;
+  }
+  if (auto n = f.integer("clients", 0, 256)) w.clients = static_cast<size_t>(*n);
+  if (auto r = f.number("rate", 0.1, 10000)) w.rate = *r;
+  if (auto k = f.integer("keys", 1, 100000)) w.keys = static_cast<size_t>(*k);
+  if (auto n = f.integer("watchers", 0, 64)) w.watchers = static_cast<size_t>(*n);
+  if (auto c = f.duration("compaction")) w.compaction_every = *c;
+  if (auto t = f.duration("timeout")) {
+    if (*t < sim::milliseconds(10)) luaL_error(L, "workload{}: field 'timeout' must be at least ms(10)");
+    w.request_timeout = *t;
+  }
+  if (auto p = f.boolean("pinned")) w.mix_pinned = *p;
+  return 0;
+}
+
+int l_run_for(lua_State* L) {
+  require_loading(L, "run_for()");
+  ScenarioConfig& c = self(L).mutable_config();
+  const sim::DurationNs d = to_duration(L, 1, "run_for()", "the duration");
+  if (d < sim::seconds(1) || d > sim::seconds(3600)) luaL_error(L, "run_for(): expected s(1)..s(3600)");
+  c.run.duration = d;
+  c.run_for_set = true;
+  return 0;
+}
+
+int l_check(lua_State* L) {
+  require_loading(L, "check{}");
+  Fields f(L, 1, "check{}", {"linearizable", "watch", "liveness", "durability"});
+  Checks& k = self(L).mutable_config().checks;
+  if (auto v = f.boolean("linearizable")) k.linearizable = *v;
+  if (auto v = f.boolean("watch")) k.watch = *v;
+  if (auto v = f.boolean("durability")) k.durability = *v;
+  // liveness = true / false / a bound such as s(10)
+  if (f.push("liveness") != LUA_TNIL) {
+    if (lua_isboolean(L, -1)) {
+      k.liveness = lua_toboolean(L, -1);
+    } else {
+      const sim::DurationNs b = to_duration(L, -1, "check{}", "field 'liveness'");
+      if (b < sim::seconds(1)) luaL_error(L, "check{}: field 'liveness': a bound below s(1) cannot be met (elections take 1-2 s)");
+      k.liveness = true;
+      self(L).mutable_config().run.recovery_bound = b;
+    }
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+// swarm{faults={...}, interval={lo, hi}}: draws which kinds of fault run and how often from the
+// seed (FoundationDB's swarm testing: each seed a different mix), and logs the draw.
+int l_swarm(lua_State* L) {
+  require_loading(L, "swarm{}");
+  Fields f(L, 1, "swarm{}", {"faults", "interval"});
+  ScenarioConfig& c = self(L).mutable_config();
+  sim::Rng& rng = self(L).rng();
+  static const char* const kKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
+                                       "failpoint"};
+  std::vector<std::string> kinds;
+  if (f.push("faults") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'faults': expected a list of fault kinds");
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
+      const char* k = lua_tostring(L, -1);
+      if (k == nullptr || std::find_if(std::begin(kKinds), std::end(kKinds), [&](const char* x) { return std::string(x) == k; }) == std::end(kKinds))
+        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint",
+                   k ? k : luaL_typename(L, -1));
+      kinds.push_back(k);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  } else {
+    kinds.assign(std::begin(kKinds), std::end(kKinds));
+  }
+  lua_pop(L, 1);
+  if (kinds.empty()) luaL_error(L, "swarm{}: field 'faults' is empty");
+  sim::DurationNs lo = sim::milliseconds(200), hi = sim::seconds(3);
+  if (f.push("interval") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'interval': expected {lo, hi}, e.g. {ms(200), s(3)}");
+    lua_rawgeti(L, -1, 1);
+    lua_rawgeti(L, -2, 2);
+    lo = to_duration(L, -2, "swarm{}", "interval lo");
+    hi = to_duration(L, -1, "swarm{}", "interval hi");
+    lua_pop(L, 2);
+    if (lo < sim::milliseconds(10) || hi < lo) luaL_error(L, "swarm{}: field 'interval': need ms(10) <= lo <= hi");
+  }
+  lua_pop(L, 1);
+  node::NemesisOptions n;
+  n.partitions = n.asymmetric = n.crashes = n.slow_fsync = n.fsync_errors = n.message_loss = n.pauses =
+      n.fault_points = false;
+  std::string drew;
+  bool any = false;
+  for (const std::string& k : kinds) {
+    const bool on = rng.bernoulli(0.6);
+    drew += (drew.empty() ? "" : ", ") + k + (on ? " on" : " off");
+    any = any || on;
+    if (!on) continue;
+    if (k == "partition") n.partitions = true;
+    if (k == "one_way") n.asymmetric = true;
+    if (k == "crash") n.crashes = true;
+    if (k == "slow_fsync") n.slow_fsync = true;
+    if (k == "fsync_error") n.fsync_errors = true;
+    if (k == "loss") n.message_loss = true;
+    if (k == "pause") n.pauses = true;
+    if (k == "failpoint") n.fault_points = true;
+  }
+  if (!any) {  // a swarm that draws nothing still tests something: the first kind listed
+    const std::string& k = kinds.front();
+    drew += "; none drawn, so " + k + " on";
+    n.partitions = k == "partition";
+    n.asymmetric = k == "one_way";
+    n.crashes = k == "crash";
+    n.slow_fsync = k == "slow_fsync";
+    n.fsync_errors = k == "fsync_error";
+    n.message_loss = k == "loss";
+    n.pauses = k == "pause";
+    n.fault_points = k == "failpoint";
+  }
+  n.mean_interval = lo + static_cast<sim::DurationNs>(rng.uniform_u64(static_cast<uint64_t>(hi - lo) + 1));
+  c.run.faults = true;
+  c.run.nemesis = n;
+  c.swarm_log.push_back("swarm drew: " + drew + "; mean interval " + sim::format_duration(n.mean_interval));
+  return 0;
+}
+
+int schedule_fn(lua_State* L, const char* fn, bool repeat, bool relative) {
+  Scenario& s = self(L);
+  const sim::DurationNs t = to_duration(L, 1, fn, repeat ? "the period" : "the time");
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  if (repeat && t < sim::milliseconds(1)) luaL_error(L, "%s: the period must be at least ms(1)", fn);
+  Timed timed;
+  timed.every = repeat ? t : 0;
+  timed.where = where(L);
+  lua_pushvalue(L, 2);
+  timed.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  if (s.loading()) {
+    timed.at = t;  // every(p, f) first runs at p
+    if (s.mutable_config().timed.size() >= 100'000) luaL_error(L, "%s: more than 100000 scheduled functions", fn);
+    s.mutable_config().timed.push_back(timed);
+    return 0;
+  }
+  const sim::TimeNs now = s.simulator()->now();
+  const sim::TimeNs first = relative || repeat ? now + t : s.phase_start() + t;
+  if (first < now) luaL_error(L, "%s: %s is already past (use after() for a delay from now)", fn, sim::format_duration(t).c_str());
+  timed.at = first - s.phase_start();
+  s.schedule(timed, first);
+  return 0;
+}
+int l_at(lua_State* L) { return schedule_fn(L, "at()", false, false); }
+int l_after(lua_State* L) { return schedule_fn(L, "after()", false, true); }
+int l_every(lua_State* L) { return schedule_fn(L, "every()", true, true); }
+
+
+}  // namespace dst::scenarios::api

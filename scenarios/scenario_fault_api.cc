@@ -1,0 +1,280 @@
+// The scenario functions that act on the running world, inside scheduled functions: the
+// selectors, partition shapes, and every fault (docs/scenarios.md), through faults::Nemesis.
+#include <lua.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "base/assert.h"
+#include "scenarios/scenario_api.h"
+#include "scenarios/scenario_args.h"
+
+namespace dst::scenarios::api {
+
+// ---- selectors ----
+
+int l_leader(lua_State* L) {
+  require_running(L, "leader()");
+  std::optional<size_t> l = self(L).nemesis()->leader();
+  if (l) lua_pushinteger(L, static_cast<lua_Integer>(*l));
+  else lua_pushnil(L);
+  return 1;
+}
+
+int l_follower(lua_State* L) {
+  require_running(L, "follower()");
+  Scenario& s = self(L);
+  std::optional<size_t> l = s.nemesis()->leader();
+  std::vector<size_t> up;
+  for (size_t m = 1; m <= s.nemesis()->size(); ++m)
+    if (s.nemesis()->up(m) && (!l || m != *l)) up.push_back(m);
+  if (up.empty()) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushinteger(L, static_cast<lua_Integer>(up[s.rng().uniform_u64(up.size())]));
+  return 1;
+}
+
+int l_random_node(lua_State* L) {
+  require_running(L, "random_node()");
+  Scenario& s = self(L);
+  lua_pushinteger(L, static_cast<lua_Integer>(1 + s.rng().uniform_u64(s.nemesis()->size())));
+  return 1;
+}
+
+int l_nodes(lua_State* L) {
+  Scenario& s = self(L);
+  lua_pushinteger(L, static_cast<lua_Integer>(s.nemesis() ? s.nemesis()->size() : s.mutable_config().run.nodes));
+  return 1;
+}
+
+int l_now(lua_State* L) {
+  require_running(L, "now()");
+  Scenario& s = self(L);
+  lua_pushinteger(L, s.simulator()->now() - s.phase_start());
+  return 1;
+}
+
+// ---- partition shapes ----
+
+int shape_table(lua_State* L, const char* shape) {
+  lua_createtable(L, 0, 1);
+  lua_pushstring(L, shape);
+  lua_setfield(L, -2, "shape");
+  return 1;
+}
+
+int l_isolate(lua_State* L) {
+  require_running(L, "isolate()");
+  const size_t n = node_arg(L, 1, "isolate()");
+  lua_createtable(L, 0, 1);
+  lua_pushinteger(L, static_cast<lua_Integer>(n));
+  lua_setfield(L, -2, "isolate");
+  return 1;
+}
+
+int l_one_way_shape(lua_State* L) {
+  require_running(L, "one_way()");
+  const size_t from = node_arg(L, 1, "one_way()");
+  const size_t to = node_arg(L, 2, "one_way()");
+  lua_createtable(L, 0, 2);
+  lua_pushinteger(L, static_cast<lua_Integer>(from));
+  lua_setfield(L, -2, "from");
+  lua_pushinteger(L, static_cast<lua_Integer>(to));
+  lua_setfield(L, -2, "to");
+  return 1;
+}
+
+// partition{{1,2},{3}} | partition{shape="bridge"} | partition(majorities_ring) |
+// partition(isolate(leader())) | partition{isolate=2} | partition(one_way(1, 2)) | partition{from=1, to=2}
+int l_partition(lua_State* L) {
+  require_running(L, "partition{}");
+  faults::Nemesis& nem = *self(L).nemesis();
+  Fields f(L, 1, "partition{}", {"shape", "isolate", "from", "to"});
+  if (f.index() == 0) luaL_error(L, "partition{}: expected groups such as {{1,2},{3}} or a shape");
+  if (auto shape = f.string("shape")) {
+    if (*shape == "majorities_ring") check(L, nem.majorities_ring());
+    else if (*shape == "minority_third") check(L, nem.minority_third());
+    else if (*shape == "bridge") check(L, nem.bridge());
+    else luaL_error(L, "partition{}: unknown shape '%s'; expected majorities_ring, minority_third or bridge", shape->c_str());
+    return 0;
+  }
+  if (f.has("isolate")) {
+    f.push("isolate");
+    const size_t n = node_arg(L, -1, "partition{isolate=}");
+    lua_pop(L, 1);
+    check(L, nem.isolate(n));
+    return 0;
+  }
+  if (f.has("from") || f.has("to")) {
+    f.push("from");
+    f.push("to");
+    const size_t from = node_arg(L, -2, "partition{from=, to=}");
+    const size_t to = node_arg(L, -1, "partition{from=, to=}");
+    lua_pop(L, 2);
+    check(L, nem.one_way(from, to));
+    return 0;
+  }
+  faults::Groups groups;
+  for (lua_Integer g = 1; lua_rawgeti(L, 1, g) != LUA_TNIL; ++g) {
+    if (!lua_istable(L, -1)) luaL_error(L, "partition{}: group %d: expected a list of nodes such as {1, 2}", static_cast<int>(g));
+    groups.emplace_back();
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
+      groups.back().push_back(node_arg(L, -1, "partition{}"));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+  check(L, nem.partition(groups, ""));
+  return 0;
+}
+
+// ---- faults ----
+
+int l_heal(lua_State* L) {
+  require_running(L, "heal()");
+  check(L, self(L).nemesis()->heal());
+  return 0;
+}
+
+int l_crash(lua_State* L) {
+  require_running(L, "crash()");
+  check(L, self(L).nemesis()->crash(node_arg(L, 1, "crash()")));
+  return 0;
+}
+
+int l_kill(lua_State* L) {
+  require_running(L, "kill()");
+  const size_t n = node_arg(L, 1, "kill()");
+  Fields f(L, 2, "kill()", {"lose_unsynced", "torn"});
+  check(L, self(L).nemesis()->kill(n, f.boolean("lose_unsynced").value_or(false), f.boolean("torn").value_or(false)));
+  return 0;
+}
+
+int l_restart(lua_State* L) {
+  require_running(L, "restart()");
+  check(L, self(L).nemesis()->restart(node_arg(L, 1, "restart()")));
+  return 0;
+}
+
+int l_pause(lua_State* L) {
+  require_running(L, "pause()");
+  check(L, self(L).nemesis()->pause(node_arg(L, 1, "pause()")));
+  return 0;
+}
+
+int l_resume(lua_State* L) {
+  require_running(L, "resume()");
+  check(L, self(L).nemesis()->resume(node_arg(L, 1, "resume()")));
+  return 0;
+}
+
+int l_slow_fsync(lua_State* L) {
+  require_running(L, "slow_fsync()");
+  const size_t n = node_arg(L, 1, "slow_fsync()");
+  std::string text;
+  const sim::DurationDist d = to_dist(L, 2, "slow_fsync()", "the latency", &text);
+  check(L, self(L).nemesis()->slow_fsync(n, d, text));
+  return 0;
+}
+
+int l_normal_fsync(lua_State* L) {
+  require_running(L, "normal_fsync()");
+  check(L, self(L).nemesis()->normal_fsync(node_arg(L, 1, "normal_fsync()")));
+  return 0;
+}
+
+int l_fsync_error(lua_State* L) {
+  require_running(L, "fsync_error()");
+  const size_t n = node_arg(L, 1, "fsync_error()");
+  const lua_Integer count = luaL_optinteger(L, 2, 1);
+  check(L, self(L).nemesis()->fsync_error(n, count));
+  return 0;
+}
+
+int l_disk_full(lua_State* L) {
+  require_running(L, "disk_full()");
+  const size_t n = node_arg(L, 1, "disk_full()");
+  const bool full = lua_isnoneornil(L, 2) ? true : lua_toboolean(L, 2);
+  check(L, self(L).nemesis()->disk_full(n, full));
+  return 0;
+}
+
+int l_bitflip(lua_State* L) {
+  require_running(L, "bitflip()");
+  const size_t n = node_arg(L, 1, "bitflip()");
+  const char* file = luaL_checkstring(L, 2);
+  Fields f(L, 3, "bitflip()", {"offset", "length", "bits"});
+  const int64_t offset = f.integer("offset", 0, int64_t{1} << 40).value_or(0);
+  const int64_t length = f.integer("length", 1, int64_t{1} << 40).value_or(4096);
+  const int64_t bits = f.integer("bits", 1, 64).value_or(1);
+  check(L, self(L).nemesis()->bitflip(n, file, static_cast<uint64_t>(offset), static_cast<uint64_t>(length),
+                                      static_cast<int>(bits)));
+  return 0;
+}
+
+// Clock offsets may be negative: clock_skew(n, -ms(300)).
+sim::DurationNs signed_duration(lua_State* L, int idx, const char* fn) {
+  if (!lua_isinteger(L, idx)) luaL_error(L, "%s: expected a duration such as ms(300) or -ms(300)", fn);
+  return lua_tointeger(L, idx);
+}
+
+int l_clock_skew(lua_State* L) {
+  require_running(L, "clock_skew()");
+  const size_t n = node_arg(L, 1, "clock_skew()");
+  check(L, self(L).nemesis()->clock_skew(n, signed_duration(L, 2, "clock_skew()")));
+  return 0;
+}
+
+int l_clock_jump(lua_State* L) {
+  require_running(L, "clock_jump()");
+  const size_t n = node_arg(L, 1, "clock_jump()");
+  check(L, self(L).nemesis()->clock_jump(n, signed_duration(L, 2, "clock_jump()")));
+  return 0;
+}
+
+int l_clock_drift(lua_State* L) {
+  require_running(L, "clock_drift()");
+  const size_t n = node_arg(L, 1, "clock_drift()");
+  check(L, self(L).nemesis()->clock_drift(n, luaL_checkinteger(L, 2)));
+  return 0;
+}
+
+int l_drop(lua_State* L) {
+  require_running(L, "drop()");
+  check(L, self(L).nemesis()->drop(luaL_checknumber(L, 1)));
+  return 0;
+}
+
+int l_delay(lua_State* L) {
+  require_running(L, "delay()");
+  if (lua_isnoneornil(L, 1)) {
+    check(L, self(L).nemesis()->reset_delay());
+    return 0;
+  }
+  std::string text;
+  const sim::DurationDist d = to_dist(L, 1, "delay()", "the latency", &text);
+  check(L, self(L).nemesis()->delay(d, text));
+  return 0;
+}
+
+int l_failpoint(lua_State* L) {
+  require_running(L, "failpoint()");
+  const size_t n = node_arg(L, 1, "failpoint()");
+  const char* point = luaL_checkstring(L, 2);
+  const char* action = luaL_checkstring(L, 3);
+  Fields f(L, 4, "failpoint()", {"delay", "skip", "times"});
+  const sim::DurationNs delay = f.duration("delay").value_or(0);
+  const int64_t skip = f.integer("skip", 0, 1'000'000'000).value_or(0);
+  const int64_t times = f.integer("times", 0, 1'000'000'000).value_or(1);
+  check(L, self(L).nemesis()->failpoint(n, point, action, delay, static_cast<uint64_t>(skip), static_cast<uint64_t>(times)));
+  return 0;
+}
+
+
+}  // namespace dst::scenarios::api
