@@ -96,15 +96,7 @@ Status Nemesis::apply_partition(const Groups& given, const std::string& kind) {
       target += (k ? "," : "") + name(sorted[k]);
     }
   }
-  sim_.net().heal();  // a partition replaces the previous one (and one-way cuts)
-  for (auto it = open_.begin(); it != open_.end();) {
-    if (it->first == "net" || it->first.rfind("cut ", 0) == 0) {
-      recorder_.fault_ended(it->second, sim_.now());
-      it = open_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  heal_network();  // a partition replaces the previous one (and one-way cuts)
   sim_.net().partition(hosts);
   open("net", kind, target);
   return Status::ok();
@@ -169,7 +161,7 @@ Status Nemesis::one_way(size_t from, size_t to) {
   return Status::ok();
 }
 
-Status Nemesis::heal() {
+void Nemesis::heal_network() {
   sim_.net().heal();
   for (auto it = open_.begin(); it != open_.end();) {
     if (it->first == "net" || it->first.rfind("cut ", 0) == 0) {
@@ -179,6 +171,10 @@ Status Nemesis::heal() {
       ++it;
     }
   }
+}
+
+Status Nemesis::heal() {
+  heal_network();
   log_.push_back("t=" + seconds_text(sim_.now()) + " heal");
   return Status::ok();
 }

@@ -87,6 +87,7 @@ class Nemesis {
   void close(const std::string& slot);
   void instant(const std::string& kind, const std::string& target);
   Status apply_partition(const Groups& groups, const std::string& kind);
+  void heal_network();  // every link works again; the network's windows end
   std::string name(size_t n) const { return "n" + std::to_string(n); }
 
   sim::Simulator& sim_;
