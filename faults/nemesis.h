@@ -77,6 +77,10 @@ class Nemesis {
   Status failpoint(size_t n, const std::string& point, const std::string& action, sim::DurationNs delay,
                    uint64_t skip, uint64_t times);
 
+  // Records an action carried out elsewhere (a compaction or defragmentation a scenario asked a
+  // client to send) as an instant, so that the report marks it with the faults.
+  void record_instant(const std::string& kind, const std::string& target) { instant(kind, target); }
+
   // Every open window ends now (the fault phase is over; the harness heals everything).
   void finish();
   // One line per action, in order ("t=1.200s partition n1|n2,n3").

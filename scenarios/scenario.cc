@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/assert.h"
+#include "client/kv_client.h"
 
 namespace dst::scenarios {
 
@@ -62,6 +63,8 @@ node::KvRunOptions Scenario::run_options() {
 void Scenario::start(node::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until) {
   sim_ = &cluster.simulator();
   nemesis_ = std::make_unique<faults::Nemesis>(*sim_, cluster, recorder);
+  recorder_ = &recorder;
+  for (size_t i = 0; i < cluster.size(); ++i) members_.push_back(sim::Address{cluster.host(i), node::ApiOptions{}.port});
   phase_start_ = sim_->now();
   phase_end_ = until;
   for (size_t i = 0; i < cluster.size(); ++i) {
@@ -85,6 +88,47 @@ void Scenario::schedule(const Timed& t, sim::TimeNs first) {
   runtime_timed_.push_back(t);
   if (first >= phase_end_) return;  // the fault phase is over by then
   sim_->schedule_at(first, sim::kNoProcess, [this, i, first] { fire(i, first); });
+}
+
+// The scenario's client ids start far above the workload's (clients, watchers, compactor).
+constexpr uint32_t kScenarioClientIdBase = 1'000'000;
+
+client::KvClientOptions Scenario::client_options(int64_t member) {
+  DST_ASSERT(sim_ != nullptr);
+  if (client_process_ == sim::kNoProcess)
+    client_process_ = sim_->start_process(sim_->add_host("scenario-client"), "scenario-client");
+  client::KvClientOptions ko;
+  ko.id = kScenarioClientIdBase + client_requests_++;
+  ko.members = members_;
+  ko.pinned = member >= 0;
+  ko.pinned_member = member >= 0 ? static_cast<size_t>(member) : 0;
+  ko.timeout = config_.run.workload.request_timeout;
+  return ko;
+}
+
+void Scenario::send(etcdserverpb::ApiRequest req, int64_t member) {
+  const client::KvClientOptions ko = client_options(member);
+  sim_->spawn(client_process_, "scenario-request", [sim = sim_, ko, recorder = recorder_, req = std::move(req)]() mutable {
+    client::KvClient kv(*sim, ko, *recorder);
+    kv.execute(std::move(req));
+  });
+}
+
+void Scenario::compact(int64_t keep, bool physical) {
+  const client::KvClientOptions ko = client_options(-1);
+  sim_->spawn(client_process_, "scenario-compact", [sim = sim_, ko, recorder = recorder_, keep, physical] {
+    client::KvClient kv(*sim, ko, *recorder);
+    etcdserverpb::ApiRequest probe;
+    probe.mutable_range()->set_key("scenario/compact-probe");
+    history::Operation r = kv.execute(probe);
+    if (r.outcome != history::Outcome::kOk) return;
+    const int64_t rev = r.response.range().header().revision() - keep;
+    if (rev <= 1) return;
+    etcdserverpb::ApiRequest c;
+    c.mutable_compaction()->set_revision(rev);
+    c.mutable_compaction()->set_physical(physical);
+    kv.execute(c);
+  });
 }
 
 void Scenario::fire(size_t i, sim::TimeNs at) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "client/kv_client.h"
 #include "client/workload.h"
 #include "faults/nemesis.h"
 #include "node/server/kv_run_world.h"
@@ -86,10 +87,17 @@ class Scenario {
   sim::TimeNs phase_end() const { return phase_end_; }
   sim::Rng& rng() { return *rng_; }
   void schedule(const Timed& t, sim::TimeNs first);
+  // Sends a request from the scenario's own client (a process on a host of its own), recorded
+  // with the history like the workload's: compact() and defrag() (0-based member; -1: any).
+  void send(etcdserverpb::ApiRequest req, int64_t member);
+  // compact(): reads the current revision, then compacts to it minus `keep`.
+  void compact(int64_t keep, bool physical);
 
  private:
   Scenario(std::string path, uint64_t seed, const LuaLimits& limits);
   void start(node::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until);
+  // A client of the scenario's own: pinned to a 0-based member, or any member (-1).
+  client::KvClientOptions client_options(int64_t member);
   void fire(size_t timed_index, sim::TimeNs at);
 
   std::string path_;
@@ -97,6 +105,10 @@ class Scenario {
   ScenarioConfig config_;
   bool loading_ = true;
   std::unique_ptr<faults::Nemesis> nemesis_;
+  history::Recorder* recorder_ = nullptr;
+  std::vector<sim::Address> members_;
+  sim::ProcessId client_process_ = sim::kNoProcess;
+  uint32_t client_requests_ = 0;
   sim::Simulator* sim_ = nullptr;
   sim::TimeNs phase_start_ = 0, phase_end_ = 0;
   std::unique_ptr<sim::Rng> rng_;

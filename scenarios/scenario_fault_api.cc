@@ -277,4 +277,27 @@ int l_failpoint(lua_State* L) {
 }
 
 
+// compact{keep=20, physical=false}: a client reads the current revision and compacts to it
+// minus `keep` (recorded with the history like any operation).
+int l_compact(lua_State* L) {
+  require_running(L, "compact{}");
+  Fields f(L, 1, "compact{}", {"keep", "physical"});
+  const int64_t keep = f.integer("keep", 0, 1'000'000'000).value_or(20);
+  const bool physical = f.boolean("physical").value_or(false);
+  self(L).compact(keep, physical);
+  self(L).nemesis()->record_instant("compact", "keep " + std::to_string(keep));
+  return 0;
+}
+
+// defrag(n): a client asks member n to defragment its backend (etcdctl defrag --endpoints=n).
+int l_defrag(lua_State* L) {
+  require_running(L, "defrag()");
+  const size_t n = node_arg(L, 1, "defrag()");
+  etcdserverpb::ApiRequest req;
+  req.mutable_defragment();
+  self(L).send(std::move(req), static_cast<int64_t>(n) - 1);
+  self(L).nemesis()->record_instant("defrag", "n" + std::to_string(n));
+  return 0;
+}
+
 }  // namespace dst::scenarios::api

@@ -118,6 +118,29 @@ TEST(Scenario, ScheduledFunctionsActAndTheirFaultsAreRecorded) {
   EXPECT_EQ(r.scenario->fault_log().size(), 3u);  // partition, heal, kill
 }
 
+TEST(Scenario, CompactAndDefragGoThroughAClientAndAreRecorded) {
+  WorldRun r("workload{clients=2, watchers=1, compaction=s(0)}\n"
+             "run_for(s(4))\n"
+             "at(s(2), function() compact{keep=3} end)\n"
+             "at(s(3), function() defrag(2) end)\n");
+  EXPECT_FALSE(r.scenario->runtime_error()) << *r.scenario->runtime_error();
+  int compactions = 0, defrags = 0;
+  for (const history::Operation& op : r.recorder.history().operations) {
+    if (op.client < 1'000'000) continue;  // the scenario's own client
+    compactions += op.request.has_compaction() && op.outcome == history::Outcome::kOk;
+    if (op.request.has_defragment()) {
+      ++defrags;
+      EXPECT_EQ(op.member, 2u);
+      EXPECT_EQ(op.outcome, history::Outcome::kOk);
+    }
+  }
+  EXPECT_EQ(compactions, 1);
+  EXPECT_EQ(defrags, 1);
+  ASSERT_EQ(r.recorder.history().faults.size(), 2u);
+  EXPECT_EQ(r.recorder.history().faults[0].kind, "compact");
+  EXPECT_EQ(r.recorder.history().faults[1].target, "n2");
+}
+
 TEST(Scenario, ARuntimeErrorStopsTheScriptAndNamesItsLine) {
   WorldRun r("workload{clients=1, watchers=0}\n"
         "run_for(s(3))\n"
