@@ -26,4 +26,24 @@ std::string compare_text(const etcdserverpb::Compare& c) {
          (r >= 0 && r < 4 ? kResults[r] : "?") + " " + v;
 }
 
+std::string range_request_text(const etcdserverpb::RangeRequest& r) {
+  std::string s = "get " + range_text(r.key(), r.range_end());
+  if (r.revision()) s += " @" + std::to_string(r.revision());
+  if (r.limit()) s += " limit " + std::to_string(r.limit());
+  if (r.serializable()) s += " serializable";
+  if (r.count_only()) s += " count-only";
+  if (r.keys_only()) s += " keys-only";
+  return s;
+}
+
+std::string other_request_text(const etcdserverpb::ApiRequest& r) {
+  using etcdserverpb::ApiRequest;
+  switch (r.request_case()) {
+    case ApiRequest::kCompaction: return "compact " + std::to_string(r.compaction().revision());
+    case ApiRequest::kLeaseGrant: return "lease-grant ttl " + std::to_string(r.lease_grant().ttl());
+    case ApiRequest::kLeaseRevoke: return "lease-revoke " + std::to_string(r.lease_revoke().id());
+    default: return "request " + std::to_string(static_cast<int>(r.request_case()));
+  }
+}
+
 }  // namespace dst::history

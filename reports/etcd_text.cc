@@ -8,6 +8,7 @@ namespace dst::reports {
 namespace {
 
 using history::compare_text;
+using history::range_request_text;
 using history::range_text;
 
 using etcdserverpb::ApiRequest;
@@ -15,18 +16,8 @@ using etcdserverpb::ApiResponse;
 using etcdserverpb::Compare;
 using etcdserverpb::RequestOp;
 
-std::string get_text(const etcdserverpb::RangeRequest& r) {
-  std::string s = "get " + range_text(r.key(), r.range_end());
-  if (r.revision()) s += " @" + std::to_string(r.revision());
-  if (r.limit()) s += " limit " + std::to_string(r.limit());
-  if (r.serializable()) s += " serializable";
-  if (r.count_only()) s += " count-only";
-  if (r.keys_only()) s += " keys-only";
-  return s;
-}
-
 std::string op_text(const RequestOp& op) {
-  if (op.has_request_range()) return get_text(op.request_range());
+  if (op.has_request_range()) return range_request_text(op.request_range());
   if (op.has_request_put()) return "put " + op.request_put().key() + "=" + op.request_put().value();
   if (op.has_request_delete_range())
     return "del " + range_text(op.request_delete_range().key(), op.request_delete_range().range_end());
@@ -62,15 +53,12 @@ std::string kvs_text(const etcdserverpb::RangeResponse& r, bool count_only) {
 
 std::string short_request(const ApiRequest& r) {
   switch (r.request_case()) {
-    case ApiRequest::kRange: return get_text(r.range());
+    case ApiRequest::kRange: return range_request_text(r.range());
     case ApiRequest::kPut:
       return "put " + r.put().key() + "=" + r.put().value() + (r.put().lease() ? " lease " + std::to_string(r.put().lease()) : "");
     case ApiRequest::kDeleteRange: return "del " + range_text(r.delete_range().key(), r.delete_range().range_end());
     case ApiRequest::kTxn: return txn_text(r.txn());
-    case ApiRequest::kCompaction: return "compact " + std::to_string(r.compaction().revision());
-    case ApiRequest::kLeaseGrant: return "lease-grant ttl " + std::to_string(r.lease_grant().ttl());
-    case ApiRequest::kLeaseRevoke: return "lease-revoke " + std::to_string(r.lease_revoke().id());
-    default: return "request " + std::to_string(static_cast<int>(r.request_case()));
+    default: return history::other_request_text(r);
   }
 }
 

@@ -9,6 +9,7 @@ namespace dst::checker::etcd {
 namespace {
 
 using history::compare_text;
+using history::range_request_text;
 using history::range_text;
 
 using etcdserverpb::ApiRequest;
@@ -26,16 +27,6 @@ std::string seconds(int64_t ns) {
 std::string kv_text(const mvccpb::KeyValue& kv) {
   return kv.key() + "=" + kv.value() + "@" + std::to_string(kv.mod_revision()) + "/v" + std::to_string(kv.version()) +
          (kv.lease() ? "/l" + std::to_string(kv.lease()) : "");
-}
-
-std::string range_req_text(const etcdserverpb::RangeRequest& r) {
-  std::string s = "get " + range_text(r.key(), r.range_end());
-  if (r.revision()) s += " @" + std::to_string(r.revision());
-  if (r.limit()) s += " limit " + std::to_string(r.limit());
-  if (r.serializable()) s += " serializable";
-  if (r.count_only()) s += " count-only";
-  if (r.keys_only()) s += " keys-only";
-  return s;
 }
 
 std::string op_text(const RequestOp& op);
@@ -60,7 +51,7 @@ std::string del_text(const etcdserverpb::DeleteRangeRequest& d) {
 }
 
 std::string op_text(const RequestOp& op) {
-  if (op.has_request_range()) return range_req_text(op.request_range());
+  if (op.has_request_range()) return range_request_text(op.request_range());
   if (op.has_request_put()) return put_text(op.request_put());
   if (op.has_request_delete_range()) return del_text(op.request_delete_range());
   if (op.has_request_txn()) return txn_text(op.request_txn());
@@ -69,14 +60,11 @@ std::string op_text(const RequestOp& op) {
 
 std::string request_text(const ApiRequest& r) {
   switch (r.request_case()) {
-    case ApiRequest::kRange: return range_req_text(r.range());
+    case ApiRequest::kRange: return range_request_text(r.range());
     case ApiRequest::kPut: return put_text(r.put());
     case ApiRequest::kDeleteRange: return del_text(r.delete_range());
     case ApiRequest::kTxn: return txn_text(r.txn());
-    case ApiRequest::kCompaction: return "compact " + std::to_string(r.compaction().revision());
-    case ApiRequest::kLeaseGrant: return "lease-grant ttl " + std::to_string(r.lease_grant().ttl());
-    case ApiRequest::kLeaseRevoke: return "lease-revoke " + std::to_string(r.lease_revoke().id());
-    default: return "request " + std::to_string(static_cast<int>(r.request_case()));
+    default: return history::other_request_text(r);
   }
 }
 
