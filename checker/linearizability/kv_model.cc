@@ -85,6 +85,14 @@ uint32_t StringPool::intern(std::string_view s) {
   return add(slot, h, start);
 }
 
+uint32_t StringPool::store(std::string_view s) {
+  const Hash h = hash_of(s);
+  const auto id = static_cast<uint32_t>(strings_.size());
+  strings_.push_back(String{h, bytes_.size(), s.size()});
+  bytes_.append(s);
+  return id;
+}
+
 uint32_t StringPool::intern_concat(uint32_t a, uint32_t b) {
   const String sa = strings_[a], sb = strings_[b];
   const Hash h{sa.hash.h * sb.hash.p_len + sb.hash.h, sa.hash.p_len * sb.hash.p_len};
@@ -191,11 +199,18 @@ void KvModel::reserve(size_t ops, size_t text_bytes) {
   values_.reserve(2 * ops + 1, text_bytes + 64);
   keys_.reserve(std::min<size_t>(ops, 32), 0);  // a few keys usually: their bytes fit in place
   transitions_.reserve(ops);
+  prefix_of_.reserve(ops / 2);  // a few pairs per get at most, asked once each
 }
 
 uint32_t KvModel::intern_key(std::string_view key) {
   DST_ASSERT_MSG(!sealed_, "keys are fixed once the model is sealed");
-  return keys_.intern(key);
+  if (key.size() > 7) return keys_.intern(key);
+  uint64_t packed = static_cast<uint64_t>(key.size()) << 56;  // never ~0: the length is at most 7
+  for (size_t i = 0; i < key.size(); ++i) packed |= static_cast<uint64_t>(static_cast<unsigned char>(key[i])) << (8 * i);
+  if (const uint32_t id = short_keys_.find(packed); id != kv_detail::FlatMap::kAbsent) return id;
+  const uint32_t id = keys_.intern(key);
+  short_keys_.insert(packed, id);
+  return id;
 }
 
 uint32_t KvModel::intern_value(std::string_view value) {
@@ -205,6 +220,12 @@ uint32_t KvModel::intern_value(std::string_view value) {
 }
 
 KvOp KvModel::make(Op::Kind kind, std::string_view key, std::string_view value) {
+  // An append's argument is only ever appended (append(), step_whole()), never compared whole:
+  // it needs bytes and a hash, not a canonical id. The empty one must be kEmpty (is_read_only).
+  if (kind == Op::Kind::kAppend && !value.empty()) {
+    if (values_.size() == 0) values_.intern("");
+    return Op{kind, intern_key(key), values_.store(value), next_index_++};
+  }
   return Op{kind, intern_key(key), intern_value(value), next_index_++};
 }
 

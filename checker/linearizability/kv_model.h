@@ -36,6 +36,10 @@ namespace kv_detail {
 class StringPool {
  public:
   uint32_t intern(std::string_view s);
+  // Stores `s` under a new id that intern() never returns: for strings that are only ever an
+  // argument of intern_concat(), never compared whole (an append's argument), which saves the
+  // table look-up.
+  uint32_t store(std::string_view s);
   // The id of view(a) + view(b).
   uint32_t intern_concat(uint32_t a, uint32_t b);
   std::string_view view(uint32_t id) const {
@@ -150,6 +154,9 @@ class KvModel {
   State intern_tuple(const std::vector<uint32_t>& t);
 
   kv_detail::StringPool keys_;
+  // Keys of at most 7 bytes (most histories' keys), packed with their length into one integer:
+  // one table probe and no byte compare per operation.
+  kv_detail::FlatMap short_keys_;
   kv_detail::StringPool values_;
   kv_detail::FlatMap transitions_;  // per key: (value << 32 | append arg) -> value; whole: (state << 32 | op index) -> state
   std::vector<uint32_t> tuples_;    // whole: keys_.size() value ids per state

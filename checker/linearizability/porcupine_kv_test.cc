@@ -140,3 +140,36 @@ TEST(PorcupineKvMutation, StaleEmptyReadAfterCompletedAppendIsCaught) {
 
 }  // namespace
 }  // namespace dst::checker
+
+namespace dst::checker {
+namespace {
+
+// Hand-built: keys on both sides of the 7-byte packing, an append whose argument is also some
+// get's whole value (stored apart from the interned values), and an empty append (read-only).
+TEST(KvModelInterning, AppendArgumentsLongAndShortKeys) {
+  using K = KvOp::Kind;
+  auto run = [](bool swap_reads) {
+    KvModel m;
+    const std::string long_key = "a-key-longer-than-seven-bytes";
+    std::vector<Operation<KvOp>> ops;
+    auto add = [&](K kind, const std::string& key, const std::string& value, int64_t call, int64_t ret) {
+      ops.push_back(Operation<KvOp>{m.make(kind, key, value), call, ret, ops.size()});
+    };
+    add(K::kGet, "k", "", 0, 1);
+    add(K::kAppend, "k", "xy", 2, 3);            // "xy" is also a get's value below
+    add(K::kAppend, long_key, "xy", 4, 5);
+    add(K::kAppend, long_key, "", 6, 7);         // empty append: leaves "xy"
+    add(K::kGet, long_key, swap_reads ? "xyxy" : "xy", 8, 9);
+    add(K::kAppend, "k", "xy", 10, 11);
+    add(K::kGet, "k", swap_reads ? "xy" : "xyxy", 12, 13);
+    add(K::kPut, "kk", "xy", 14, 15);
+    add(K::kGet, "kk", "xy", 16, 17);
+    m.seal();
+    return check_linearizable(m, std::span<const Operation<KvOp>>(ops)).verdict;
+  };
+  EXPECT_EQ(run(false), Verdict::kLinearizable);
+  EXPECT_EQ(run(true), Verdict::kViolation);
+}
+
+}  // namespace
+}  // namespace dst::checker

@@ -186,7 +186,7 @@ class PartitionSearch {
 
   // The arena's arrays must be sized for every partition's layout before the first init.
   void init(M& model, Arena& arena, const PartitionLayout& at, const SearchOptions& options,
-            size_t* cache_bytes_used) {
+            size_t* cache_bytes_used, typename VisitedSet<State>::Spare* spare_memo) {
     model_ = &model;
     arena_ = &arena;
     greedy_ = options.greedy;
@@ -200,7 +200,7 @@ class PartitionSearch {
     keys_ = arena.keys;
     state_ = model.initial_state();
     best_state_ = state_;
-    visited_.configure(words_, cache_bytes_used, options.cache_bytes_max);
+    visited_.configure(words_, cache_bytes_used, options.cache_bytes_max, spare_memo);
     build_entries(1 + at.ops + at.definite);
   }
 
@@ -549,9 +549,10 @@ CheckResult check_linearizable(M& model, std::span<const Operation<typename M::O
   CheckResult result;
   result.partitions.reserve(parts.size());
   size_t cache_bytes_used = 0;
+  typename VisitedSet<typename M::State>::Spare spare_memo;  // outlives the searches
   std::vector<PartitionSearch<M>> searches(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
-    searches[i].init(model, arena, parts[i], options, &cache_bytes_used);
+    searches[i].init(model, arena, parts[i], options, &cache_bytes_used, &spare_memo);
     std::string name = options.partition ? std::string(model.partition_name(parts[i].partition)) : "all operations";
     result.partitions.push_back(PartitionStats{std::move(name), parts[i].ops, 0, Verdict::kUnknown});
   }

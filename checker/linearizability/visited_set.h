@@ -5,9 +5,13 @@
 // collision never prunes a pair that was not visited. Open addressing, power-of-two table,
 // allocated on the first insert (most partitions of a typical history never backtrack and so
 // never need one); memory is bounded by a byte budget shared by all partitions: past it nothing
-// new is remembered (still sound, only slower).
+// new is remembered (still sound, only slower). A decided partition hands its emptied tables to
+// the check's Spare, and the next partition that needs a memo takes them: a short history with
+// many keys allocates one memo, not one per key that backtracks.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -18,7 +22,20 @@ namespace dst::checker {
 
 template <typename State>
 class VisitedSet {
+  struct Entry {
+    uint64_t hash;
+    State state;
+  };
+
  public:
+  // The tables of a released VisitedSet, emptied but keeping their capacity. Shared by the
+  // VisitedSets of one check (one at a time: a set takes them on its first insert).
+  struct Spare {
+    std::vector<uint32_t> slots;
+    std::vector<Entry> entries;
+    std::vector<uint64_t> sets;
+  };
+
   VisitedSet() = default;
   // `words`: 64-bit words per linearized set. `bytes_used` is shared by all VisitedSets of one
   // check and must stay below `bytes_max`.
@@ -27,16 +44,27 @@ class VisitedSet {
   VisitedSet(const VisitedSet&) = delete;
   VisitedSet& operator=(const VisitedSet&) = delete;
 
-  void configure(size_t words, size_t* bytes_used, size_t bytes_max) {
+  // `spare` (optional) must outlive this set.
+  void configure(size_t words, size_t* bytes_used, size_t bytes_max, Spare* spare = nullptr) {
     DST_ASSERT(entries_.empty());
     words_ = words;
     bytes_used_ = bytes_used;
     bytes_max_ = bytes_max;
+    spare_ = spare;
   }
-  // Forgets everything and returns the memory (and its share of the byte budget).
+  // Forgets everything and returns the memory (and its share of the byte budget): to the spare
+  // if it has none, else to the allocator.
   void release() {
     if (bytes_used_ != nullptr) *bytes_used_ -= bytes_mine_;
     bytes_mine_ = 0;
+    if (spare_ != nullptr && spare_->entries.capacity() < entries_.capacity()) {
+      slots_.clear();
+      entries_.clear();
+      sets_.clear();
+      slots_.swap(spare_->slots);
+      entries_.swap(spare_->entries);
+      sets_.swap(spare_->sets);
+    }
     std::vector<uint32_t>().swap(slots_);
     std::vector<Entry>().swap(entries_);
     std::vector<uint64_t>().swap(sets_);
@@ -83,10 +111,6 @@ class VisitedSet {
 
  private:
   static constexpr size_t kFirstEntries = 128;
-  struct Entry {
-    uint64_t hash;
-    State state;
-  };
   void place(uint64_t hash, uint32_t slot_value) {
     const size_t mask = slots_.size() - 1;
     size_t i = hash & mask;
@@ -94,11 +118,18 @@ class VisitedSet {
     slots_[i] = slot_value;
   }
   void grow() {
+    size_t n = slots_.size() * 2;
     if (slots_.empty()) {  // the first insert: room for the table's first fill, not one doubling each
+      if (spare_ != nullptr && spare_->entries.capacity() != 0) {
+        slots_.swap(spare_->slots);
+        entries_.swap(spare_->entries);
+        sets_.swap(spare_->sets);
+      }
       entries_.reserve(kFirstEntries);
       sets_.reserve(kFirstEntries * words_);
+      // As large as taken tables allow without allocating (a power of two).
+      n = std::bit_floor(std::max(2 * kFirstEntries, slots_.capacity()));
     }
-    const size_t n = slots_.empty() ? 2 * kFirstEntries : slots_.size() * 2;
     slots_.assign(n, 0);
     for (size_t k = 0; k < entries_.size(); ++k) place(entries_[k].hash, static_cast<uint32_t>(k + 1));
   }
@@ -108,6 +139,7 @@ class VisitedSet {
   size_t bytes_max_ = 0;
   size_t bytes_mine_ = 0;
   bool full_ = false;
+  Spare* spare_ = nullptr;
   std::vector<uint32_t> slots_;  // 0: empty; else 1 + index into entries_
   std::vector<Entry> entries_;
   std::vector<uint64_t> sets_;   // words_ per entry
