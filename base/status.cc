@@ -17,6 +17,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kResourceExhausted: return "resource exhausted";
     case StatusCode::kCorruption: return "corruption";
     case StatusCode::kOutOfRange: return "out of range";
+    case StatusCode::kFailedPrecondition: return "failed precondition";
   }
   return "unknown status";
 }

@@ -26,6 +26,7 @@ enum class StatusCode {
   kResourceExhausted,  // a bounded queue or table is full
   kCorruption,         // stored data failed a checksum or could not be parsed
   kOutOfRange,         // a revision outside what is available (compacted, or in the future)
+  kFailedPrecondition, // the system is not in a state the operation needs (e.g. too few members started)
 };
 
 const char* status_code_name(StatusCode code);

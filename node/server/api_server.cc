@@ -26,7 +26,8 @@ GrpcCode grpc_code(const Status& s) {
     case StatusCode::kOutOfRange: return GrpcCode::kOutOfRange;
     case StatusCode::kResourceExhausted: return GrpcCode::kResourceExhausted;
     case StatusCode::kNotFound: return GrpcCode::kNotFound;
-    case StatusCode::kAlreadyExists: return GrpcCode::kFailedPrecondition;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kFailedPrecondition: return GrpcCode::kFailedPrecondition;
     // etcd's ErrGRPCTimeout and friends are Unavailable: the client may retry elsewhere.
     case StatusCode::kTimeout:
     case StatusCode::kUnavailable: return GrpcCode::kUnavailable;
@@ -174,6 +175,8 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     case ApiRequest::kDefragment: defragment(out); break;
     case ApiRequest::kHashKv: hash_kv(req.hash_kv(), out); break;
     case ApiRequest::kMemberList: member_list(out); break;
+    case ApiRequest::kMemberAdd: member_add(req.member_add(), out); break;
+    case ApiRequest::kMemberRemove: member_remove(req.member_remove(), out); break;
     case ApiRequest::kLeaseGrant: lease_grant(req.lease_grant(), out); break;
     case ApiRequest::kLeaseRevoke: lease_revoke(req.lease_revoke(), out); break;
     case ApiRequest::kLeaseKeepAlive:
@@ -286,20 +289,51 @@ void ApiServer::hash_kv(const etcdserverpb::HashKVRequest& r, ApiResponse& out) 
   fill_header(out.mutable_hash_kv()->mutable_header(), store.rev());
 }
 
+namespace {
+
+void fill_member(etcdserverpb::Member* m, uint64_t id, bool learner, const ServerOptions& o) {
+  m->set_id(id);
+  m->set_name("n" + std::to_string(id));
+  m->add_peerurls(member_peer_url(id, o.raft_port));
+  m->add_clienturls(member_client_url(id, o.api.port));
+  m->set_islearner(learner);
+}
+
+// The members as this member's Raft knows them: voters, then learners.
+void fill_members(google::protobuf::RepeatedPtrField<etcdserverpb::Member>* out, const Server& server) {
+  const raftpb::ConfState cs = server.raft().conf_state();
+  for (uint64_t id : cs.voters()) fill_member(out->Add(), id, false, server.options());
+  for (uint64_t id : cs.learners()) fill_member(out->Add(), id, true, server.options());
+}
+
+}  // namespace
+
 void ApiServer::member_list(ApiResponse& out) {
-  raftpb::ConfState cs = server_.raft().conf_state();
-  auto add = [&](uint64_t id, bool learner) {
-    auto* m = out.mutable_member_list()->add_members();
-    m->set_id(id);
-    m->set_name("n" + std::to_string(id));
-    m->add_peerurls("http://n" + std::to_string(id) + ":" + std::to_string(server_.options().raft_port));
-    m->add_clienturls("http://n" + std::to_string(id) + ":" + std::to_string(server_.options().api.port));
-    m->set_islearner(learner);
-  };
-  for (uint64_t id : cs.voters()) add(id, false);
-  for (uint64_t id : cs.learners()) add(id, true);
+  fill_members(out.mutable_member_list()->mutable_members(), server_);
   fill_header(out.mutable_member_list()->mutable_header(), 0);
   out.mutable_member_list()->mutable_header()->clear_revision();  // etcd's member list has none
+}
+
+void ApiServer::member_add(const etcdserverpb::MemberAddRequest& r, ApiResponse& out) {
+  // etcd takes the first URL as the member's identity; one is required.
+  if (r.peerurls_size() == 0) return fail(out, Status(StatusCode::kInvalidArgument, kErrMemberBadUrls));
+  Result<uint64_t> id = server_.add_member(r.peerurls(0), r.islearner());
+  if (!id.is_ok()) return fail(out, id.status());
+  etcdserverpb::MemberAddResponse* resp = out.mutable_member_add();
+  fill_member(resp->mutable_member(), *id, r.islearner(), server_.options());
+  resp->mutable_member()->clear_name();  // not started yet: etcd lists it without a name
+  resp->mutable_member()->clear_clienturls();
+  fill_members(resp->mutable_members(), server_);
+  fill_header(resp->mutable_header(), 0);
+  resp->mutable_header()->clear_revision();
+}
+
+void ApiServer::member_remove(const etcdserverpb::MemberRemoveRequest& r, ApiResponse& out) {
+  if (Status st = server_.remove_member(r.id()); !st.is_ok()) return fail(out, st);
+  etcdserverpb::MemberRemoveResponse* resp = out.mutable_member_remove();
+  fill_members(resp->mutable_members(), server_);
+  fill_header(resp->mutable_header(), 0);
+  resp->mutable_header()->clear_revision();
 }
 
 }  // namespace dst::node

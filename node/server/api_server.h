@@ -70,6 +70,8 @@ class ApiServer {
   void defragment(etcdserverpb::ApiResponse& out);
   void hash_kv(const etcdserverpb::HashKVRequest& r, etcdserverpb::ApiResponse& out);
   void member_list(etcdserverpb::ApiResponse& out);
+  void member_add(const etcdserverpb::MemberAddRequest& r, etcdserverpb::ApiResponse& out);
+  void member_remove(const etcdserverpb::MemberRemoveRequest& r, etcdserverpb::ApiResponse& out);
   void lease_grant(const etcdserverpb::LeaseGrantRequest& r, etcdserverpb::ApiResponse& out);
   void lease_revoke(const etcdserverpb::LeaseRevokeRequest& r, etcdserverpb::ApiResponse& out);
   // Leader-only lease work (keep-alive, time-to-live): answered here when this member leads,

@@ -65,7 +65,8 @@ bool KvWorld::await_stable_leader(sim::DurationNs bound) {
 }
 
 client::Connection* KvWorld::connection(size_t i) {
-  DST_ASSERT_LT(i, connections_.size());
+  DST_ASSERT_LT(i, cluster_->size());
+  if (i >= connections_.size()) connections_.resize(cluster_->size());  // a member added since
   if (connections_[i] && connections_[i]->broken()) connections_[i].reset();
   if (!connections_[i]) {
     auto c = client::Connection::open(*sim_, member_address(i));

@@ -28,6 +28,7 @@
 #include "node/raft/raft.h"
 #include "node/server/fault_points.h"
 #include "node/server/kv_state_machine.h"
+#include "node/server/membership.h"
 #include "node/server/state_machine.h"
 #include "node/wal/snapshotter.h"
 #include "node/wal/wal.h"
@@ -119,6 +120,11 @@ struct ServerHooks {
   // Why the node took itself down (WAL failure, unreadable data, a fault point), one line per
   // exit; bounded by the caller.
   std::vector<std::string>* exits = nullptr;
+  // Where every member lives, kept by the world as members are added (a name service); null:
+  // ServerOptions::peers, fixed at start.
+  const std::map<uint64_t, sim::HostId>* directory = nullptr;
+  // Set when the member applies its own removal from the cluster (it then stops for good).
+  bool* removed = nullptr;
 };
 
 
@@ -156,6 +162,13 @@ class Server {
   int64_t local_now() const;
   // The member a client should talk to for leader-only work (lease keep-alive, time-to-live).
   std::optional<sim::Address> leader_api_address() const;
+  // etcd's MemberAdd / MemberRemove (membership.h): the strict reconfiguration checks, then a
+  // Raft conf change, waited for like a proposal (the same timeouts and errors). add_member
+  // returns the new member's ID.
+  Result<uint64_t> add_member(const std::string& peer_url, bool learner);
+  Status remove_member(uint64_t id);
+  // The host of member `id` (the world's directory, or ServerOptions::peers).
+  std::optional<sim::HostId> peer_host(uint64_t id) const;
 
  private:
   struct Tick {};
@@ -165,7 +178,10 @@ class Server {
   struct ReadRequest {
     std::string context;
   };
-  using Input = std::variant<raftpb::Message, Tick, Proposal, ReadRequest>;
+  struct ConfChangeProposal {
+    raftpb::ConfChange change;
+  };
+  using Input = std::variant<raftpb::Message, Tick, Proposal, ReadRequest, ConfChangeProposal>;
 
   Server(sim::Simulator& sim, ServerOptions options, ServerHooks hooks);
   Status start();
@@ -179,6 +195,17 @@ class Server {
   // Whether this forwarded proposal was already received (a network duplicate): see server.cc.
   bool duplicate_proposal(const std::string& payload);
   void tick_loop();
+  // The transport's own traffic, apart from Raft's (etcd's rafthttp): a keep-alive to every
+  // member (so that each member knows which peers are connected, which the membership checks
+  // need; Raft followers never talk to each other), and the notice that tells a removed member
+  // it was removed. Sent as a MsgHeartbeat at term 0 with the kind in the context.
+  static constexpr const char* kLinkHeartbeat = "link";
+  static constexpr const char* kLinkRemoved = "removed";
+  // etcd's stream keep-alive: a third of its 5 s read timeout (PeerActivity's idle bound).
+  static constexpr sim::DurationNs kLinkHeartbeatInterval = sim::milliseconds(1666);
+  static bool is_link_message(const raftpb::Message& m);
+  void send_link_message(uint64_t to, const char* kind);
+  void link_loop();
   void propose_loop();
   void read_loop();
   void lease_expiry_loop();
@@ -193,6 +220,11 @@ class Server {
   [[noreturn]] void crash(const std::string& why, bool lose_unsynced);
   void observe();
   void on_applied(uint64_t id, const ApplyResult& result);
+  // Registers a waiter for request `id`, hands `input` to the raft loop and waits for the apply.
+  Result<ApplyResult> submit_and_wait(uint64_t id, Input input);
+  // A committed conf change: validated (an invalid one is a no-op), applied to Raft, its
+  // proposer told; on the member's own removal it stops a little later (etcd: 10 ticks).
+  void apply_conf_change(const raftpb::Entry& e);
 
   sim::Simulator& sim_;
   ServerOptions options_;
@@ -225,6 +257,11 @@ class Server {
   std::set<uint64_t> recent_proposals_;
   std::deque<uint64_t> recent_proposal_order_;  // leases the load fiber granted recently (at most 16)
   uint64_t next_read_ = 0;
+  // Membership: peers' connections (for the strict reconfiguration checks) and the members
+  // removed while this incarnation ran (their messages are dropped, as etcd's transport does).
+  PeerActivity peer_activity_;
+  std::set<uint64_t> removed_;
+  bool stopping_ = false;
 };
 
 }  // namespace dst::node

@@ -32,9 +32,16 @@ int64_t Server::local_now() const {
 }
 
 std::optional<sim::Address> Server::leader_api_address() const {
-  auto it = options_.peers.find(raft_->lead());
-  if (raft_->lead() == 0 || it == options_.peers.end()) return std::nullopt;
-  return sim::Address{it->second, options_.api.port};
+  const std::optional<sim::HostId> host = peer_host(raft_->lead());
+  if (raft_->lead() == 0 || !host) return std::nullopt;
+  return sim::Address{*host, options_.api.port};
+}
+
+std::optional<sim::HostId> Server::peer_host(uint64_t id) const {
+  const std::map<uint64_t, sim::HostId>& book = hooks_.directory != nullptr ? *hooks_.directory : options_.peers;
+  auto it = book.find(id);
+  if (it == book.end()) return std::nullopt;
+  return it->second;
 }
 
 void Server::track_leadership() {
@@ -83,13 +90,17 @@ void Server::progress_notify_loop() {
 
 Result<ApplyResult> Server::propose_and_wait(etcdserverpb::InternalRequest req) {
   DST_ASSERT_MSG(kv_ != nullptr, "client proposals need the KV state machine");
-  if (proposals_.size() >= limits::kApiPendingProposalsMax)
-    return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
   const uint64_t id = next_id();
   req.set_id(id);
+  return submit_and_wait(id, Proposal{req.SerializeAsString()});
+}
+
+Result<ApplyResult> Server::submit_and_wait(uint64_t id, Input input) {
+  if (proposals_.size() >= limits::kApiPendingProposalsMax)
+    return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
   sim::Future<ApplyResult> done = proposals_.emplace(id, sim::Promise<ApplyResult>(sim_)).first->second.future();
   const uint64_t term_at_start = raft_->term();
-  if (inbox_.send(Proposal{req.SerializeAsString()}, options_.api.request_timeout) != sim::WaitResult::kOk) {
+  if (inbox_.send(std::move(input), options_.api.request_timeout) != sim::WaitResult::kOk) {
     proposals_.erase(id);
     return Status(StatusCode::kUnavailable, kErrStopped);
   }

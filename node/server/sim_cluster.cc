@@ -21,6 +21,7 @@ SimCluster::SimCluster(sim::Simulator& sim, ClusterOptions options) : sim_(sim),
   }
   options_.server.initial_voters = voters;
   for (const auto& n : nodes_) options_.server.peers[n->id] = n->host;
+  directory_ = options_.server.peers;
   sim_.net().set_default_link(options_.link);
   nemesis_host_ = sim_.add_host("nemesis");
   observer_host_ = sim_.add_host("observer");
@@ -34,14 +35,40 @@ SimCluster::~SimCluster() {
   if (nemesis_ != sim::kNoProcess && sim_.alive(nemesis_)) sim_.kill(nemesis_);
 }
 
+Result<size_t> SimCluster::add_node() {
+  if (nodes_.size() >= limits::kRaftMembersMax)
+    return Status(StatusCode::kResourceExhausted, "member_add: the cluster already has " + std::to_string(nodes_.size()) +
+                                                      " nodes, the most a simulation holds");
+  auto n = std::make_unique<Node>();
+  n->id = nodes_.size() + 1;
+  n->host = sim_.add_host("n" + std::to_string(n->id));
+  directory_[n->id] = n->host;
+  nodes_.push_back(std::move(n));
+  return nodes_.size() - 1;
+}
+
+bool SimCluster::counts_as_member(size_t i) const {
+  const Node& n = *nodes_[i];
+  if (!n.started || n.removed) return false;
+  const std::optional<size_t> l = leader();
+  if (!l) return true;
+  const raftpb::ConfState cs = server(*l)->raft().conf_state();
+  auto named = [&](const auto& ids) { return std::find(ids.begin(), ids.end(), n.id) != ids.end(); };
+  return named(cs.voters()) || named(cs.learners());
+}
+
 void SimCluster::start(size_t i) {
   Node& n = *nodes_[i];
   DST_ASSERT_MSG(!up(i), "node already running");
+  DST_ASSERT_MSG(!n.removed, "a removed member is not started again");
   n.process = sim_.start_process(n.host, "n" + std::to_string(n.id));
   n.paused = false;
+  n.started = true;
   ServerOptions opts = options_.server;
   opts.id = n.id;
   ServerHooks hooks{&invariants_, &n.faults, &n.live, &n.counters, &exits_};
+  hooks.directory = &directory_;
+  hooks.removed = &n.removed;
   sim::Simulator* sim = &sim_;
   sim_.spawn(n.process, "main", [sim, opts, hooks] { Server::run(*sim, opts, hooks); });
 }
@@ -90,10 +117,13 @@ AgreementReport SimCluster::await_agreement(sim::DurationNs bound) {
   AgreementReport report;
   const sim::TimeNs deadline = sim_.now() + bound;
   while (sim_.now() < deadline) {
+    std::vector<size_t> members;  // the current members (removed or never-joined nodes do not count)
+    for (size_t i = 0; i < size(); ++i)
+      if (counts_as_member(i)) members.push_back(i);
     std::optional<uint64_t> index;
-    bool same = true;
-    for (size_t i = 0; i < size() && same; ++i) {
-      const Server* s = server(i);
+    bool same = !members.empty();
+    for (size_t k = 0; k < members.size() && same; ++k) {
+      const Server* s = server(members[k]);
       if (s == nullptr || (index && *index != s->state_machine().applied_index())) same = false;
       else index = s->state_machine().applied_index();
     }
@@ -103,15 +133,15 @@ AgreementReport SimCluster::await_agreement(sim::DurationNs bound) {
       std::vector<uint64_t> hashes;
       Status failed;
       sim_.spawn(observer_, "agreement", [&] {
-        for (size_t i = 0; i < size(); ++i) {
+        for (size_t i : members) {
           const Server* s = server(i);
           if (s == nullptr) { stable = false; break; }
           auto h = s->state_machine().state_hash();
           if (!h.is_ok()) { failed = h.status(); break; }
           hashes.push_back(*h);
         }
-        for (size_t i = 0; i < size() && stable; ++i) {
-          const Server* s = server(i);
+        for (size_t k = 0; k < members.size() && stable; ++k) {
+          const Server* s = server(members[k]);
           if (s == nullptr || s->state_machine().applied_index() != *index) stable = false;
         }
         done = true;
@@ -124,9 +154,10 @@ AgreementReport SimCluster::await_agreement(sim::DurationNs bound) {
       }
       if (stable) {
         report.index = *index;
-        for (size_t i = 1; i < hashes.size(); ++i) {
-          if (hashes[i] != hashes[0]) {
-            report.detail = "n" + std::to_string(i + 1) + " diverged from n1 at applied index " + std::to_string(*index);
+        for (size_t k = 1; k < hashes.size(); ++k) {
+          if (hashes[k] != hashes[0]) {
+            report.detail = "n" + std::to_string(nodes_[members[k]]->id) + " diverged from n" +
+                            std::to_string(nodes_[members[0]]->id) + " at applied index " + std::to_string(*index);
             return report;
           }
         }
@@ -160,7 +191,8 @@ void SimCluster::heal_all() {
       sim_.resume(nodes_[i]->process);
       nodes_[i]->paused = false;
     }
-    if (!up(i)) start(i);
+    // Nodes never started (a member_add that failed) and removed members stay down.
+    if (!up(i) && nodes_[i]->started && !nodes_[i]->removed) start(i);
   }
   log_fault("heal all");
 }
@@ -342,6 +374,7 @@ LivenessReport SimCluster::await_recovery(sim::DurationNs bound) {
     }
     bool caught_up = true;
     for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (!counts_as_member(i)) continue;
       const Server* s = server(i);
       if (!s || s->raft().log().applied() < *target || s->raft().lead() != nodes_[*l]->id) caught_up = false;
     }
@@ -358,6 +391,7 @@ LivenessReport SimCluster::await_recovery(sim::DurationNs bound) {
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const Server* s = server(i);
     report.detail += "; n" + std::to_string(nodes_[i]->id) + ": " + (s ? s->raft().status() : "down");
+    if (!counts_as_member(i)) report.detail += " (not a member)";
   }
   return report;
 }

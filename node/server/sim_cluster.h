@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,8 +58,18 @@ class SimCluster {
   SimCluster(sim::Simulator& sim, ClusterOptions options);
   ~SimCluster();
 
+  // Every node ever created, members or not (indices and IDs never change: node i is n<i+1>).
   size_t size() const { return nodes_.size(); }
   sim::Simulator& simulator() { return sim_; }
+  // A new node on a host of its own (for etcd's member add): not started and not a member yet.
+  // Start it once MemberAdd has been sent; it joins empty and catches up from the leader's
+  // snapshot. Returns its index. At most limits::kRaftMembersMax nodes in all.
+  Result<size_t> add_node();
+  // The node applied its own removal from the cluster: it has stopped and is never restarted.
+  bool removed(size_t i) const { return nodes_[i]->removed; }
+  // Whether the liveness and agreement checks wait for node i: it was started at least once,
+  // was not removed, and (when there is a leader) the leader's membership names it.
+  bool counts_as_member(size_t i) const;
   void start(size_t i);
   void start_all();
   void crash(size_t i, sim::KillOptions options = {});
@@ -103,6 +114,8 @@ class SimCluster {
     FaultPoints faults;
     ServerCounters counters;  // over all incarnations
     bool paused = false;
+    bool started = false;  // at least once
+    bool removed = false;  // set by the server (ServerHooks::removed)
   };
 
   void nemesis_loop(NemesisOptions options);
@@ -111,6 +124,7 @@ class SimCluster {
   sim::Simulator& sim_;
   ClusterOptions options_;
   std::vector<std::unique_ptr<Node>> nodes_;
+  std::map<uint64_t, sim::HostId> directory_;  // every node's host, by ID (ServerHooks::directory)
   raft::Invariants invariants_;
   sim::HostId nemesis_host_ = 0;
   sim::HostId observer_host_ = 0;  // where await_agreement reads the members' state

@@ -1,0 +1,130 @@
+// See membership.h.
+#include "node/server/membership.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace dst::node {
+
+namespace {
+
+bool contains(const google::protobuf::RepeatedField<uint64_t>& ids, uint64_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+// Connected now and since at least `since`.
+bool connected_since(const PeerActivity& peers, uint64_t self, uint64_t id, sim::TimeNs since, sim::TimeNs now) {
+  if (id == self) return true;
+  const std::optional<sim::TimeNs> t = peers.active_since(id, now);
+  return t && *t <= since;
+}
+
+bool started(const PeerActivity& peers, uint64_t self, uint64_t id) { return id == self || peers.ever_heard(id); }
+
+}  // namespace
+
+Result<uint64_t> member_id_from_peer_url(std::string_view url) {
+  const Status bad(StatusCode::kInvalidArgument, kErrMemberBadUrls);
+  constexpr std::string_view kScheme = "http://n";
+  if (url.substr(0, kScheme.size()) != kScheme) return bad;
+  url.remove_prefix(kScheme.size());
+  uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(url.data(), url.data() + url.size(), id);
+  if (ec != std::errc() || id == 0 || end == url.data()) return bad;
+  std::string_view rest(end, static_cast<size_t>(url.data() + url.size() - end));
+  if (rest.size() < 2 || rest[0] != ':') return bad;
+  uint32_t port = 0;
+  const auto [pend, pec] = std::from_chars(rest.data() + 1, rest.data() + rest.size(), port);
+  if (pec != std::errc() || pend != rest.data() + rest.size() || port == 0 || port > 65535) return bad;
+  return id;
+}
+
+std::string member_peer_url(uint64_t id, uint16_t port) {
+  return "http://n" + std::to_string(id) + ":" + std::to_string(port);
+}
+
+std::string member_client_url(uint64_t id, uint16_t port) { return member_peer_url(id, port); }
+
+void PeerActivity::heard(uint64_t peer, sim::TimeNs now) {
+  auto [it, fresh] = peers_.try_emplace(peer, Peer{now, now});
+  if (!fresh && now - it->second.last > idle_) it->second.since = now;  // the connection had dropped
+  it->second.last = now;
+}
+
+std::optional<sim::TimeNs> PeerActivity::active_since(uint64_t peer, sim::TimeNs now) const {
+  auto it = peers_.find(peer);
+  if (it == peers_.end() || now - it->second.last > idle_) return std::nullopt;
+  return it->second.since;
+}
+
+Status may_add_member(const raftpb::ConfState& cs, uint64_t self, bool learner, const PeerActivity& peers,
+                      sim::TimeNs now) {
+  if (!learner) {
+    // IsReadyToAddVotingMember: the new member counts, not yet started.
+    int members = 1, up = 0;
+    for (uint64_t id : cs.voters()) {
+      ++members;
+      up += started(peers, self, id);
+    }
+    const bool single_node = up == 1 && members == 2;
+    if (!single_node && up < members / 2 + 1) return Status(StatusCode::kFailedPrecondition, kErrNotEnoughStarted);
+  }
+  // isConnectedFullySince: every voter connected for the health interval.
+  const sim::TimeNs since = now - kMemberHealthInterval;
+  for (uint64_t id : cs.voters())
+    if (!connected_since(peers, self, id, since, now)) return Status(StatusCode::kUnavailable, kErrUnhealthy);
+  return Status::ok();
+}
+
+Status may_remove_member(const raftpb::ConfState& cs, uint64_t self, uint64_t id, const PeerActivity& peers,
+                         sim::TimeNs now) {
+  if (contains(cs.learners(), id)) return Status::ok();  // a learner is no part of any quorum
+  // IsReadyToRemoveVotingMember: the others must hold a started quorum among themselves.
+  int members = 0, up = 0;
+  for (uint64_t v : cs.voters()) {
+    if (v == id) continue;
+    ++members;
+    up += started(peers, self, v);
+  }
+  if (up < members / 2 + 1) return Status(StatusCode::kFailedPrecondition, kErrNotEnoughStarted);
+  // A member that is down is no part of the active quorum: removing it is safe.
+  if (id != self && !peers.active_since(id, now)) return Status::ok();
+  const sim::TimeNs since = now - kMemberHealthInterval;
+  int active = 0;
+  for (uint64_t v : cs.voters()) active += connected_since(peers, self, v, since, now);
+  const int voters = cs.voters_size();
+  if (active - 1 < 1 + (voters - 1) / 2) return Status(StatusCode::kUnavailable, kErrUnhealthy);
+  return Status::ok();
+}
+
+Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfState& cs, const std::set<uint64_t>& removed) {
+  const uint64_t id = cc.node_id();
+  const bool member = contains(cs.voters(), id) || contains(cs.learners(), id);
+  switch (cc.type()) {
+    case raftpb::CONF_CHANGE_ADD_NODE:
+    case raftpb::CONF_CHANGE_ADD_LEARNER_NODE:
+      // etcd maps ErrIDRemoved to "member not found" for its clients.
+      if (removed.count(id)) return Status(StatusCode::kNotFound, kErrMemberNotFound);
+      if (member) return Status(StatusCode::kFailedPrecondition, kErrMemberExists);
+      // etcd 3.4 allows one learner at a time (maxLearners).
+      if (cc.type() == raftpb::CONF_CHANGE_ADD_LEARNER_NODE && cs.learners_size() >= 1)
+        return Status(StatusCode::kFailedPrecondition, kErrTooManyLearners);
+      return Status::ok();
+    case raftpb::CONF_CHANGE_REMOVE_NODE:
+      if (removed.count(id) || !member) return Status(StatusCode::kNotFound, kErrMemberNotFound);
+      return Status::ok();
+    default: return Status(StatusCode::kInvalidArgument, "unknown conf change type");
+  }
+}
+
+std::string conf_change_context(uint64_t request_id) { return std::to_string(request_id); }
+
+std::optional<uint64_t> conf_change_request_id(const raftpb::ConfChange& cc) {
+  uint64_t id = 0;
+  const std::string& c = cc.context();
+  const auto [end, ec] = std::from_chars(c.data(), c.data() + c.size(), id);
+  if (ec != std::errc() || end != c.data() + c.size() || c.empty()) return std::nullopt;
+  return id;
+}
+
+}  // namespace dst::node

@@ -1,0 +1,107 @@
+// etcd's membership rules on their own: peer URLs, the transport's view of peers, the strict
+// reconfiguration checks (each branch of mayAddMember / mayRemoveMember) and apply validation.
+#include "node/server/membership.h"
+
+#include <gtest/gtest.h>
+
+namespace dst::node {
+namespace {
+
+using sim::seconds;
+
+raftpb::ConfState conf(std::initializer_list<uint64_t> voters, std::initializer_list<uint64_t> learners = {}) {
+  raftpb::ConfState cs;
+  for (uint64_t v : voters) cs.add_voters(v);
+  for (uint64_t l : learners) cs.add_learners(l);
+  return cs;
+}
+
+raftpb::ConfChange change(raftpb::ConfChangeType type, uint64_t id) {
+  raftpb::ConfChange cc;
+  cc.set_type(type);
+  cc.set_node_id(id);
+  return cc;
+}
+
+// Peers heard from every second over [from, to).
+PeerActivity heard(std::initializer_list<uint64_t> peers, sim::TimeNs from, sim::TimeNs to) {
+  PeerActivity a(seconds(5));
+  for (sim::TimeNs t = from; t < to; t += seconds(1))
+    for (uint64_t p : peers) a.heard(p, t);
+  return a;
+}
+
+TEST(Membership, PeerUrls) {
+  EXPECT_EQ(*member_id_from_peer_url("http://n4:2380"), 4u);
+  EXPECT_EQ(*member_id_from_peer_url(member_peer_url(17, 2380)), 17u);
+  for (const char* bad : {"", "http://n:2380", "http://n0:2380", "https://n4:2380", "http://n4", "http://n4:",
+                          "http://n4:99999", "http://n4x:2380", "http://host:2380"}) {
+    Result<uint64_t> r = member_id_from_peer_url(bad);
+    ASSERT_FALSE(r.is_ok()) << bad;
+    EXPECT_EQ(r.status().message(), kErrMemberBadUrls) << bad;
+  }
+}
+
+TEST(Membership, PeerActivityTracksTheCurrentConnection) {
+  PeerActivity a(seconds(5));
+  EXPECT_FALSE(a.active_since(2, 0));
+  a.heard(2, seconds(1));
+  a.heard(2, seconds(4));
+  EXPECT_EQ(a.active_since(2, seconds(6)), seconds(1));
+  EXPECT_FALSE(a.active_since(2, seconds(10)));  // silent longer than the idle bound
+  a.heard(2, seconds(12));                       // a new connection
+  EXPECT_EQ(a.active_since(2, seconds(12)), seconds(12));
+  EXPECT_TRUE(a.ever_heard(2));
+  EXPECT_FALSE(a.ever_heard(3));
+}
+
+TEST(Membership, MayAddMember) {
+  const sim::TimeNs now = seconds(20);
+  // Every voter connected for the health interval.
+  EXPECT_TRUE(may_add_member(conf({1, 2, 3}), 1, false, heard({2, 3}, 0, now), now).is_ok());
+  // One voter connected for less than the interval.
+  PeerActivity late = heard({2}, 0, now);
+  late.heard(3, now - seconds(2));
+  EXPECT_EQ(may_add_member(conf({1, 2, 3}), 1, false, late, now).message(), kErrUnhealthy);
+  // Voters never started: 3 voters (1 started) + the new one need 3 started.
+  EXPECT_EQ(may_add_member(conf({1, 2, 3}), 1, false, PeerActivity(seconds(5)), now).message(),
+            kErrNotEnoughStarted);
+  // A learner needs no started quorum, but still every voter connected.
+  EXPECT_EQ(may_add_member(conf({1, 2, 3}), 1, true, PeerActivity(seconds(5)), now).message(), kErrUnhealthy);
+  // A single-node cluster may add a second member.
+  EXPECT_TRUE(may_add_member(conf({1}), 1, false, PeerActivity(seconds(5)), now).is_ok());
+}
+
+TEST(Membership, MayRemoveMember) {
+  const sim::TimeNs now = seconds(20);
+  const PeerActivity all = heard({2, 3}, 0, now);
+  EXPECT_TRUE(may_remove_member(conf({1, 2, 3}), 1, 3, all, now).is_ok());
+  // A learner: always.
+  EXPECT_TRUE(may_remove_member(conf({1, 2, 3}, {4}), 1, 4, PeerActivity(seconds(5)), now).is_ok());
+  // Member 3 is down: removing it is safe; removing 2 leaves 1 connected of 2.
+  const PeerActivity three_down = heard({2}, 0, now);
+  EXPECT_TRUE(may_remove_member(conf({1, 2, 3}), 1, 3, heard({2, 3}, 0, seconds(10)), now).is_ok());
+  EXPECT_EQ(may_remove_member(conf({1, 2, 3}), 1, 2, three_down, now).message(), kErrNotEnoughStarted);
+  PeerActivity three_was_up = heard({2, 3}, 0, seconds(10));
+  for (sim::TimeNs t = seconds(10); t < now; t += seconds(1)) three_was_up.heard(2, t);
+  EXPECT_EQ(may_remove_member(conf({1, 2, 3}), 1, 2, three_was_up, now).message(), kErrUnhealthy);
+}
+
+TEST(Membership, ValidateAtApply) {
+  const raftpb::ConfState cs = conf({1, 2, 3}, {4});
+  EXPECT_TRUE(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 5), cs, {}).is_ok());
+  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 2), cs, {}).message(), kErrMemberExists);
+  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 7), cs, {7}).message(), kErrMemberNotFound);
+  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_LEARNER_NODE, 5), cs, {}).message(),
+            kErrTooManyLearners);
+  EXPECT_TRUE(validate_conf_change(change(raftpb::CONF_CHANGE_REMOVE_NODE, 4), cs, {}).is_ok());
+  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_REMOVE_NODE, 9), cs, {}).message(), kErrMemberNotFound);
+  raftpb::ConfChange cc = change(raftpb::CONF_CHANGE_REMOVE_NODE, 3);
+  cc.set_context(conf_change_context(0x0300000000000123ull));
+  EXPECT_EQ(conf_change_request_id(cc), 0x0300000000000123ull);
+  cc.set_context("x1");
+  EXPECT_FALSE(conf_change_request_id(cc));
+}
+
+}  // namespace
+}  // namespace dst::node

@@ -1,0 +1,77 @@
+// The member's side of etcd's Cluster service (MemberAdd, MemberRemove) and the apply of conf
+// changes (etcd's configure() and applyConfChange()); the rules are in membership.h.
+#include "base/assert.h"
+#include "node/raft/describe.h"
+#include "node/server/server.h"
+
+namespace dst::node {
+
+namespace {
+
+bool has(const google::protobuf::RepeatedField<uint64_t>& ids, uint64_t id) {
+  for (uint64_t x : ids)
+    if (x == id) return true;
+  return false;
+}
+
+}  // namespace
+
+Result<uint64_t> Server::add_member(const std::string& peer_url, bool learner) {
+  Result<uint64_t> id = member_id_from_peer_url(peer_url);
+  if (!id.is_ok()) return id.status();
+  const raftpb::ConfState cs = raft_->conf_state();
+  // The same URL as a member's: etcd checks the URLs before anything else.
+  if (has(cs.voters(), *id) || has(cs.learners(), *id)) return Status(StatusCode::kFailedPrecondition, kErrPeerUrlExists);
+  if (Status st = may_add_member(cs, options_.id, learner, peer_activity_, sim_.now()); !st.is_ok()) return st;
+  raftpb::ConfChange cc;
+  cc.set_type(learner ? raftpb::CONF_CHANGE_ADD_LEARNER_NODE : raftpb::CONF_CHANGE_ADD_NODE);
+  cc.set_node_id(*id);
+  const uint64_t request = next_id();
+  cc.set_context(conf_change_context(request));
+  Result<ApplyResult> r = submit_and_wait(request, ConfChangeProposal{std::move(cc)});
+  if (!r.is_ok()) return r.status();
+  if (!r->error.is_ok()) return r->error;
+  return *id;
+}
+
+Status Server::remove_member(uint64_t id) {
+  if (Status st = may_remove_member(raft_->conf_state(), options_.id, id, peer_activity_, sim_.now()); !st.is_ok())
+    return st;
+  raftpb::ConfChange cc;
+  cc.set_type(raftpb::CONF_CHANGE_REMOVE_NODE);
+  cc.set_node_id(id);
+  const uint64_t request = next_id();
+  cc.set_context(conf_change_context(request));
+  Result<ApplyResult> r = submit_and_wait(request, ConfChangeProposal{std::move(cc)});
+  if (!r.is_ok()) return r.status();
+  return r->error;
+}
+
+void Server::apply_conf_change(const raftpb::Entry& e) {
+  raftpb::ConfChange cc;
+  DST_ASSERT_MSG(cc.ParseFromString(e.data()), "unparsable conf change at " + raft::describe_entry(e));
+  ApplyResult result;
+  result.error = validate_conf_change(cc, raft_->conf_state(), removed_);
+  // An invalid change is applied as a no-op (etcd sets its NodeID to None); Raft needs nothing
+  // from it: its pending-change guard is an index, passed by applying the entry.
+  if (result.error.is_ok()) {
+    raft_->apply_conf_change(cc);
+    if (cc.type() == raftpb::CONF_CHANGE_REMOVE_NODE) {
+      DST_ASSERT_LE(removed_.size(), size_t{1'000'000});
+      removed_.insert(cc.node_id());
+    }
+  }
+  if (std::optional<uint64_t> request = conf_change_request_id(cc)) on_applied(*request, result);
+  const bool self_removed = result.error.is_ok() && cc.type() == raftpb::CONF_CHANGE_REMOVE_NODE &&
+                            cc.node_id() == options_.id;
+  if (!self_removed || stopping_) return;
+  // etcd stops 10 ticks later (stopWithDelay), so that the answer to the removal can go out.
+  stopping_ = true;
+  if (hooks_.removed != nullptr) *hooks_.removed = true;
+  sim_.spawn(sim_.current_process(), "removed", [this] {
+    if (sim_.sleep(10 * options_.tick) != sim::WaitResult::kOk) return;
+    crash(kErrRemovedFromCluster, false);
+  });
+}
+
+}  // namespace dst::node
