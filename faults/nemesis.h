@@ -41,6 +41,9 @@ class Nemesis {
   // 1-based member or an error naming the valid range.
   Status check_member(int64_t n, const char* what) const;
   bool up(size_t n) const { return cluster_.up(n - 1); }
+  // A member of the cluster now (started, not removed, named by the leader's membership): what
+  // the selectors choose from once members are added and removed.
+  bool member(size_t n) const { return cluster_.counts_as_member(n - 1); }
   std::optional<size_t> leader() const;  // 1-based
 
   // Network. A new partition replaces the current one (its window ends).

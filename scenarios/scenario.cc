@@ -7,6 +7,7 @@
 
 #include "base/assert.h"
 #include "client/kv_client.h"
+#include "node/server/membership.h"
 
 namespace dst::scenarios {
 
@@ -63,6 +64,7 @@ node::KvRunOptions Scenario::run_options() {
 void Scenario::start(node::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until) {
   sim_ = &cluster.simulator();
   nemesis_ = std::make_unique<faults::Nemesis>(*sim_, cluster, recorder);
+  cluster_ = &cluster;
   recorder_ = &recorder;
   for (size_t i = 0; i < cluster.size(); ++i) members_.push_back(sim::Address{cluster.host(i), node::ApiOptions{}.port});
   phase_start_ = sim_->now();
@@ -129,6 +131,32 @@ void Scenario::compact(int64_t keep, bool physical) {
     c.mutable_compaction()->set_physical(physical);
     kv.execute(c);
   });
+}
+
+Result<size_t> Scenario::member_add(bool learner) {
+  Result<size_t> added = cluster_->add_node();
+  if (!added.is_ok()) return added.status();
+  const size_t index = *added;
+  // Clients of the scenario's own may talk to the new member from now on.
+  members_.push_back(sim::Address{cluster_->host(index), node::ApiOptions{}.port});
+  etcdserverpb::ApiRequest req;
+  req.mutable_member_add()->add_peerurls(node::member_peer_url(index + 1, node::ServerOptions{}.raft_port));
+  req.mutable_member_add()->set_islearner(learner);
+  const client::KvClientOptions ko = client_options(-1);
+  sim_->spawn(client_process_, "scenario-member-add",
+              [sim = sim_, ko, recorder = recorder_, req = std::move(req), cluster = cluster_, index]() mutable {
+                client::KvClient kv(*sim, ko, *recorder);
+                const history::Operation r = kv.execute(std::move(req));
+                if (r.outcome == history::Outcome::kFailed) return;  // not added: the node stays down
+                if (!cluster->up(index) && !cluster->removed(index)) cluster->start(index);
+              });
+  return index + 1;
+}
+
+void Scenario::member_remove(size_t n) {
+  etcdserverpb::ApiRequest req;
+  req.mutable_member_remove()->set_id(n);  // node n is member ID n
+  send(std::move(req), -1);
 }
 
 void Scenario::fire(size_t i, sim::TimeNs at) {

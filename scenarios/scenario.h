@@ -92,6 +92,13 @@ class Scenario {
   void send(etcdserverpb::ApiRequest req, int64_t member);
   // compact(): reads the current revision, then compacts to it minus `keep`.
   void compact(int64_t keep, bool physical);
+  // member_add(): a new node on a host of its own; the scenario's client sends MemberAdd for it
+  // and, when the answer is ok or unknown (it may have happened), starts it, as an operator
+  // starts the new etcd once `etcdctl member add` returned. Returns the new node's number.
+  Result<size_t> member_add(bool learner);
+  // member_remove(n): the scenario's client sends MemberRemove for node n; the member stops by
+  // itself once it applies (or hears of) its removal.
+  void member_remove(size_t n);
 
  private:
   Scenario(std::string path, uint64_t seed, const LuaLimits& limits);
@@ -105,6 +112,7 @@ class Scenario {
   ScenarioConfig config_;
   bool loading_ = true;
   std::unique_ptr<faults::Nemesis> nemesis_;
+  node::SimCluster* cluster_ = nullptr;
   history::Recorder* recorder_ = nullptr;
   std::vector<sim::Address> members_;
   sim::ProcessId client_process_ = sim::kNoProcess;

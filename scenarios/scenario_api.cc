@@ -27,7 +27,8 @@ void register_api(lua_State* L, Scenario* scenario) {
       {"fsync_error", l_fsync_error}, {"disk_full", l_disk_full}, {"bitflip", l_bitflip},
       {"clock_skew", l_clock_skew}, {"clock_jump", l_clock_jump}, {"clock_drift", l_clock_drift},
       {"drop", l_drop},         {"delay", l_delay},         {"failpoint", l_failpoint},
-      {"compact", l_compact},   {"defrag", l_defrag},
+      {"compact", l_compact},   {"defrag", l_defrag},       {"member_add", l_member_add},
+      {"member_remove", l_member_remove},
   };
   for (const luaL_Reg& r : fns) {
     lua_pushlightuserdata(L, scenario);

@@ -48,6 +48,8 @@ int l_delay(lua_State* L);
 int l_failpoint(lua_State* L);
 int l_compact(lua_State* L);
 int l_defrag(lua_State* L);
+int l_member_add(lua_State* L);
+int l_member_remove(lua_State* L);
 int shape_table(lua_State* L, const char* shape);
 int l_us(lua_State* L);
 int l_ms(lua_State* L);

@@ -30,7 +30,7 @@ int l_follower(lua_State* L) {
   std::optional<size_t> l = s.nemesis()->leader();
   std::vector<size_t> up;
   for (size_t m = 1; m <= s.nemesis()->size(); ++m)
-    if (s.nemesis()->up(m) && (!l || m != *l)) up.push_back(m);
+    if (s.nemesis()->up(m) && s.nemesis()->member(m) && (!l || m != *l)) up.push_back(m);
   if (up.empty()) {
     lua_pushnil(L);
     return 1;
@@ -42,7 +42,14 @@ int l_follower(lua_State* L) {
 int l_random_node(lua_State* L) {
   require_running(L, "random_node()");
   Scenario& s = self(L);
-  lua_pushinteger(L, static_cast<lua_Integer>(1 + s.rng().uniform_u64(s.nemesis()->size())));
+  std::vector<size_t> members;  // up or down, but members (not removed, not never-added)
+  for (size_t m = 1; m <= s.nemesis()->size(); ++m)
+    if (s.nemesis()->member(m)) members.push_back(m);
+  if (members.empty()) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushinteger(L, static_cast<lua_Integer>(members[s.rng().uniform_u64(members.size())]));
   return 1;
 }
 
@@ -297,6 +304,28 @@ int l_defrag(lua_State* L) {
   req.mutable_defragment();
   self(L).send(std::move(req), static_cast<int64_t>(n) - 1);
   self(L).nemesis()->record_instant("defrag", "n" + std::to_string(n));
+  return 0;
+}
+
+// member_add{learner=false}: a new member on a new host (etcdctl member add, then the new etcd
+// started); returns its node number. The node catches up from the leader's snapshot.
+int l_member_add(lua_State* L) {
+  require_running(L, "member_add{}");
+  Fields f(L, 1, "member_add{}", {"learner"});
+  const bool learner = f.boolean("learner").value_or(false);
+  Result<size_t> n = self(L).member_add(learner);
+  check(L, n.status());
+  self(L).nemesis()->record_instant("member_add", "n" + std::to_string(*n) + (learner ? " (learner)" : ""));
+  lua_pushinteger(L, static_cast<lua_Integer>(*n));
+  return 1;
+}
+
+// member_remove(n): etcdctl member remove; the member stops once it learns of its removal.
+int l_member_remove(lua_State* L) {
+  require_running(L, "member_remove()");
+  const size_t n = node_arg(L, 1, "member_remove()");
+  self(L).member_remove(n);
+  self(L).nemesis()->record_instant("member_remove", "n" + std::to_string(n));
   return 0;
 }
 

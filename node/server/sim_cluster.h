@@ -67,6 +67,8 @@ class SimCluster {
   Result<size_t> add_node();
   // The node applied its own removal from the cluster: it has stopped and is never restarted.
   bool removed(size_t i) const { return nodes_[i]->removed; }
+  // Started at least once (a node added for a MemberAdd that failed never is).
+  bool started(size_t i) const { return nodes_[i]->started; }
   // Whether the liveness and agreement checks wait for node i: it was started at least once,
   // was not removed, and (when there is a leader) the leader's membership names it.
   bool counts_as_member(size_t i) const;
