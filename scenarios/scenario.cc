@@ -133,6 +133,24 @@ void Scenario::compact(int64_t keep, bool physical) {
   });
 }
 
+void Scenario::alarm_disarm() {
+  const client::KvClientOptions ko = client_options(-1);
+  sim_->spawn(client_process_, "scenario-alarm-disarm", [sim = sim_, ko, recorder = recorder_] {
+    client::KvClient kv(*sim, ko, *recorder);
+    etcdserverpb::ApiRequest list;
+    list.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::GET);
+    const history::Operation listed = kv.execute(list);
+    if (listed.outcome != history::Outcome::kOk) return;
+    for (const etcdserverpb::AlarmMember& a : listed.response.alarm().alarms()) {
+      etcdserverpb::ApiRequest off;
+      off.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::DEACTIVATE);
+      off.mutable_alarm()->set_memberid(a.memberid());
+      off.mutable_alarm()->set_alarm(a.alarm());
+      kv.execute(off);
+    }
+  });
+}
+
 Result<size_t> Scenario::member_add(bool learner) {
   Result<size_t> added = cluster_->add_node();
   if (!added.is_ok()) return added.status();

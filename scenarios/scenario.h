@@ -92,6 +92,8 @@ class Scenario {
   void send(etcdserverpb::ApiRequest req, int64_t member);
   // compact(): reads the current revision, then compacts to it minus `keep`.
   void compact(int64_t keep, bool physical);
+  // alarm_disarm(): lists the alarms, then deactivates each (etcdctl alarm disarm).
+  void alarm_disarm();
   // member_add(): a new node on a host of its own; the scenario's client sends MemberAdd for it
   // and, when the answer is ok or unknown (it may have happened), starts it, as an operator
   // starts the new etcd once `etcdctl member add` returned. Returns the new node's number.

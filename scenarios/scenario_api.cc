@@ -28,7 +28,7 @@ void register_api(lua_State* L, Scenario* scenario) {
       {"clock_skew", l_clock_skew}, {"clock_jump", l_clock_jump}, {"clock_drift", l_clock_drift},
       {"drop", l_drop},         {"delay", l_delay},         {"failpoint", l_failpoint},
       {"compact", l_compact},   {"defrag", l_defrag},       {"member_add", l_member_add},
-      {"member_remove", l_member_remove},
+      {"member_remove", l_member_remove}, {"alarm_disarm", l_alarm_disarm},
   };
   for (const luaL_Reg& r : fns) {
     lua_pushlightuserdata(L, scenario);

@@ -48,6 +48,7 @@ int l_delay(lua_State* L);
 int l_failpoint(lua_State* L);
 int l_compact(lua_State* L);
 int l_defrag(lua_State* L);
+int l_alarm_disarm(lua_State* L);
 int l_member_add(lua_State* L);
 int l_member_remove(lua_State* L);
 int shape_table(lua_State* L, const char* shape);

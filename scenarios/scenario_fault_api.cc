@@ -307,6 +307,15 @@ int l_defrag(lua_State* L) {
   return 0;
 }
 
+// alarm_disarm(): a client lists the alarms and deactivates each (etcdctl alarm disarm), the
+// last step of etcd's NOSPACE recovery (after compaction and defragmentation).
+int l_alarm_disarm(lua_State* L) {
+  require_running(L, "alarm_disarm()");
+  self(L).alarm_disarm();
+  self(L).nemesis()->record_instant("alarm_disarm", "all");
+  return 0;
+}
+
 // member_add{learner=false}: a new member on a new host (etcdctl member add, then the new etcd
 // started); returns its node number. The node catches up from the leader's snapshot.
 int l_member_add(lua_State* L) {

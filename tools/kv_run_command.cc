@@ -116,8 +116,12 @@ int run_kv_command(const KvRunSpec& spec) {
   if (!w.exits.empty()) std::printf("member exits      %zu (first: %s)\n", w.exits.size(), w.exits.front().c_str());
   for (size_t i = 1; i < w.exits.size() && i < 5; ++i) std::printf("  %s\n", w.exits[i].c_str());
   std::printf("raft invariants   %s\n", w.invariants_ok ? "ok" : w.violations.front().c_str());
-  std::printf("liveness          %s\n", w.liveness_ok ? ("recovered in " + sim::format_duration(w.liveness.recovery)).c_str()
-                                                      : w.liveness.detail.c_str());
+  std::printf("liveness          %s\n",
+              w.liveness_ok ? ("recovered in " + sim::format_duration(w.liveness.recovery) + ", then served in " +
+                               sim::format_duration(w.liveness.service) +
+                               " (a write acknowledged, every member answered a linearizable read)")
+                                  .c_str()
+                            : w.liveness.detail.c_str());
   std::printf("member agreement  %s\n", w.members_agree ? "ok: same state hash at the same applied index" : "FAILED");
   std::printf("watch guarantees  %s\n", run.watch.ok() ? "ok" : "VIOLATED");
   if (!run.watch.ok()) std::printf("%s", run.watch.to_string().c_str());

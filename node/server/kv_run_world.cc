@@ -1,4 +1,5 @@
 #include "node/server/kv_run_world.h"
+#include "node/server/service_probe.h"
 
 #include "base/assert.h"
 #include "node/server/nemesis_faults.h"
@@ -90,6 +91,15 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   cluster.heal_all();
   KvRunResult r;
   r.liveness = cluster.await_recovery(options.recovery_bound);
+  if (r.liveness.ok) {
+    // Raft is back; now a client must be served, within what is left of the bound (at least a
+    // few request timeouts).
+    const sim::DurationNs left = std::max(options.recovery_bound - r.liveness.recovery, sim::seconds(10));
+    const ServiceReport service = probe_service(sim, cluster, recorder, co.server.api.port, left);
+    r.liveness.ok = service.ok;
+    r.liveness.service = service.took;
+    if (!service.ok) r.liveness.detail = service.detail;
+  }
   r.liveness_ok = r.liveness.ok;
   sim.run_until(std::max(sim.now(), watchers_until));
   r.members_agree = r.liveness_ok && cluster.await_agreement(sim::seconds(10)).ok;

@@ -50,6 +50,8 @@ struct AgreementReport {
 struct LivenessReport {
   bool ok = false;
   sim::DurationNs recovery = 0;  // from the heal to every node caught up
+  // From the recovery to service again (service_probe.h; 0 where the world does not probe).
+  sim::DurationNs service = 0;
   std::string detail;            // why not ok
 };
 
