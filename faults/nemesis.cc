@@ -266,7 +266,7 @@ Status Nemesis::slow_fsync(size_t n, const sim::DurationDist& dist, const std::s
 
 Status Nemesis::normal_fsync(size_t n) {
   if (Status st = check_member(static_cast<int64_t>(n), "normal_fsync()"); !st.is_ok()) return st;
-  sim_.host(cluster_.host(n - 1)).disk().set_fsync_latency(sim::DiskConfig().fsync_latency);
+  sim_.host(cluster_.host(n - 1)).disk().set_fsync_latency(cluster_.normal_fsync_latency());
   close("fsync " + name(n));
   return Status::ok();
 }

@@ -52,6 +52,7 @@ node::KvRunOptions Scenario::run_options() {
     co.server.tick = config_.tick;
     if (config_.quota_bytes > 0) co.server.api.quota_bytes = config_.quota_bytes;
     if (config_.snapshot_every > 0) co.server.snapshot_every = config_.snapshot_every;
+    co.fsync_latency = config_.fsync_latency;
   };
   o.on_start = [this](node::SimCluster& cluster, history::Recorder& recorder, const client::Workload&,
                       sim::TimeNs until) { start(cluster, recorder, until); };
@@ -69,9 +70,6 @@ void Scenario::start(node::SimCluster& cluster, history::Recorder& recorder, sim
   for (size_t i = 0; i < cluster.size(); ++i) members_.push_back(sim::Address{cluster.host(i), node::ApiOptions{}.port});
   phase_start_ = sim_->now();
   phase_end_ = until;
-  for (size_t i = 0; i < cluster.size(); ++i) {
-    if (config_.fsync_latency) sim_->host(cluster.host(i)).disk().set_fsync_latency(*config_.fsync_latency);
-  }
   for (const auto& [member, ppm] : config_.clock_drift_ppm) {
     Status st = nemesis_->clock_drift(member, ppm);
     DST_ASSERT_MSG(st.is_ok(), st.message());  // checked when the script set it

@@ -111,6 +111,7 @@ class Disk {
   // The next `count` fsyncs fail; with `count` < 0 every fsync fails until cleared with 0.
   void fail_fsyncs(int64_t count);
   void set_fsync_latency(DurationDist dist);
+  const DurationDist& fsync_latency() const { return config_.fsync_latency; }
   void set_read_latency(DurationDist dist);
   // Disk full: every write that grows usage fails with kNoSpace until cleared.
   void set_full(bool full);

@@ -16,6 +16,7 @@ SimCluster::SimCluster(sim::Simulator& sim, ClusterOptions options) : sim_(sim),
     auto n = std::make_unique<Node>();
     n->id = i + 1;
     n->host = sim_.add_host("n" + std::to_string(n->id));
+    sim_.host(n->host).disk().set_fsync_latency(normal_fsync_latency());
     voters.push_back(n->id);
     nodes_.push_back(std::move(n));
   }
@@ -42,9 +43,14 @@ Result<size_t> SimCluster::add_node() {
   auto n = std::make_unique<Node>();
   n->id = nodes_.size() + 1;
   n->host = sim_.add_host("n" + std::to_string(n->id));
+  sim_.host(n->host).disk().set_fsync_latency(normal_fsync_latency());
   directory_[n->id] = n->host;
   nodes_.push_back(std::move(n));
   return nodes_.size() - 1;
+}
+
+sim::DurationDist SimCluster::normal_fsync_latency() const {
+  return options_.fsync_latency ? *options_.fsync_latency : sim::DiskConfig().fsync_latency;
 }
 
 bool SimCluster::counts_as_member(size_t i) const {
@@ -183,7 +189,7 @@ void SimCluster::heal_all() {
   sim_.net().set_default_link(options_.link);
   for (size_t i = 0; i < nodes_.size(); ++i) {
     sim::Disk& disk = sim_.host(nodes_[i]->host).disk();
-    disk.set_fsync_latency(sim::DiskConfig().fsync_latency);
+    disk.set_fsync_latency(normal_fsync_latency());
     disk.fail_fsyncs(0);
     disk.set_full(false);
     nodes_[i]->faults.disarm_all();
@@ -302,7 +308,7 @@ void SimCluster::nemesis_loop(NemesisOptions options) {
         if (slow) {
           disk.set_fsync_latency(sim::DurationDist::uniform(sim::milliseconds(50), sim::milliseconds(500)));
         } else {
-          disk.set_fsync_latency(sim::DiskConfig().fsync_latency);
+          disk.set_fsync_latency(normal_fsync_latency());
         }
         log_fault(std::string(slow ? "slow fsync " : "normal fsync ") + name(i));
         break;

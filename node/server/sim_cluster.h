@@ -25,6 +25,9 @@ struct ClusterOptions {
   size_t nodes = 3;
   ServerOptions server;  // template for every node (id, peers and voters are filled in)
   sim::LinkConfig link;  // every link between nodes
+  // Every node's disk's fsync latency when no fault slows it (a scenario's cluster{disk=}); unset:
+  // sim::DiskConfig's. Heals and normal_fsync() go back to it.
+  std::optional<sim::DurationDist> fsync_latency;
 };
 
 // What the random fault schedule may do, and how often.
@@ -83,6 +86,8 @@ class SimCluster {
   void resume(size_t i);
   bool paused(size_t i) const { return nodes_[i]->paused; }
   const sim::LinkConfig& link() const { return options_.link; }
+  // The fsync latency a node's disk has when no fault slows it (ClusterOptions::fsync_latency).
+  sim::DurationDist normal_fsync_latency() const;
   // The live server, or null when down (or not yet started).
   const Server* server(size_t i) const { return nodes_[i]->live; }
   sim::HostId host(size_t i) const { return nodes_[i]->host; }

@@ -141,6 +141,25 @@ TEST(SimCluster, CrashDuringBootstrapRecovers) {
   }
 }
 
+// A cluster's own disk latency (a scenario's cluster{disk={fsync=...}}) is what heals and the
+// nemesis go back to, not the simulator's default; a node added later gets it too.
+TEST(SimCluster, HealRestoresTheClustersOwnFsyncLatency) {
+  sim::Simulator sim(3);
+  ClusterOptions o = cluster_options(3);
+  o.fsync_latency = sim::DurationDist::constant(milliseconds(30));
+  SimCluster c(sim, o);
+  const std::string want = o.fsync_latency->to_string();
+  ASSERT_NE(want, sim::DiskConfig().fsync_latency.to_string());
+  c.start_all();
+  sim.host(c.host(1)).disk().set_fsync_latency(sim::DurationDist::constant(milliseconds(400)));
+  sim.run_until(seconds(2));
+  c.heal_all();
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(sim.host(c.host(i)).disk().fsync_latency().to_string(), want) << i;
+  Result<size_t> added = c.add_node();
+  ASSERT_TRUE(added.is_ok());
+  EXPECT_EQ(sim.host(c.host(*added)).disk().fsync_latency().to_string(), want);
+}
+
 TEST(KvCluster, ReplicatesTheMixedLoadAndMembersAgree) {
   sim::Simulator sim(21);
   SimCluster c(sim, kv_options(3));
