@@ -20,6 +20,11 @@ struct WatchClientOptions {
   size_t member = 0;                  // the member to start on (0-based)
   bool pinned = false;
   etcdserverpb::WatchCreateRequest request;  // key/range/filters/prev_kv/progress_notify/start
+  // Ask for progress right after each create and then this often on the open stream
+  // (clientv3's RequestProgress, as Kubernetes' watch cache does for consistent reads; etcd's
+  // robustness traffic does too); 0: never. The
+  // answers are recorded like every response, so the checker holds them to "bookmarkable".
+  sim::DurationNs progress_every = 0;
 };
 
 struct WatchClientResult {

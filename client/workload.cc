@@ -275,6 +275,8 @@ void Workload::run_watcher(uint32_t id, sim::TimeNs until) {
   wo.members = members_;
   wo.member = id % members_.size();
   wo.pinned = false;
+  // Half the watchers ask for progress every 700 ms, the way a watch cache does.
+  wo.progress_every = rng.bernoulli(0.5) ? sim::milliseconds(700) : 0;
   std::string prefix;
   switch (options_.profile) {
     case Profile::kEtcdKv: prefix = "key/"; break;

@@ -191,7 +191,12 @@ int run_kv_command(const KvRunSpec& spec) {
     if (!w.invariants_ok && spec.require_durability && !w.violations.empty()) first = "raft invariant: " + w.violations.front();
     else if (!w.liveness_ok && spec.require_liveness) first = "liveness: " + w.liveness.detail;
     else if (!w.members_agree && spec.require_durability) first = "member agreement failed";
-    else if (!run.watch.ok() && spec.require_watch) first = "watch: " + run.watch.to_string().substr(0, run.watch.to_string().find('\n'));
+    else if (!run.watch.ok() && spec.require_watch) {
+      // The first violation's own line ("bookmarkable: watch 0 (...) at ...: event at revision
+      // 179 after a progress notification at revision 183"), without its evidence lines.
+      const std::string v = run.watch.violations.empty() ? run.watch.to_string() : run.watch.violations.front().to_string();
+      first = "watch " + v.substr(0, v.find('\n'));
+    }
     else if (!deterministic) first = "not deterministic: " + determinism_report;
     else if (lin.is_ok() && !lin->violations.empty()) first = lin->violations.front().rule + ": " + lin->violations.front().message;
     if (!first.empty()) std::printf("first violation:  %s\n", first.c_str());

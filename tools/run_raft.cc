@@ -42,12 +42,17 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   options.faults = !args.has("no-faults");
   options.kv = args.has("kv");
   if (auto bugs = args.value("bug")) {
-    Result<uint32_t> bits = parse_bug_list(*bugs);
+    Result<BugSet> bits = parse_bug_list(*bugs);
     if (!bits.is_ok()) {
       std::fprintf(stderr, "dst run raft: --bug: %s\n", bits.status().message().c_str());
       return kExitUsage;
     }
-    options.bugs = *bits;
+    if (bits->node != 0) {
+      std::fprintf(stderr, "dst run raft: --bug: %s is a bug of the KV node; the raft world has only Raft's\n",
+                   bugs->c_str());
+      return kExitUsage;
+    }
+    options.bugs = bits->raft;
   }
 
   std::string reproduce = self + " run raft --seed " + std::to_string(*seed);

@@ -25,9 +25,9 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     std::fprintf(stderr, "%s\n\n%s", seed.status().message().c_str(), args.usage().c_str());
     return kExitUsage;
   }
-  uint32_t bugs = 0;
+  BugSet bugs;
   if (auto names = args.value("bug")) {
-    Result<uint32_t> bits = parse_bug_list(*names);
+    Result<BugSet> bits = parse_bug_list(*names);
     if (!bits.is_ok()) {
       std::fprintf(stderr, "dst run: --bug: %s\n", bits.status().message().c_str());
       return kExitUsage;
@@ -67,7 +67,8 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     std::function<void(node::ClusterOptions&)> scenario_cluster = options.configure_cluster;
     options.configure_cluster = [scenario_cluster, bugs](node::ClusterOptions& co) {
       if (scenario_cluster) scenario_cluster(co);
-      co.server.raft.bugs |= bugs;
+      co.server.raft.bugs |= bugs.raft;
+      co.server.bugs |= bugs.node;
     };
   };
   spec.runtime_error = [current]() -> std::optional<std::string> {

@@ -19,7 +19,8 @@ Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim
                                                              std::string path, backend::BackendOptions options,
                                                              lease::LessorOptions lease_options,
                                                              std::function<int64_t()> clock,
-                                                             backend::FaultHook fault_hook) {
+                                                             backend::FaultHook fault_hook,
+                                                             watch::WatchOptions watch_options) {
   std::unique_ptr<KvStateMachine> sm(new KvStateMachine());
   sm->clock_ = clock ? std::move(clock) : [] { return int64_t{0}; };
   sm->fault_hook_ = std::move(fault_hook);
@@ -36,7 +37,7 @@ Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim
   auto lessor = lease::Lessor::open(*sm->backend_, *sm->store_, lease_options);
   if (!lessor.is_ok()) return lessor.status();
   sm->lessor_ = std::move(lessor).value();
-  sm->watch_ = std::make_unique<watch::WatchableStore>(*sm->store_);
+  sm->watch_ = std::make_unique<watch::WatchableStore>(*sm->store_, watch_options);
   sm->observe_store();
   return sm;
 }

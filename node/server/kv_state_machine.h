@@ -40,7 +40,8 @@ class KvStateMachine : public StateMachine {
                                                       backend::BackendOptions options = {},
                                                       lease::LessorOptions lease_options = {},
                                                       std::function<int64_t()> clock = {},
-                                                      backend::FaultHook fault_hook = {});
+                                                      backend::FaultHook fault_hook = {},
+                                                      watch::WatchOptions watch_options = {});
 
   Status apply(const raftpb::Entry& entry) override;
   // The index whose effects reads of store() see: behind the backend's own while a snapshot is

@@ -1,4 +1,5 @@
 #include "node/server/server.h"
+#include "node/server/node_bugs.h"
 
 #include <cstdio>
 
@@ -120,8 +121,12 @@ Status Server::open_state_machine() {
     DST_ASSERT_MSG(p.is_ok(), p.status().to_string());
     fault_point(*p);
   };
+  watch::WatchOptions watch_options;
+  watch_options.bug_progress_ahead = has_bug(options_.bugs, NodeBug::kProgressNotifyAhead);
+  watch_options.bug_duplicate_event = has_bug(options_.bugs, NodeBug::kWatchDuplicateEvent);
+  watch_options.bug_lost_under_starvation = has_bug(options_.bugs, NodeBug::kWatchLostUnderStarvation);
   auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", {}, lease_options,
-                                 [this] { return local_now(); }, fault_hook);
+                                 [this] { return local_now(); }, fault_hook, watch_options);
   if (!kv.is_ok()) return kv.status();
   kv_ = kv->get();
   kv_->set_applied_listener([this](uint64_t id, const ApplyResult& r) { on_applied(id, r); });

@@ -94,6 +94,8 @@ struct ServerOptions {
   // Inputs queued for the raft loop; a full inbox drops peer messages (Raft retries).
   size_t inbox_capacity = 4096;
   ApiOptions api;
+  // NodeBug bits (node_bugs.h): switched-on bugs above Raft; 0 in every correct run.
+  uint32_t bugs = 0;
 };
 
 // Counted over every incarnation of a node when the world keeps them (ServerHooks::counters).

@@ -47,6 +47,12 @@ struct WatchOptions {
   // of events the client has not been sent yet. Off: answered once every watcher of the stream
   // is synced.
   bool bug_progress_ahead = false;
+  // etcd #17247: the last event of a revision with several events (a txn) is repeated at the
+  // front of the watcher's next response.
+  bool bug_duplicate_event = false;
+  // etcd #17529: a watcher whose stream queue is full loses the revision instead of catching up
+  // from the store later.
+  bool bug_lost_under_starvation = false;
 };
 
 // Gauges (watchers_*) and running totals, per stream and over the whole store.

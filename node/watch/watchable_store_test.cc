@@ -400,6 +400,47 @@ TEST(WatchableStore, SlowStreamFallsBehindAndCatchesUpWithoutLossDuplicatesOrSpl
   });
 }
 
+// The bug zoo's watch bugs (node_bugs.h), each against the behaviour the test above holds the
+// correct store to.
+TEST(WatchableStore, BugDuplicateEventRepeatsATxnsLastEvent) {
+  World w;
+  with_watch_store(
+      w,
+      [](mvcc::KvStore& kv, WatchableStore& ws) {
+        StreamId s = ws.open_stream(nullptr);
+        ASSERT_TRUE(ws.watch(s, request({.key = "k/", .end = "k0"})).is_ok());
+        ASSERT_TRUE(ws.pop(s).has_value());  // the created ack
+        mvcc::WriteTxn t = kv.write();
+        ASSERT_TRUE(t.put("k/a", "1", 0).is_ok());
+        ASSERT_TRUE(t.put("k/b", "1", 0).is_ok());
+        const int64_t txn = t.end();
+        const int64_t single = put(kv, "k/c", "1");
+        Received got = pop_all(ws, s);
+        // etcd #17247: the txn's last event comes again in front of the next response.
+        EXPECT_EQ(got.revs, (std::vector<int64_t>{txn, txn, txn, single}));
+      },
+      WatchOptions{.bug_duplicate_event = true});
+}
+
+TEST(WatchableStore, BugLostUnderStarvationSkipsWhatAFullQueueCouldNotTake) {
+  World w;
+  with_watch_store(
+      w,
+      [](mvcc::KvStore& kv, WatchableStore& ws) {
+        StreamId s = ws.open_stream(nullptr);
+        ASSERT_TRUE(ws.watch(s, request({.key = "k"})).is_ok());
+        ASSERT_TRUE(ws.pop(s).has_value());  // the created ack
+        const size_t written = limits::kWatchStreamQueueMax + 10;
+        for (size_t i = 0; i < written; ++i) put(kv, "k", std::to_string(i));
+        for (int round = 0; round < 10; ++round) ws.sync_step();
+        Received got = pop_all(ws, s);
+        // etcd #17529: the 10 revisions that found the queue full are gone for good.
+        EXPECT_EQ(got.revs.size(), limits::kWatchStreamQueueMax);
+        EXPECT_EQ(ws.counters().watchers_unsynced, 0u);
+      },
+      WatchOptions{.bug_lost_under_starvation = true});
+}
+
 TEST(WatchableStore, AFiveThousandEventTransactionArrivesInOneResponse) {
   World w;
   with_watch_store(w, [](mvcc::KvStore& kv, WatchableStore& ws) {

@@ -6,6 +6,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "proto/etcd_kv.pb.h"
@@ -40,6 +41,8 @@ struct Watcher {
   int64_t next_rev = 0;
   bool synced = false;
   size_t queued = 0;  // responses for it waiting in its stream's queue
+  // WatchOptions::bug_duplicate_event only: the event its next response repeats.
+  std::optional<mvccpb::Event> bug_repeat;
 
   // In its range and not filtered out.
   bool wants(const mvccpb::Event& event) const;

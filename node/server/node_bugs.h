@@ -1,0 +1,36 @@
+// Switchable bugs in the node above Raft: the KV API, the watch stream and the store (issue #7's
+// bug zoo). Each is a small, honest change of behaviour modelled on a bug etcd really had, off by
+// default and switched on with `dst run/sweep ... --bug NAME`, so a run shows the checkers
+// catching it. The Raft-level bugs are raft::Bug (node/raft/config.h).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace dst::node {
+
+enum class NodeBug : uint32_t {
+  // A linearizable read served from the member's local state, without ReadIndex, whenever the
+  // member believes it leads: an isolated or paused old leader answers stale reads (etcd #20418).
+  kStaleRead = 1u << 0,
+  // A progress request answered with the store's revision while events for the stream are still
+  // queued or being caught up: the progress revision overtakes undelivered events (etcd #15220).
+  kProgressNotifyAhead = 1u << 1,
+  // The last event of a multi-event revision (a txn) is sent again in the next response of the
+  // watcher (etcd #17247).
+  kWatchDuplicateEvent = 1u << 2,
+  // A watcher whose stream queue is full loses the revision instead of falling back to catching
+  // up from the store (etcd #17529).
+  kWatchLostUnderStarvation = 1u << 3,
+};
+
+std::string_view node_bug_name(NodeBug bug);
+// One name; the error lists the valid names.
+Result<NodeBug> parse_node_bug(std::string_view name);
+std::vector<NodeBug> all_node_bugs();
+inline bool has_bug(uint32_t bugs, NodeBug b) { return (bugs & static_cast<uint32_t>(b)) != 0; }
+
+}  // namespace dst::node
