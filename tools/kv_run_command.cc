@@ -122,7 +122,8 @@ int run_kv_command(const KvRunSpec& spec) {
                                " (a write acknowledged, every member answered a linearizable read)")
                                   .c_str()
                             : w.liveness.detail.c_str());
-  std::printf("member agreement  %s\n", w.members_agree ? "ok: same state hash at the same applied index" : "FAILED");
+  std::printf("member agreement  %s\n",
+              w.members_agree ? "ok: same state hash at the same applied index" : ("FAILED: " + w.agreement_detail).c_str());
   std::printf("watch guarantees  %s\n", run.watch.ok() ? "ok" : "VIOLATED");
   if (!run.watch.ok()) std::printf("%s", run.watch.to_string().c_str());
   const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
@@ -190,7 +191,7 @@ int run_kv_command(const KvRunSpec& spec) {
     std::string first;
     if (!w.invariants_ok && spec.require_durability && !w.violations.empty()) first = "raft invariant: " + w.violations.front();
     else if (!w.liveness_ok && spec.require_liveness) first = "liveness: " + w.liveness.detail;
-    else if (!w.members_agree && spec.require_durability) first = "member agreement failed";
+    else if (!w.members_agree && spec.require_durability) first = "member agreement failed: " + w.agreement_detail;
     else if (!run.watch.ok() && spec.require_watch) {
       // The first violation's own line ("bookmarkable: watch 0 (...) at ...: event at revision
       // 179 after a progress notification at revision 183"), without its evidence lines.

@@ -102,7 +102,13 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   }
   r.liveness_ok = r.liveness.ok;
   sim.run_until(std::max(sim.now(), watchers_until));
-  r.members_agree = r.liveness_ok && cluster.await_agreement(sim::seconds(10)).ok;
+  if (r.liveness_ok) {
+    const AgreementReport agreement = cluster.await_agreement(sim::seconds(10));
+    r.members_agree = agreement.ok;
+    r.agreement_detail = agreement.detail;
+  } else {
+    r.agreement_detail = "not checked: the cluster did not recover";
+  }
   r.invariants_ok = cluster.invariants().ok();
   r.violations = cluster.invariants().violations();
   r.workload = workload.stats();

@@ -58,6 +58,7 @@ struct KvRunResult {
   bool invariants_ok = false;
   bool liveness_ok = false;
   bool members_agree = false;  // same state hash at the same applied index after the heal
+  std::string agreement_detail;  // why not (AgreementReport::detail, or the failed liveness)
   LivenessReport liveness;
   std::vector<std::string> violations;
   client::WorkloadStats workload;

@@ -17,6 +17,7 @@ constexpr NodeBugInfo kNodeBugs[] = {
     {NodeBug::kProgressNotifyAhead, "progress-notify-ahead"},
     {NodeBug::kWatchDuplicateEvent, "watch-duplicate-event"},
     {NodeBug::kWatchLostUnderStarvation, "watch-lost-under-starvation"},
+    {NodeBug::kAppliedIndexNotAtomic, "applied-index-not-atomic"},
 };
 }  // namespace
 

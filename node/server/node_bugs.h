@@ -25,6 +25,10 @@ enum class NodeBug : uint32_t {
   // A watcher whose stream queue is full loses the revision instead of falling back to catching
   // up from the store (etcd #17529).
   kWatchLostUnderStarvation = 1u << 3,
+  // The applied index is persisted apart from the data it describes (its own file, synced at
+  // once): after a power loss the member skips the entries whose data was lost (etcd #13766 /
+  // #14685).
+  kAppliedIndexNotAtomic = 1u << 4,
 };
 
 std::string_view node_bug_name(NodeBug bug);

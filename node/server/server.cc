@@ -125,7 +125,9 @@ Status Server::open_state_machine() {
   watch_options.bug_progress_ahead = has_bug(options_.bugs, NodeBug::kProgressNotifyAhead);
   watch_options.bug_duplicate_event = has_bug(options_.bugs, NodeBug::kWatchDuplicateEvent);
   watch_options.bug_lost_under_starvation = has_bug(options_.bugs, NodeBug::kWatchLostUnderStarvation);
-  auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", {}, lease_options,
+  backend::BackendOptions backend_options;
+  backend_options.bug_applied_index_apart = has_bug(options_.bugs, NodeBug::kAppliedIndexNotAtomic);
+  auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", backend_options, lease_options,
                                  [this] { return local_now(); }, fault_hook, watch_options);
   if (!kv.is_ok()) return kv.status();
   kv_ = kv->get();
