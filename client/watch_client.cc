@@ -53,6 +53,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
             create.set_start_revision(std::max(create.start_revision(), r->header().revision() + 1));
           if (r->canceled()) {
             result.canceled = true;
+            result.compact_revision = r->compact_revision();
             break;
           }
         }

@@ -32,6 +32,7 @@ struct WatchClientResult {
   size_t segments = 0;
   size_t events = 0;
   bool canceled = false;       // canceled by the server (compaction)
+  int64_t compact_revision = 0;  // the cancel's compact revision: the oldest a new watch can start at
   int64_t next_revision = 0;   // where a resume would start
 };
 

@@ -283,7 +283,9 @@ void Workload::run_watcher(uint32_t id, sim::TimeNs until) {
     case Profile::kKubernetes: prefix = "/registry/pods/"; break;
     case Profile::kRegister: prefix = "r/"; break;
   }
-  // Restarted after a cancellation by compaction (from the current revision then), until the end.
+  // Restarted after a cancellation by compaction (from the current revision or the compact
+  // revision then), until the end.
+  int64_t compact_revision = 0;
   for (int restarts = 0; restarts < 1000 && sim_.now() < until; ++restarts) {
     auto& c = wo.request;
     c.Clear();
@@ -307,12 +309,17 @@ void Workload::run_watcher(uint32_t id, sim::TimeNs until) {
       c.set_start_revision(l.response.range().header().revision() + 1);
     } else if (restarts == 0 && rng.bernoulli(0.5)) {
       c.set_start_revision(1);  // replay everything from the start
+    } else if (restarts > 0 && compact_revision > 0 && rng.bernoulli(0.5)) {
+      // After a cancellation by compaction, as many clients do: rewatch from the compact
+      // revision the cancel named, the oldest still served (the rest restart from now).
+      c.set_start_revision(compact_revision);
     }
     WatchClientResult r = run_watch(sim_, wo, recorder_, until);
     stats_.watch_events += r.events;
     stats_.watch_segments += r.segments;
     if (!r.canceled) return;
     ++stats_.watches_canceled;
+    compact_revision = r.compact_revision;
   }
 }
 

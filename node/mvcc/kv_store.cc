@@ -36,9 +36,11 @@ Status future_rev() { return Status(StatusCode::kOutOfRange, kErrFutureRev); }
 
 // --- KvStore ------------------------------------------------------------------------------------
 
-Result<std::unique_ptr<KvStore>> KvStore::open(backend::Backend& backend, backend::FaultHook fault_hook) {
+Result<std::unique_ptr<KvStore>> KvStore::open(backend::Backend& backend, backend::FaultHook fault_hook,
+                                               StoreOptions options) {
   std::unique_ptr<KvStore> store(new KvStore(backend));
   store->fault_hook_ = std::move(fault_hook);
+  store->options_ = options;
   Status s = store->restore();
   if (!s.is_ok()) return s;
   return store;
@@ -151,7 +153,7 @@ Status KvStore::finish_compaction(int64_t rev) {
       auto d = decode_revision(k);
       // Rows of the compaction revision itself stay (see compact() in the header): a watcher may
       // resume exactly there. The next compaction removes them like any other.
-      if (d.is_ok() && d->rev.main == rev) return true;
+      if (d.is_ok() && d->rev.main == rev && !(options_.bug_drop_compaction_tombstone && d->tombstone)) return true;
       if (d.is_ok() && keep.count(d->rev) && !d->tombstone) return true;
       doomed.emplace_back(k);
       return doomed.size() < kCompactionBatch;

@@ -96,11 +96,19 @@ inline constexpr std::string_view kFaultAfterCompactionScheduled = "after-compac
 inline constexpr std::string_view kFaultBeforeCompactionBatch = "before-compaction-batch";
 inline constexpr std::string_view kFaultAfterCompactionBatch = "after-compaction-batch";
 
+// Switches for the bug zoo (node/server/node_bugs.h); all off in a correct store.
+struct StoreOptions {
+  // etcd #18089 / #19179: compaction also removes the tombstone at the compaction revision
+  // itself, so a watcher catching up from exactly there loses that delete.
+  bool bug_drop_compaction_tombstone = false;
+};
+
 class KvStore {
  public:
   // Rebuilds the index from the backend and finishes an interrupted compaction. `fault_hook` (may
   // be empty) is called at the compaction fault points above and may never return.
-  static Result<std::unique_ptr<KvStore>> open(backend::Backend& backend, backend::FaultHook fault_hook = {});
+  static Result<std::unique_ptr<KvStore>> open(backend::Backend& backend, backend::FaultHook fault_hook = {},
+                                               StoreOptions options = {});
 
   int64_t rev() const { return current_rev_; }
   int64_t compact_rev() const { return compact_rev_; }
@@ -151,6 +159,7 @@ class KvStore {
 
   backend::Backend& backend_;
   backend::FaultHook fault_hook_;
+  StoreOptions options_;
   TreeIndex index_;
   int64_t current_rev_ = 1;  // etcd starts at revision 1 with an empty store
   int64_t compact_rev_ = 0;

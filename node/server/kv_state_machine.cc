@@ -20,15 +20,17 @@ Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim
                                                              lease::LessorOptions lease_options,
                                                              std::function<int64_t()> clock,
                                                              backend::FaultHook fault_hook,
-                                                             watch::WatchOptions watch_options) {
+                                                             watch::WatchOptions watch_options,
+                                                             mvcc::StoreOptions store_options) {
   std::unique_ptr<KvStateMachine> sm(new KvStateMachine());
   sm->clock_ = clock ? std::move(clock) : [] { return int64_t{0}; };
   sm->fault_hook_ = std::move(fault_hook);
+  sm->store_options_ = store_options;
   auto be = backend::Backend::open(sim, fs, std::move(path), std::move(options));
   if (!be.is_ok()) return be.status();
   sm->backend_ = std::move(be).value();
   sm->backend_->set_fault_hook(sm->fault_hook_);
-  auto store = mvcc::KvStore::open(*sm->backend_, sm->fault_hook_);
+  auto store = mvcc::KvStore::open(*sm->backend_, sm->fault_hook_, sm->store_options_);
   if (!store.is_ok()) return store.status();
   sm->store_ = std::move(store).value();
   sm->visible_applied_ = sm->backend_->applied_index();
@@ -204,7 +206,7 @@ Status KvStateMachine::restore(const std::string& image, uint64_t index) {
   if (!s.is_ok()) return s;
   s = backend_->commit();
   if (!s.is_ok()) return s;
-  auto store = mvcc::KvStore::open(*backend_, fault_hook_);
+  auto store = mvcc::KvStore::open(*backend_, fault_hook_, store_options_);
   if (!store.is_ok()) return store.status();
   store_->retire();
   retired_stores_.push_back(std::move(store_));

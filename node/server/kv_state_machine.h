@@ -41,7 +41,8 @@ class KvStateMachine : public StateMachine {
                                                       lease::LessorOptions lease_options = {},
                                                       std::function<int64_t()> clock = {},
                                                       backend::FaultHook fault_hook = {},
-                                                      watch::WatchOptions watch_options = {});
+                                                      watch::WatchOptions watch_options = {},
+                                                      mvcc::StoreOptions store_options = {});
 
   Status apply(const raftpb::Entry& entry) override;
   // The index whose effects reads of store() see: behind the backend's own while a snapshot is
@@ -92,6 +93,7 @@ class KvStateMachine : public StateMachine {
   std::unique_ptr<watch::WatchableStore> watch_;
   std::function<int64_t()> clock_;
   backend::FaultHook fault_hook_;
+  mvcc::StoreOptions store_options_;  // for every store this opens, also on restore
   KvLimits limits_;
   AlarmStore alarms_;
   AppliedListener applied_listener_;

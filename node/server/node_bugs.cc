@@ -18,6 +18,7 @@ constexpr NodeBugInfo kNodeBugs[] = {
     {NodeBug::kWatchDuplicateEvent, "watch-duplicate-event"},
     {NodeBug::kWatchLostUnderStarvation, "watch-lost-under-starvation"},
     {NodeBug::kAppliedIndexNotAtomic, "applied-index-not-atomic"},
+    {NodeBug::kWatchDropAtCompaction, "watch-drop-at-compaction"},
 };
 }  // namespace
 

@@ -29,6 +29,9 @@ enum class NodeBug : uint32_t {
   // once): after a power loss the member skips the entries whose data was lost (etcd #13766 /
   // #14685).
   kAppliedIndexNotAtomic = 1u << 4,
+  // Compaction removes the tombstone at the compaction revision itself: a watcher catching up
+  // from exactly there loses that delete (etcd #18089 / #19179).
+  kWatchDropAtCompaction = 1u << 5,
 };
 
 std::string_view node_bug_name(NodeBug bug);
