@@ -23,6 +23,10 @@ bool started(const PeerActivity& peers, uint64_t self, uint64_t id) { return id 
 
 }  // namespace
 
+bool names_member(const raftpb::ConfState& cs, uint64_t id) {
+  return contains(cs.voters(), id) || contains(cs.learners(), id);
+}
+
 Result<uint64_t> member_id_from_peer_url(std::string_view url) {
   const Status bad(StatusCode::kInvalidArgument, kErrMemberBadUrls);
   constexpr std::string_view kScheme = "http://n";
@@ -99,7 +103,7 @@ Status may_remove_member(const raftpb::ConfState& cs, uint64_t self, uint64_t id
 
 Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfState& cs, const std::set<uint64_t>& removed) {
   const uint64_t id = cc.node_id();
-  const bool member = contains(cs.voters(), id) || contains(cs.learners(), id);
+  const bool member = names_member(cs, id);
   switch (cc.type()) {
     case raftpb::CONF_CHANGE_ADD_NODE:
     case raftpb::CONF_CHANGE_ADD_LEARNER_NODE:

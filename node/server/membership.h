@@ -34,6 +34,9 @@ inline constexpr char kErrTooManyLearners[] = "etcdserver: too many learner memb
 // Why a member stops when it applies its own removal (etcd logs it and exits).
 inline constexpr char kErrRemovedFromCluster[] = "the member has been permanently removed from the cluster";
 
+// Whether `id` is a voter or a learner of `cs`.
+bool names_member(const raftpb::ConfState& cs, uint64_t id);
+
 // "http://n<id>:<port>" (the simulation's hosts are named n1, n2, ...). kInvalidArgument
 // kErrMemberBadUrls for anything else.
 Result<uint64_t> member_id_from_peer_url(std::string_view url);

@@ -6,22 +6,12 @@
 
 namespace dst::node {
 
-namespace {
-
-bool has(const google::protobuf::RepeatedField<uint64_t>& ids, uint64_t id) {
-  for (uint64_t x : ids)
-    if (x == id) return true;
-  return false;
-}
-
-}  // namespace
-
 Result<uint64_t> Server::add_member(const std::string& peer_url, bool learner) {
   Result<uint64_t> id = member_id_from_peer_url(peer_url);
   if (!id.is_ok()) return id.status();
   const raftpb::ConfState cs = raft_->conf_state();
   // The same URL as a member's: etcd checks the URLs before anything else.
-  if (has(cs.voters(), *id) || has(cs.learners(), *id)) return Status(StatusCode::kFailedPrecondition, kErrPeerUrlExists);
+  if (names_member(cs, *id)) return Status(StatusCode::kFailedPrecondition, kErrPeerUrlExists);
   if (Status st = may_add_member(cs, options_.id, learner, peer_activity_, sim_.now()); !st.is_ok()) return st;
   raftpb::ConfChange cc;
   cc.set_type(learner ? raftpb::CONF_CHANGE_ADD_LEARNER_NODE : raftpb::CONF_CHANGE_ADD_NODE);

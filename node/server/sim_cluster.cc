@@ -1,4 +1,5 @@
 #include "node/server/sim_cluster.h"
+#include "node/server/membership.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,9 +59,7 @@ bool SimCluster::counts_as_member(size_t i) const {
   if (!n.started || n.removed) return false;
   const std::optional<size_t> l = leader();
   if (!l) return true;
-  const raftpb::ConfState cs = server(*l)->raft().conf_state();
-  auto named = [&](const auto& ids) { return std::find(ids.begin(), ids.end(), n.id) != ids.end(); };
-  return named(cs.voters()) || named(cs.learners());
+  return names_member(server(*l)->raft().conf_state(), n.id);
 }
 
 void SimCluster::start(size_t i) {
