@@ -32,6 +32,10 @@ enum class NodeBug : uint32_t {
   // Compaction removes the tombstone at the compaction revision itself: a watcher catching up
   // from exactly there loses that delete (etcd #18089 / #19179).
   kWatchDropAtCompaction = 1u << 5,
+  // When a raft snapshot replaces the store, synced watchers catch up from a revision before the
+  // one they already reached: the member sends events the watcher has already seen
+  // (etcd #15271).
+  kWatchTimeTravel = 1u << 7,
 };
 
 std::string_view node_bug_name(NodeBug bug);

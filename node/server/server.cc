@@ -125,6 +125,7 @@ Status Server::open_state_machine() {
   watch_options.bug_progress_ahead = has_bug(options_.bugs, NodeBug::kProgressNotifyAhead);
   watch_options.bug_duplicate_event = has_bug(options_.bugs, NodeBug::kWatchDuplicateEvent);
   watch_options.bug_lost_under_starvation = has_bug(options_.bugs, NodeBug::kWatchLostUnderStarvation);
+  watch_options.bug_time_travel_on_restore = has_bug(options_.bugs, NodeBug::kWatchTimeTravel);
   backend::BackendOptions backend_options;
   backend_options.bug_applied_index_apart = has_bug(options_.bugs, NodeBug::kAppliedIndexNotAtomic);
   auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", backend_options, lease_options,

@@ -126,6 +126,7 @@ Watcher& WatchableStore::add_watcher(StreamId stream, Stream& st, const etcdserv
   // 0 is "from the next revision"; a start beyond it waits (synced, skipping older events).
   w.next_rev = request.start_revision() == 0 ? store_->rev() + 1 : request.start_revision();
   w.synced = w.next_rev > store_->rev();
+  w.synced_from_rev = w.next_rev;
   Watcher& added = st.watchers.emplace(id, std::move(w)).first->second;
   ++watchers_total_;
   if (added.synced) {
@@ -163,6 +164,7 @@ void WatchableStore::move_to_synced(Stream& st, Watcher& w) {
   DST_ASSERT(unsynced_.erase(w.ref) == 1);
   --st.unsynced;
   w.synced = true;
+  w.synced_from_rev = w.next_rev;
   synced_.add(w);
 }
 
@@ -285,7 +287,7 @@ void WatchableStore::on_restore(mvcc::KvStore& store) {
       // one compaction overtook.
       synced_.remove(w);
       w.synced = false;
-      w.next_rev = std::max(w.next_rev, last_rev_ + 1);
+      w.next_rev = options_.bug_time_travel_on_restore ? w.synced_from_rev : std::max(w.next_rev, last_rev_ + 1);
       unsynced_.insert(w.ref);
       ++st.unsynced;
     }

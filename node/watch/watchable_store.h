@@ -53,6 +53,10 @@ struct WatchOptions {
   // etcd #17529: a watcher whose stream queue is full loses the revision instead of catching up
   // from the store later.
   bool bug_lost_under_starvation = false;
+  // etcd #15271: when a snapshot replaces the store, a synced watcher catches up from the revision
+  // it had when it joined the synced group (etcd's minRev, which notify never advanced), not from
+  // where it already is: every event it was sent since then is sent again, going back in time.
+  bool bug_time_travel_on_restore = false;
 };
 
 // Gauges (watchers_*) and running totals, per stream and over the whole store.

@@ -511,6 +511,34 @@ TEST(WatchableStore, OnRestoreCatchesSyncedWatchersUpFromTheNewStore) {
   ASSERT_TRUE(ran);
 }
 
+// etcd #15271 (the bug zoo's watch-time-travel): the synced watcher restarts from where it joined
+// the synced group, so the new store sends it again what it already had.
+TEST(WatchableStore, BugTimeTravelOnRestoreResendsWhatTheWatcherAlreadySaw) {
+  World w;
+  bool ran = w.run([&] {
+    auto be_old = backend::Backend::open(w.sim, w.fs, "n1/old.db");
+    auto be_new = backend::Backend::open(w.sim, w.fs, "n1/new.db");
+    ASSERT_TRUE(be_old.is_ok() && be_new.is_ok());
+    auto old_kv = mvcc::KvStore::open(**be_old);
+    auto new_kv = mvcc::KvStore::open(**be_new);
+    ASSERT_TRUE(old_kv.is_ok() && new_kv.is_ok());
+    WatchableStore ws(**old_kv, WatchOptions{.bug_time_travel_on_restore = true});
+    StreamId s = ws.open_stream(nullptr);
+    ASSERT_EQ(*ws.watch(s, request({.key = "a"})), 0);  // synced from revision 2
+    drain(ws, s);
+    for (mvcc::KvStore* kv : {old_kv->get(), new_kv->get()}) {
+      put(*kv, "a", "1");  // 2
+      put(*kv, "a", "2");  // 3
+    }
+    EXPECT_EQ(drain(ws, s), (Lines{"w0 rev=2 [PUT a=1@2/2/v1]", "w0 rev=3 [PUT a=2@2/3/v2]"}));
+    put(**new_kv, "a", "3");  // 4
+    ws.on_restore(**new_kv);
+    // Revisions 2 and 3 arrive a second time, after the watcher already saw 3.
+    EXPECT_EQ(sync_and_drain(ws, s), (Lines{"w0 rev=4 [PUT a=1@2/2/v1, PUT a=2@2/3/v2, PUT a=3@2/4/v3]"}));
+  });
+  ASSERT_TRUE(ran);
+}
+
 TEST(WatchableStore, PerStreamWatcherLimitIsResourceExhausted) {
   World w;
   with_watch_store(w, [](mvcc::KvStore&, WatchableStore& ws) {
