@@ -267,7 +267,7 @@ void InteractionEnv::restart(uint64_t id, bool lose_unsynced, std::string& out) 
   InitialState init{n.durable.hard_state, n.durable.snapshot, n.durable.entries,
                     n.durable.snapshot.metadata().index()};
   n.raft = std::make_unique<Raft>(n.config, *n.random, std::move(init));
-  invariants_.observe_restart(id);
+  invariants_.observe_restart(*n.raft);
   out += n.raft->status() + "\n";
   note_changes(out);
 }

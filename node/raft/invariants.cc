@@ -110,6 +110,7 @@ void Invariants::observe_ready(const Raft& r, const Ready& rd) {
               std::to_string(rd.hard_state->term()));
     }
   }
+  observe_sent(id, rd.messages);
   const uint64_t max_commit = nodes_[id].max_commit;
   for (const raftpb::Entry& e : rd.entries) {
     if (e.index() <= committed_.size() && e.index() <= max_commit) {
@@ -164,10 +165,28 @@ void Invariants::read_requested(const std::string& context) {
   reads_[context] = committed_.size();
 }
 
-void Invariants::observe_restart(uint64_t id) {
-  NodeView& view = nodes_[id];
+void Invariants::observe_sent(uint64_t id, const std::vector<raftpb::Message>& messages) {
+  for (const raftpb::Message& m : messages) {
+    const bool granted = m.type() == raftpb::MSG_VOTE_RESP && !m.reject();
+    if (!granted && m.type() != raftpb::MSG_VOTE) continue;
+    const uint64_t candidate = granted ? m.to() : id;
+    auto [it, inserted] = announced_votes_.try_emplace(id, m.term(), candidate);
+    if (!inserted && m.term() >= it->second.first) it->second = {m.term(), candidate};
+  }
+}
+
+void Invariants::observe_restart(const Raft& r) {
+  NodeView& view = nodes_[r.id()];
   view.role = Role::kFollower;
   view.checked_commit = 0;
+  auto it = announced_votes_.find(r.id());
+  if (it == announced_votes_.end()) return;
+  const auto [term, candidate] = it->second;
+  if (r.term() > term || (r.term() == term && r.vote() == candidate)) return;
+  violate("Vote Safety: node " + std::to_string(r.id()) + " voted for " + std::to_string(candidate) + " in term " +
+          std::to_string(term) + " but came back from a crash at term " + std::to_string(r.term()) + " with vote " +
+          std::to_string(r.vote()) + ": the vote was not durable, so it may vote again in term " +
+          std::to_string(term));
 }
 
 }  // namespace dst::raft

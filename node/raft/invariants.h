@@ -6,7 +6,13 @@
 //
 // Checked (Raft paper Figure 3):
 //   Election Safety      at most one leader per term, ever.
-//   Vote Safety          a node never votes for two candidates in one term (even across crashes).
+//   Vote Safety          a node never votes for two candidates in one term (even across crashes),
+//                        and a vote it announced (a granted MsgVoteResp, or its own MsgVote as a
+//                        candidate) survives its crashes: it never comes back at a lower term, or
+//                        at that term without that vote (Figure 2: persisted before responding).
+//                        A forgotten vote is what lets it vote twice; that second vote needs a
+//                        candidate of the same term to ask again, which is rare, so the forgetting
+//                        itself is reported.
 //   Log Matching         entries with the same index and term have the same data and predecessor.
 //   Leader Completeness  a node that becomes leader holds every entry committed so far.
 //   State Machine Safety nodes apply the same entry at each index; a node never replaces an entry
@@ -35,10 +41,14 @@ class Invariants {
   void observe(const Raft& r);
   // After `r` handled `rd` (persisted, sent, applied) and before or after advance().
   void observe_ready(const Raft& r, const Ready& rd);
+  // Node `id` sent these messages (observe_ready includes this). A host that sends and then dies
+  // before its Ready is done calls this first, so the votes it announced are known.
+  void observe_sent(uint64_t id, const std::vector<raftpb::Message>& messages);
   // A ReadIndex request with this (unique) context was made; its answer must not be older.
   void read_requested(const std::string& context);
-  // The node crashed; its volatile view (commit index, role) starts over.
-  void observe_restart(uint64_t id);
+  // The node crashed and `r` is its state recovered from storage; its volatile view (commit index,
+  // role) starts over.
+  void observe_restart(const Raft& r);
 
   const std::vector<std::string>& violations() const { return violations_; }
   bool ok() const { return violations_.empty(); }
@@ -71,6 +81,8 @@ class Invariants {
   std::map<uint64_t, uint64_t> leaders_;  // term -> leader
   std::set<std::pair<uint64_t, uint64_t>> second_leaders_reported_;  // (term, node), reported once
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> votes_;  // (node, term) -> vote
+  // node -> (term, candidate) of the newest vote it sent out (granted, or its own as candidate).
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> announced_votes_;
   // (index, term) -> (term of the previous entry, data hash): Log Matching by induction.
   std::map<std::pair<uint64_t, uint64_t>, std::pair<uint64_t, uint64_t>> entries_;
   std::map<uint64_t, NodeView> nodes_;

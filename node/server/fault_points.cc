@@ -14,6 +14,7 @@ constexpr std::string_view kNames[] = {
     // backend.h); Server maps them back with parse_fault_point().
     "after-compaction-scheduled", "before-compaction-batch", "after-compaction-batch",
     "before-defrag", "during-defrag", "after-defrag",
+    "after-vote",
 };
 static_assert(std::size(kNames) == static_cast<size_t>(FaultPoint::kCount));
 }  // namespace

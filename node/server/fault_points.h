@@ -36,6 +36,10 @@ enum class FaultPoint : uint8_t {
   kBeforeDefrag,
   kDuringDefrag,
   kAfterDefrag,
+  // In the Raft loop, right after a Ready's messages went out when they announced a vote (a
+  // granted vote, or a candidate's requests for votes): what they promise must already be durable,
+  // and a power loss here is the first moment it could be lost. Passed only around elections.
+  kAfterVote,
   kCount,
 };
 std::string_view fault_point_name(FaultPoint p);

@@ -1,6 +1,7 @@
 #include "node/server/server.h"
 #include "node/server/node_bugs.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/assert.h"
@@ -154,7 +155,7 @@ Status Server::finish_bootstrap() {
   random_ = std::make_unique<SimRandom>(rng_);
   raft::InitialState init{hs, snap, {}, 1};
   raft_ = std::make_unique<raft::Raft>(options_.raft, *random_, std::move(init));
-  if (hooks_.invariants) hooks_.invariants->observe_restart(options_.id);
+  if (hooks_.invariants) hooks_.invariants->observe_restart(*raft_);
   return Status::ok();
 }
 
@@ -222,7 +223,7 @@ Status Server::start() {
   random_ = std::make_unique<SimRandom>(rng_);
   raft::InitialState init{result.hard_state, snap, std::move(result.entries), snap.metadata().index()};
   raft_ = std::make_unique<raft::Raft>(options_.raft, *random_, std::move(init));
-  if (hooks_.invariants) hooks_.invariants->observe_restart(options_.id);
+  if (hooks_.invariants) hooks_.invariants->observe_restart(*raft_);
   return Status::ok();
 }
 
@@ -324,6 +325,11 @@ void Server::handle_ready() {
     Status s = sim_.net().send_to(socket_, sim::Address{*peer, options_.raft_port}, m.SerializeAsString());
     if (s.is_ok()) ++counters_.messages_sent;
   }
+  if (hooks_.invariants) hooks_.invariants->observe_sent(options_.id, rd.messages);
+  const bool announced_vote = std::any_of(rd.messages.begin(), rd.messages.end(), [](const raftpb::Message& m) {
+    return m.type() == raftpb::MSG_VOTE || (m.type() == raftpb::MSG_VOTE_RESP && !m.reject());
+  });
+  if (announced_vote) fault_point(FaultPoint::kAfterVote);
 
   // 3. Apply.
   fault_point(FaultPoint::kBeforeApply);
