@@ -99,12 +99,17 @@ int l_cluster(lua_State* L) {
   }
   lua_pop(L, 1);
   if (f.push("raft") != LUA_TNIL) {
-    Fields raft(L, -1, "cluster{raft={}}", {"tick", "election_ticks", "heartbeat_ticks", "pre_vote", "check_quorum"});
+    Fields raft(L, -1, "cluster{raft={}}", {"tick", "election_ticks", "heartbeat_ticks", "pre_vote", "check_quorum",
+                                                           "max_msg_bytes", "max_inflight"});
     if (auto t = raft.duration("tick")) c.tick = *t;
     if (auto e = raft.integer("election_ticks", 2, 1000)) c.raft.election_tick = static_cast<int>(*e);
     if (auto h = raft.integer("heartbeat_ticks", 1, 1000)) c.raft.heartbeat_tick = static_cast<int>(*h);
     if (auto p = raft.boolean("pre_vote")) c.raft.pre_vote = *p;
     if (auto q = raft.boolean("check_quorum")) c.raft.check_quorum = *q;
+    // Small appends and a short pipeline replicate a leader's log one entry per round trip, which
+    // opens the windows where a leader holds entries its followers do not (Raft Figure 8).
+    if (auto b = raft.integer("max_msg_bytes", 1, 64 * 1024 * 1024)) c.raft.max_size_per_msg = static_cast<uint64_t>(*b);
+    if (auto i = raft.integer("max_inflight", 1, 4096)) c.raft.max_inflight_msgs = static_cast<size_t>(*i);
     if (c.raft.heartbeat_tick >= c.raft.election_tick)
       luaL_error(L, "cluster{raft={}}: heartbeat_ticks must be below election_ticks");
   }

@@ -19,7 +19,8 @@ std::string error(const std::string& code) {
 TEST(Scenario, ConfigurationFromTheScript) {
   auto s = load(
       "cluster{nodes=5, quota=1048576, net={latency=uniform(ms(1), ms(5))}, disk={fsync=ms(20)},\n"
-      "        raft={election_ticks=20, heartbeat_ticks=2}, clock={drift_ppm={[2]=20000}}}\n"
+      "        raft={election_ticks=20, heartbeat_ticks=2, max_msg_bytes=1, max_inflight=2},\n"
+      "        clock={drift_ppm={[2]=20000}}}\n"
       "workload{profile='kubernetes', clients=8, rate=20, keys=50, watchers=3, compaction=s(10)}\n"
       "check{liveness=s(20), watch=false}\n"
       "run_for(s(30))\n"
@@ -31,6 +32,8 @@ TEST(Scenario, ConfigurationFromTheScript) {
   EXPECT_EQ(c.quota_bytes, 1048576u);
   EXPECT_EQ(c.raft.election_tick, 20);
   EXPECT_EQ(c.raft.heartbeat_tick, 2);
+  EXPECT_EQ(c.raft.max_size_per_msg, 1u);
+  EXPECT_EQ(c.raft.max_inflight_msgs, 2u);
   ASSERT_EQ(c.clock_drift_ppm.size(), 1u);
   EXPECT_EQ(c.clock_drift_ppm[0], (std::pair<size_t, int64_t>{2, 20000}));
   ASSERT_TRUE(c.fsync_latency.has_value());
@@ -44,7 +47,7 @@ TEST(Scenario, ConfigurationFromTheScript) {
   EXPECT_EQ(c.run.duration, sim::seconds(30));
   ASSERT_EQ(c.timed.size(), 2u);
   EXPECT_EQ(c.timed[0].at, sim::seconds(5));
-  EXPECT_EQ(c.timed[0].where, "t.lua:6");
+  EXPECT_EQ(c.timed[0].where, "t.lua:7");
   EXPECT_EQ(c.timed[1].every, sim::seconds(2));
   EXPECT_FALSE(c.run.faults);  // no random nemesis unless swarm{} asks
 }
