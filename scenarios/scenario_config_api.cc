@@ -244,6 +244,15 @@ int l_swarm(lua_State* L) {
     n.fault_points = k == "failpoint";
   }
   n.mean_interval = lo + static_cast<sim::DurationNs>(rng.uniform_u64(static_cast<uint64_t>(hi - lo) + 1));
+  // A knob drawn as well, the way FoundationDB's simulator randomizes its own: on some seeds an
+  // append carries one entry and few are in flight, so a leader's log reaches each follower one
+  // round trip at a time. That holds open the windows of Raft Figure 8 (a new leader's old-term
+  // entries replicated before its own), which whole-tail appends close at once.
+  if (rng.bernoulli(0.3)) {
+    c.raft.max_size_per_msg = 1;
+    c.raft.max_inflight_msgs = 1 + rng.uniform_u64(4);
+    drew += "; appends of one entry, " + std::to_string(c.raft.max_inflight_msgs) + " in flight";
+  }
   c.run.faults = true;
   c.run.nemesis = n;
   c.swarm_log.push_back("swarm drew: " + drew + "; mean interval " + sim::format_duration(n.mean_interval));

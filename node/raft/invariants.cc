@@ -82,10 +82,18 @@ void Invariants::observe(const Raft& r) {
     }
     if (view.role != Role::kLeader || view.term != r.term()) check_leader_completeness(r);
   }
+  uint64_t commit = r.log().committed();
+  if (r.role() == Role::kLeader && view.role == Role::kLeader && view.term == r.term() &&
+      commit > view.checked_commit && r.log().term(commit) != r.term()) {
+    violate("Commit Rule: leader " + std::to_string(r.id()) + " of term " + std::to_string(r.term()) +
+            " committed up to index " + std::to_string(commit) + ", an entry of term " +
+            std::to_string(r.log().term(commit).value_or(0)) +
+            ", by counting its replicas (Raft §5.4.2 / Figure 8: only an entry of the leader's own term "
+            "commits that way)");
+  }
   view.role = r.role();
   view.term = r.term();
 
-  uint64_t commit = r.log().committed();
   view.max_commit = std::max(view.max_commit, commit);
   if (view.checked_commit > commit) view.checked_commit = commit;
   for (uint64_t i = view.checked_commit + 1; i <= commit; ++i) record_committed(r, i);

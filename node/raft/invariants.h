@@ -19,6 +19,11 @@
 //                        at an index it once knew committed, also after crashes that lose
 //                        unsynced writes. (Any node may append a conflicting *uncommitted* entry
 //                        at a committed index, e.g. a stale leader in a minority: that is legal.)
+//   Commit Rule          a leader's commit index only ever lands on an entry of its own term
+//                        (§5.4.2): replicas of an older term's entry never commit it by counting.
+//                        A protocol rule rather than a Figure 3 property: it is what keeps State
+//                        Machine Safety in Figure 8's schedule, whose crash timing is too narrow for
+//                        random faults to hit often, so the rule is checked as it is applied.
 //   Read Safety          a ReadIndex answer is at least the highest index that was committed
 //                        anywhere when the read was requested (§8: otherwise the read is stale).
 #pragma once
