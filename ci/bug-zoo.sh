@@ -45,6 +45,7 @@ ZOO=(
   "watch-lost-under-starvation|etcd #17529|swarm.lua"
   "applied-index-not-atomic|etcd #13766 / #14685|crash_restart_storm.lua"
   "watch-drop-at-compaction|etcd #18089 / #19179|compaction_watch.lua"
+  "compaction-revision-decrease|etcd #17780|fault_points.lua"
   "watch-time-travel|etcd #15271|flapping_partitions.lua"
   "vote-not-persisted|Raft: vote answered before the hard state is durable|fault_points.lua"
   "commit-old-term|Raft Figure 8|swarm.lua"

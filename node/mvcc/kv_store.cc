@@ -76,7 +76,16 @@ Status KvStore::restore() {
   if (!s.is_ok()) return s;
   if (!corrupt.is_ok()) return corrupt;
   // A compaction point is a revision that existed; after a crash the store may hold nothing newer.
-  current_rev_ = std::max(current_rev_, scheduled);
+  if (options_.bug_compaction_revision_decrease) {
+    // etcd before #17780 trusted only the finished compaction: after a crash that compacted away
+    // the newest row (a tombstone) but did not record the finish, the store reopens at a lower
+    // revision, and finishing the compaction at what is now a future revision fails (etcd logged
+    // "compaction encountered error" and went on with the old compaction revision).
+    current_rev_ = std::max(current_rev_, finished);
+    if (scheduled > current_rev_) scheduled = finished;
+  } else {
+    current_rev_ = std::max(current_rev_, scheduled);
+  }
   compact_rev_ = scheduled;
   if (scheduled > finished) {
     index_.compact(scheduled);
@@ -143,6 +152,9 @@ Status KvStore::compact(int64_t rev) {
 Status KvStore::finish_compaction(int64_t rev) {
   // Everything at or below `rev` that no read at >= rev needs goes from the backend.
   std::set<Revision> keep = index_.keep(rev);
+  // Either bug switch drops the tombstone at `rev`, as etcd's compaction did (see StoreOptions).
+  const bool drop_tombstone_at_rev =
+      options_.bug_drop_compaction_tombstone || options_.bug_compaction_revision_decrease;
   std::string end = encode_revision(Revision{rev + 1, 0});
   std::string from;
   // Bounded: every pass deletes up to kCompactionBatch revisions and moves `from` forward.
@@ -153,7 +165,7 @@ Status KvStore::finish_compaction(int64_t rev) {
       auto d = decode_revision(k);
       // Rows of the compaction revision itself stay (see compact() in the header): a watcher may
       // resume exactly there. The next compaction removes them like any other.
-      if (d.is_ok() && d->rev.main == rev && !(options_.bug_drop_compaction_tombstone && d->tombstone)) return true;
+      if (d.is_ok() && d->rev.main == rev && !(drop_tombstone_at_rev && d->tombstone)) return true;
       if (d.is_ok() && keep.count(d->rev) && !d->tombstone) return true;
       doomed.emplace_back(k);
       return doomed.size() < kCompactionBatch;
@@ -162,6 +174,12 @@ Status KvStore::finish_compaction(int64_t rev) {
     fault(kFaultBeforeCompactionBatch);
     for (const std::string& k : doomed) {
       s = backend_.del(kKeyBucket, k);
+      if (!s.is_ok()) return s;
+    }
+    if (options_.bug_compaction_revision_decrease) {
+      // etcd commits each batch of compaction deletions at once (and finishedCompactRev only
+      // with a later one): a crash from here on keeps these deletions but not the finish.
+      s = backend_.commit();
       if (!s.is_ok()) return s;
     }
     fault(kFaultAfterCompactionBatch);

@@ -281,5 +281,79 @@ TEST(KvStore, InterruptedCompactionAtADeletionKeepsItsTombstone) {
   });
 }
 
+// etcd #17780. The newest revision is a deletion and a compaction at exactly that revision is
+// interrupted by a power loss after its batch of deletions (kFaultAfterCompactionBatch), before
+// finishedCompactRev. Describes the store as it reopens: its revision, its compaction revision,
+// and the revision the next write gets.
+std::string reopen_after_crash_compacting_newest_tombstone(StoreOptions options) {
+  World w;
+  bool crashed = false;
+  auto crash_after_batch = [&](std::string_view point) {
+    if (point != kFaultAfterCompactionBatch) return;
+    crashed = true;
+    w.sim.kill(w.sim.current_process(), sim::KillOptions{.lose_unsynced = true});
+    ADD_FAILURE() << "a killed process's fiber kept running";
+  };
+  bool finished = w.run([&] {
+    auto be = backend::Backend::open(w.sim, w.fs, "n1/backend.db");
+    ASSERT_TRUE(be.is_ok()) << be.status().to_string();
+    auto store = KvStore::open(**be, crash_after_batch, options);
+    ASSERT_TRUE(store.is_ok()) << store.status().to_string();
+    put(**store, "k", "1");      // 2
+    put(**store, "other", "x");  // 3
+    EXPECT_EQ(del(**store, "k"), 4);
+    ASSERT_TRUE((*be)->commit().is_ok());  // all three revisions are durable
+    (void)(*store)->compact(4);            // dies at the fault point
+  });
+  EXPECT_FALSE(finished);
+  EXPECT_TRUE(crashed);
+  w.p = w.sim.start_process(w.h, "node");
+  std::string out;
+  EXPECT_TRUE(w.run([&] {
+    auto be = backend::Backend::open(w.sim, w.fs, "n1/backend.db");
+    ASSERT_TRUE(be.is_ok()) << be.status().to_string();
+    auto store = KvStore::open(**be, {}, options);  // finishes the compaction
+    ASSERT_TRUE(store.is_ok()) << store.status().to_string();
+    out = "rev=" + std::to_string((*store)->rev()) + " compacted=" + std::to_string((*store)->compact_rev());
+    out += " next write=" + std::to_string(put(**store, "new", "y"));
+  }));
+  return out;
+}
+
+TEST(KvStore, CrashCompactingTheNewestTombstoneKeepsTheRevision) {
+  // Our compaction keeps the tombstone at the compaction revision and commits nothing before it
+  // finishes (Raft applies the compaction again): the store reopens at revision 4.
+  EXPECT_EQ(reopen_after_crash_compacting_newest_tombstone({}), "rev=4 compacted=0 next write=5");
+}
+
+TEST(KvStore, BugCompactionRevisionDecreaseReopensAtALowerRevision) {
+  // With etcd's compaction (tombstone at the compaction revision dropped, deletions committed
+  // before the finish) and etcd's restore before #17780: the newest row is gone, only
+  // scheduledCompactRev remembers revision 4, and it is ignored: the store goes back to 3 (the
+  // compaction to 4 is now "in the future" and dropped) and hands revision 4 out a second time.
+  EXPECT_EQ(reopen_after_crash_compacting_newest_tombstone({.bug_compaction_revision_decrease = true}),
+            "rev=3 compacted=0 next write=4");
+}
+
+// What etcd's crash left on disk (the newest row, a tombstone, deleted; scheduledCompactRev
+// written; finishedCompactRev not): the correct restore still opens at the compaction revision.
+TEST(KvStore, RestoreRaisesTheRevisionToTheScheduledCompaction) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend& be) {
+    put(s, "k", "1");  // 2
+    put(s, "k", "2");  // 3
+    del(s, "k");       // 4
+    std::string four(8, '\0');
+    four[7] = 4;
+    ASSERT_TRUE(be.put("meta", "scheduledCompactRev", four).is_ok());
+    ASSERT_TRUE(be.del("key", encode_revision(Revision{4, 0}, true)).is_ok());
+  });
+  with_store(w, [](KvStore& s, backend::Backend&) {
+    EXPECT_EQ(s.rev(), 4);
+    EXPECT_EQ(s.compact_rev(), 4);
+    EXPECT_EQ(put(s, "k", "3"), 5);
+  });
+}
+
 }  // namespace
 }  // namespace dst::mvcc

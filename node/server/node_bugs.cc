@@ -19,6 +19,7 @@ constexpr NodeBugInfo kNodeBugs[] = {
     {NodeBug::kWatchLostUnderStarvation, "watch-lost-under-starvation"},
     {NodeBug::kAppliedIndexNotAtomic, "applied-index-not-atomic"},
     {NodeBug::kWatchDropAtCompaction, "watch-drop-at-compaction"},
+    {NodeBug::kCompactionRevisionDecrease, "compaction-revision-decrease"},
     {NodeBug::kWatchTimeTravel, "watch-time-travel"},
 };
 }  // namespace

@@ -32,6 +32,12 @@ enum class NodeBug : uint32_t {
   // Compaction removes the tombstone at the compaction revision itself: a watcher catching up
   // from exactly there loses that delete (etcd #18089 / #19179).
   kWatchDropAtCompaction = 1u << 5,
+  // Compaction as etcd's did it (the tombstone at the compaction revision removed, each batch of
+  // deletions committed at once), and the current revision restored from the newest key row and
+  // the finished compaction only, ignoring the scheduled one: a crash in the middle of compacting
+  // the newest revision (a delete) reopens the member a revision low, and it hands out used
+  // revisions again (etcd #17780; mvcc::StoreOptions::bug_compaction_revision_decrease).
+  kCompactionRevisionDecrease = 1u << 6,
   // When a raft snapshot replaces the store, synced watchers catch up from a revision before the
   // one they already reached: the member sends events the watcher has already seen
   // (etcd #15271).

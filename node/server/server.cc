@@ -131,8 +131,11 @@ Status Server::open_state_machine() {
   backend_options.bug_applied_index_apart = has_bug(options_.bugs, NodeBug::kAppliedIndexNotAtomic);
   auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", backend_options, lease_options,
                                  [this] { return local_now(); }, fault_hook, watch_options,
-                                 mvcc::StoreOptions{.bug_drop_compaction_tombstone =
-                                                        has_bug(options_.bugs, NodeBug::kWatchDropAtCompaction)});
+                                 mvcc::StoreOptions{
+                                     .bug_drop_compaction_tombstone =
+                                         has_bug(options_.bugs, NodeBug::kWatchDropAtCompaction),
+                                     .bug_compaction_revision_decrease =
+                                         has_bug(options_.bugs, NodeBug::kCompactionRevisionDecrease)});
   if (!kv.is_ok()) return kv.status();
   kv_ = kv->get();
   kv_->set_applied_listener([this](uint64_t id, const ApplyResult& r) { on_applied(id, r); });
