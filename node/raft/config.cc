@@ -1,15 +1,12 @@
 #include "node/raft/config.h"
 
 #include "base/limits.h"
+#include "base/named_enum.h"
 
 namespace dst::raft {
 
 namespace {
-struct BugInfo {
-  Bug bug;
-  std::string_view name;
-};
-constexpr BugInfo kBugs[] = {
+constexpr NamedValue<Bug> kBugs[] = {
     {Bug::kVoteBeforePersist, "vote-before-persist"},
     {Bug::kAckBeforePersist, "ack-before-persist"},
     {Bug::kCommitOldTermEntries, "commit-old-term"},
@@ -19,28 +16,9 @@ constexpr BugInfo kBugs[] = {
 };
 }  // namespace
 
-std::string_view bug_name(Bug bug) {
-  for (const BugInfo& b : kBugs)
-    if (b.bug == bug) return b.name;
-  DST_UNREACHABLE("unnamed raft bug");
-}
-
-Result<Bug> parse_bug(std::string_view name) {
-  std::string valid;
-  for (const BugInfo& b : kBugs) {
-    if (b.name == name) return b.bug;
-    valid += valid.empty() ? "" : ", ";
-    valid += b.name;
-  }
-  return Status(StatusCode::kInvalidArgument,
-                "unknown raft bug '" + std::string(name) + "' (expected one of: " + valid + ")");
-}
-
-std::vector<Bug> all_bugs() {
-  std::vector<Bug> out;
-  for (const BugInfo& b : kBugs) out.push_back(b.bug);
-  return out;
-}
+std::string_view bug_name(Bug bug) { return name_of(kBugs, bug); }
+Result<Bug> parse_bug(std::string_view name) { return parse_named(kBugs, name, "raft bug"); }
+std::vector<Bug> all_bugs() { return values_of(kBugs); }
 
 Status Config::validate() const {
   auto bad = [](std::string what) { return Status(StatusCode::kInvalidArgument, std::move(what)); };

@@ -1,18 +1,12 @@
 // See node_bugs.h.
 #include "node/server/node_bugs.h"
 
-#include <string>
-
-#include "base/assert.h"
+#include "base/named_enum.h"
 
 namespace dst::node {
 
 namespace {
-struct NodeBugInfo {
-  NodeBug bug;
-  std::string_view name;
-};
-constexpr NodeBugInfo kNodeBugs[] = {
+constexpr NamedValue<NodeBug> kNodeBugs[] = {
     {NodeBug::kStaleRead, "stale-read"},
     {NodeBug::kProgressNotifyAhead, "progress-notify-ahead"},
     {NodeBug::kWatchDuplicateEvent, "watch-duplicate-event"},
@@ -24,26 +18,8 @@ constexpr NodeBugInfo kNodeBugs[] = {
 };
 }  // namespace
 
-std::string_view node_bug_name(NodeBug bug) {
-  for (const NodeBugInfo& b : kNodeBugs)
-    if (b.bug == bug) return b.name;
-  DST_UNREACHABLE("unnamed node bug");
-}
-
-Result<NodeBug> parse_node_bug(std::string_view name) {
-  std::string valid;
-  for (const NodeBugInfo& b : kNodeBugs) {
-    if (b.name == name) return b.bug;
-    valid += valid.empty() ? "" : ", ";
-    valid += b.name;
-  }
-  return Status(StatusCode::kInvalidArgument, "unknown node bug '" + std::string(name) + "'; expected one of: " + valid);
-}
-
-std::vector<NodeBug> all_node_bugs() {
-  std::vector<NodeBug> out;
-  for (const NodeBugInfo& b : kNodeBugs) out.push_back(b.bug);
-  return out;
-}
+std::string_view node_bug_name(NodeBug bug) { return name_of(kNodeBugs, bug); }
+Result<NodeBug> parse_node_bug(std::string_view name) { return parse_named(kNodeBugs, name, "node bug"); }
+std::vector<NodeBug> all_node_bugs() { return values_of(kNodeBugs); }
 
 }  // namespace dst::node
