@@ -47,6 +47,7 @@ ZOO=(
   "watch-drop-at-compaction|etcd #18089 / #19179|compaction_watch.lua"
   "compaction-revision-decrease|etcd #17780|fault_points.lua"
   "watch-time-travel|etcd #15271|flapping_partitions.lua"
+  "lease-expiry-on-follower-clock|etcd: lease expiry on a clock that jumps|clock_skew_leases.lua"
   "vote-not-persisted|Raft: vote answered before the hard state is durable|fault_points.lua"
   "commit-old-term|Raft Figure 8|swarm.lua"
 )

@@ -197,9 +197,12 @@ void Checker::check_revision(int64_t r) {
       violation("lease", "keys still hold lease " + std::to_string(lease) + " at its acknowledged revoke's revision",
                 r, {op}, {state_line(r, keys.front())});
     }
+  const Writer& w = writer_[static_cast<size_t>(r)];
+  // A lease expiry must not come before the lease's TTL ran out (a wrong choice of writer for r
+  // fails here and the search takes the next candidate).
+  if (w.kind == Writer::Kind::kLease && w.op == SIZE_MAX) check_lease_expiry(r, w.lease);
   // The revision's writer against real time: sent before anything showed the revision, and (an
   // unknown-outcome write) not ordered before an operation that completed before it was sent.
-  const Writer& w = writer_[static_cast<size_t>(r)];
   if (w.op == SIZE_MAX || w.kind == Writer::Kind::kLease) return;
   if (w.kind == Writer::Kind::kUnknownWrite) check_real_time_of(w.op, r, true, "unknown-write-too-early");
   const Observation& seen = first_observed_[static_cast<size_t>(r)];
@@ -258,6 +261,7 @@ Result<EtcdVerdict> Checker::run() {
                                                     " operations, more than the checker's limit");
   out_.stats.operations = h_.operations.size();
   index_operations();
+  index_lease_refreshes();
   collect_facts();
   if (!enough() && bound_revisions()) {
     collect_coverage();

@@ -337,6 +337,93 @@ TEST(EtcdChecker, DeletesAndLeases) {
   EXPECT_RULE(check(r.h), "lease");
 }
 
+// Lease 77 granted (TTL 10 s) at 80 ms, k/l attached at revision 5; revision 6 deletes k/l, seen
+// by the watch at `deleted_ms` and by a read right after. Nothing but the lease's expiry (or the
+// revoke some variants add) explains revision 6.
+HistoryBuilder lease_history(int64_t deleted_ms) {
+  HistoryBuilder b = base();
+  etcdserverpb::ApiRequest g;
+  g.mutable_lease_grant()->set_ttl(10);
+  etcdserverpb::ApiResponse gr;
+  gr.mutable_lease_grant()->mutable_header()->set_revision(4);
+  gr.mutable_lease_grant()->set_id(77);
+  gr.mutable_lease_grant()->set_ttl(10);
+  b.op(4, 80, 90, g, gr);
+  b.op(4, 100, 110, put_req("k/l", "lv", 77), put_resp(5));
+  b.events(0, 105, 5, {put_event(kv("k/l", "lv", 5, 5, 1, 77))});
+  b.events(0, deleted_ms, 6, {delete_event("k/l", 6)});
+  b.op(5, deleted_ms + 10, deleted_ms + 20, get_req("k/l"), range_resp(6, {}));
+  return b;
+}
+
+etcdserverpb::ApiRequest revoke_req(int64_t lease) {
+  etcdserverpb::ApiRequest r;
+  r.mutable_lease_revoke()->set_id(lease);
+  return r;
+}
+
+TEST(EtcdChecker, LeaseExpiredBeforeItsTtlRanOut) {
+  // 3 s after a 10 s grant: early. No drift recorded counts as 0.1%: not before 80 ms + 9.99 s.
+  HistoryBuilder early = lease_history(3000);
+  EtcdVerdict v = check(early.h);
+  EXPECT_RULE(v, "lease-expired-early");
+  ASSERT_FALSE(v.violations.empty());
+  EXPECT_NE(v.violations[0].message.find("lease 77 (TTL 10s) expired at revision 6"), std::string::npos)
+      << v.violations[0].message;
+  EXPECT_LINEARIZABLE(check(lease_history(10100).h));  // after 80 ms + 10 s / 1.001
+  EXPECT_RULE(check(lease_history(10000).h), "lease-expired-early");
+  // The fastest clock runs 20% fast (as scenarios record it): the leader may expire at
+  // 80 ms + 10 s / 1.2 = 8.413 s.
+  HistoryBuilder fast = lease_history(8500);
+  fast.h.faults.push_back(history::Fault{"clock-drift", "n2 200000ppm", 0, history::kNeverReturned});
+  fast.h.faults.push_back(history::Fault{"clock-drift", "n1 -100000ppm", 0, history::kNeverReturned});
+  EXPECT_LINEARIZABLE(check(fast.h));
+  EXPECT_RULE(check(lease_history(8500).h), "lease-expired-early");
+  HistoryBuilder too_fast = lease_history(8300);
+  too_fast.h.faults = fast.h.faults;
+  EXPECT_RULE(check(too_fast.h), "lease-expired-early");
+  // A drift the checker cannot read counts as the simulator's 50%: 80 ms + 6.667 s.
+  HistoryBuilder unreadable = lease_history(7000);
+  unreadable.h.faults.push_back(history::Fault{"clock-drift", "n2 fast", 0, history::kNeverReturned});
+  EXPECT_LINEARIZABLE(check(unreadable.h));
+  // Seen only by a read, no watch event (the deletion is a gap the expiry explains): still early.
+  HistoryBuilder read_only = lease_history(3000);
+  read_only.h.watches[0].segments[0].responses.pop_back();
+  EXPECT_RULE(check(read_only.h), "lease-expired-early");
+}
+
+TEST(EtcdChecker, LeaseRevokesAndKeepAlivesAgainstEarlyExpiry) {
+  // A revoke whose answer was lost, sent before the deletion was seen, explains it: not an expiry.
+  HistoryBuilder lost = lease_history(3000);
+  lost.unknown(6, 2900, revoke_req(77));
+  EXPECT_LINEARIZABLE(check(lost.h));
+  // An acknowledged revoke at revision 6.
+  HistoryBuilder acked = lease_history(3000);
+  etcdserverpb::ApiResponse rr;
+  rr.mutable_lease_revoke()->mutable_header()->set_revision(6);
+  acked.op(6, 2900, 2950, revoke_req(77), rr);
+  EXPECT_LINEARIZABLE(check(acked.h));
+  // A revoke sent only after the deletion was seen cannot have made it.
+  HistoryBuilder late = lease_history(3000);
+  late.unknown(6, 3005, revoke_req(77));
+  EXPECT_RULE(check(late.h), "lease-expired-early");
+  // A keep-alive answered with TTL 10 at 9 s restarts the clock: 12 s is early, 19.1 s is not.
+  for (int64_t deleted_ms : {12000, 19100}) {
+    HistoryBuilder kept = lease_history(deleted_ms);
+    etcdserverpb::ApiRequest k;
+    k.mutable_lease_keep_alive()->set_id(77);
+    etcdserverpb::ApiResponse kr;
+    kr.mutable_lease_keep_alive()->set_id(77);
+    kr.mutable_lease_keep_alive()->set_ttl(10);
+    kept.op(6, 9000, 9010, k, kr);
+    if (deleted_ms == 12000) EXPECT_RULE(check(kept.h), "lease-expired-early");
+    else EXPECT_LINEARIZABLE(check(kept.h));
+    // Answered TTL 0, the keep-alive found the lease gone: it renewed nothing.
+    kept.h.operations.back().response.mutable_lease_keep_alive()->set_ttl(0);
+    EXPECT_LINEARIZABLE(check(kept.h));
+  }
+}
+
 TEST(EtcdChecker, Compaction) {
   HistoryBuilder b = base();
   etcdserverpb::ApiRequest c;

@@ -286,7 +286,7 @@ void Checker::resolve(int64_t r, const std::map<std::string, Fact>& facts, std::
     if (c.op != SIZE_MAX) {
       bind_unknown(r, c.op);
     } else {
-      writer_[static_cast<size_t>(r)] = Writer{Writer::Kind::kLease, SIZE_MAX};
+      writer_[static_cast<size_t>(r)] = Writer{Writer::Kind::kLease, SIZE_MAX, c.lease};
       ++out_.stats.revisions_by_lease;
     }
     apply(r, std::move(c.changes), facts, true);

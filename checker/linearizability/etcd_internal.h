@@ -37,6 +37,7 @@ struct Writer {
   enum class Kind : uint8_t { kNone, kOkWrite, kUnknownWrite, kLease, kUncertain };
   Kind kind = Kind::kNone;
   size_t op = SIZE_MAX;  // operation index (kOkWrite, kUnknownWrite, and kLease for a revoke op)
+  int64_t lease = 0;     // kLease without an op: the lease whose expiry made the revision
 };
 
 // A request or lease expiry that could have made a revision, and what it would change.
@@ -78,6 +79,13 @@ class Checker {
   // (the revision's keys become uncertain instead).
   std::optional<size_t> choose(int64_t r, size_t n);
 
+  // --- etcd_lease.cc ---
+  // Indexes what the lease-expired-early rule needs: every acknowledged grant/keep-alive (the
+  // refreshes), every revoke that may have taken effect, and the clocks' fastest drift.
+  void index_lease_refreshes();
+  // The lease-expired-early rule for revision r, which the checker took as lease `lease`'s expiry.
+  void check_lease_expiry(int64_t r, int64_t lease);
+
   // --- etcd_checker.cc ---
   void check_ok_write_response(int64_t r, size_t op, const Execution& e);
   // Checks that need no replayed state: ok operations against real time, compactions; and files
@@ -117,6 +125,18 @@ class Checker {
   std::vector<size_t> unknown_writes_;                            // ops with unknown outcome that can write
   std::map<size_t, int64_t> bound_;                               // unknown write -> its revision
   std::map<int64_t, std::vector<size_t>> revokes_at_;             // ok lease revokes by header revision
+  // The lease-expired-early rule (etcd_lease.cc). A refresh: an acknowledged grant or keep-alive,
+  // from whose send the lease lives at least its TTL on the leader's clock.
+  struct LeaseRefresh {
+    int64_t invoke_ns;
+    int64_t ttl_seconds;
+    int64_t earliest_expiry_ns;  // invoke + TTL / (1 + the fastest drift)
+    size_t op;
+  };
+  std::map<int64_t, std::vector<LeaseRefresh>> lease_refreshes_;  // lease -> its refreshes
+  std::map<int64_t, std::vector<size_t>> lease_revokes_;           // lease -> revokes not certainly failed
+  int64_t lease_drift_ppm_ = 0;  // the fastest any member's monotonic clock may run (ppm over true time)
+  std::string lease_drift_source_;
 
   std::map<int64_t, std::map<std::string, Fact>> facts_;
   std::map<std::string, int64_t> value_seen_at_;  // value -> a revision it was observed put at

@@ -6,9 +6,10 @@
 //   changes replicated state (the "lease" bucket and the key-value store). It never looks at a
 //   clock, so every member reaches the same leases, keys and backend hash.
 // - Primary side (promote, demote, renew, expired, time_to_live): only the leader keeps expiry
-//   times, in memory, from its own monotonic clock passed in as `now_ns`. A follower's leases
-//   never expire; the leader proposes revokes for expired leases through raft, so expiry reaches
-//   followers only as an applied LeaseRevoke.
+//   times, in memory, from its own monotonic clock passed in as `now_ns` (never the wall clock:
+//   a step of it would move every expiry). A follower's leases never expire; the leader proposes
+//   revokes for expired leases through raft, so expiry reaches followers only as an applied
+//   LeaseRevoke.
 //
 // Not modelled: lease checkpoints (etcd 3.4's --experimental-enable-lease-checkpoint, off by
 // default; RemainingTTL is persisted as 0 and a new leader restarts every lease at its full TTL),
@@ -145,8 +146,9 @@ class Lessor {
   Status attach_live_keys();
   void attach(int64_t id, const std::string& key);
   void detach(const std::string& key);
-  // Every expiry decision goes through here (renew, expired), so a fault switch such as the
-  // "lease-expiry-on-follower-clock" bug can be added in one place.
+  // Every expiry decision goes through here (renew, expired). Which clock `now_ns` reads is the
+  // server's choice (Server::local_now; its lease-expiry-on-follower-clock bug passes the wall
+  // clock, so the lessor itself has no bug switch).
   bool is_expired(const Lease& lease, int64_t now_ns) const;
   // now + ttl + extend, saturating at kNeverNs (a 9e9 s TTL is 9e18 ns, near INT64_MAX).
   static int64_t expiry_after(int64_t now_ns, int64_t ttl_seconds, int64_t extend_ns);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "node/server/api_test_util.h"
+#include "node/server/node_bugs.h"
 
 namespace dst::node {
 namespace {
@@ -145,6 +146,35 @@ TEST_F(LeaseApiTest, LeasesSurviveALeaderCrashAndTheNewLeaderExpiresThem) {
     world_->sim().sleep(seconds(8));
     EXPECT_FALSE(exists(follower_, "crash/k"));
   }, seconds(60));
+}
+
+// Lease expiry counts on the leader's monotonic clock, so a step of a wall clock (NTP, an operator)
+// expires nothing; the lease-expiry-on-follower-clock bug counts on the wall clock, and a step
+// forward on the leader (not on a follower: only the leader expires leases) revokes at once.
+TEST_F(LeaseApiTest, AWallClockStepExpiresLeasesEarlyOnlyWithTheWallClockBug) {
+  for (bool bug : {false, true}) {
+    SCOPED_TRACE(bug ? "with the bug" : "correct");
+    KvWorldOptions o;
+    if (bug) o.server.bugs = static_cast<uint32_t>(NodeBug::kLeaseExpiryOnFollowerClock);
+    start(o);
+    session([&] {
+      const int64_t id = call(leader_, grant(30)).lease_grant().id();
+      ASSERT_TRUE(call(leader_, put_with_lease("step/k", "v", id)).has_put());
+    });
+    auto step = [&](size_t member) {
+      world_->sim().host(world_->cluster().host(member)).clock().jump_wall(seconds(60));
+    };
+    step(follower_);
+    session([&] {
+      world_->sim().sleep(seconds(2));
+      EXPECT_TRUE(exists(other_, "step/k")) << "a follower's wall step expired a lease";
+    }, seconds(60));
+    step(leader_);
+    session([&] {
+      world_->sim().sleep(seconds(2));  // a few rounds of the leader's expiry loop (every 500 ms)
+      EXPECT_EQ(exists(other_, "step/k"), !bug) << "30 s lease, 4 s after its grant";
+    }, seconds(60));
+  }
 }
 
 }  // namespace

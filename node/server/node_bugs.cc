@@ -15,6 +15,7 @@ constexpr NamedValue<NodeBug> kNodeBugs[] = {
     {NodeBug::kWatchDropAtCompaction, "watch-drop-at-compaction"},
     {NodeBug::kCompactionRevisionDecrease, "compaction-revision-decrease"},
     {NodeBug::kWatchTimeTravel, "watch-time-travel"},
+    {NodeBug::kLeaseExpiryOnFollowerClock, "lease-expiry-on-follower-clock"},
 };
 }  // namespace
 

@@ -42,6 +42,9 @@ enum class NodeBug : uint32_t {
   // one they already reached: the member sends events the watcher has already seen
   // (etcd #15271).
   kWatchTimeTravel = 1u << 7,
+  // Lease expiry is decided on the member's wall clock (which can be stepped or run ahead) instead
+  // of its monotonic clock: a leader whose clock jumps forward revokes leases early.
+  kLeaseExpiryOnFollowerClock = 1u << 8,
 };
 
 std::string_view node_bug_name(NodeBug bug);

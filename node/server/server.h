@@ -160,7 +160,8 @@ class Server {
   Status linearizable_barrier();
   // A fresh id for a client request or a lease: the member id in the top byte, a counter below.
   uint64_t next_id();
-  // This member's monotonic clock (drift and jumps of its host apply).
+  // The clock the lessor decides lease expiry on: this member's monotonic clock (its host's drift
+  // applies, wall-clock steps do not); its wall clock with the lease-expiry-on-follower-clock bug.
   int64_t local_now() const;
   // The member a client should talk to for leader-only work (lease keep-alive, time-to-live).
   std::optional<sim::Address> leader_api_address() const;

@@ -1,0 +1,131 @@
+// The etcd checker's lease-expired-early rule: a lease must not expire before its TTL has run out
+// since the client last refreshed it.
+//
+// What a client can rely on: a LeaseGrant or LeaseKeepAlive for lease L sent at true time t and
+// answered ok with TTL τ started (or restarted) L's expiry on the leader no earlier than t (the
+// leader grants when it applies the grant, and renews when it serves the keep-alive, both after
+// the send). The leader counts τ on its monotonic clock, which runs at most (1 + d) times as fast
+// as true time, d the fastest drift any member's clock had; so it may expire L no earlier than
+// t + τ / (1 + d). A leader change only pushes that later: a new leader restarts every lease at
+// its full TTL plus an election timeout, and it can only do so after it applied the grant.
+//
+// The evidence of when L expired: the checker took revision r as L's expiry (its keys deleted at
+// once, no request explaining it better; etcd_explain.cc); the leader decided the expiry before
+// it proposed the revoke, so before revision r existed, so before the earliest time anything
+// showed a revision >= r (an operation's return, a watch response's arrival; first_observed_).
+// If that time is before t + τ / (1 + d) for some refresh sent before it, the expiry came early.
+//
+// Not an expiry, and so never judged: a revision made by a LeaseRevoke. One acknowledged at r is
+// its writer (replay_lease_revoke); and a revoke of L that may have taken effect (ok or unknown
+// outcome) sent before the evidence could be the writer the checker took for an expiry (a revoke
+// whose answer was lost deletes exactly what the expiry would), so its presence skips the check.
+//
+// The drift: the simulator records every drift it sets as a "clock-drift" fault ("n2 200000ppm",
+// from cluster{clock={drift_ppm=...}} or clock_drift()); the fastest one counts. A drift fault the
+// checker cannot read counts as the simulator's limit (50%), and a history without any (imported
+// from a real cluster) as a quartz clock's 0.1%, far beyond what real clocks drift.
+#include <charconv>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+
+#include "checker/linearizability/etcd_internal.h"
+
+namespace dst::checker::etcd {
+
+namespace {
+
+using history::Outcome;
+
+// sim::NodeClock::kDriftPpmMax: the simulator rejects any faster clock.
+constexpr int64_t kDriftPpmUnreadable = 500'000;
+// Real clocks (and the simulator's undrifted ones, exactly 0) stay far below this.
+constexpr int64_t kDriftPpmFloor = 1'000;
+constexpr int64_t kPpm = 1'000'000;
+constexpr int64_t kNsPerSecond = 1'000'000'000;
+
+std::string seconds_text(int64_t ns) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6fs", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+// "n2 200000ppm" -> 200000; nullopt if it does not read so.
+std::optional<int64_t> drift_ppm_of(const std::string& target) {
+  const size_t space = target.rfind(' ');
+  std::string_view token = std::string_view(target).substr(space == std::string::npos ? 0 : space + 1);
+  if (token.size() <= 3 || token.substr(token.size() - 3) != "ppm") return std::nullopt;
+  token.remove_suffix(3);
+  int64_t ppm = 0;
+  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), ppm);
+  if (ec != std::errc() || end != token.data() + token.size()) return std::nullopt;
+  return ppm;
+}
+
+// invoke + ttl / (1 + ppm / 1e6), rounded down (the rule may only be lenient), saturating.
+int64_t earliest_expiry(int64_t invoke_ns, int64_t ttl_seconds, int64_t drift_ppm) {
+  DST_ASSERT_GE(drift_ppm, 0);
+  const __int128 span = static_cast<__int128>(ttl_seconds) * kNsPerSecond * kPpm / (kPpm + drift_ppm);
+  const __int128 at = static_cast<__int128>(invoke_ns) + span;
+  return at > INT64_MAX ? INT64_MAX : static_cast<int64_t>(at);
+}
+
+}  // namespace
+
+void Checker::index_lease_refreshes() {
+  lease_drift_ppm_ = kDriftPpmFloor;
+  lease_drift_source_ = "no clock-drift fault recorded: a real clock's bound";
+  for (const history::Fault& f : h_.faults) {
+    if (f.kind != "clock-drift") continue;
+    std::optional<int64_t> ppm = drift_ppm_of(f.target);
+    const int64_t fast = ppm ? *ppm : kDriftPpmUnreadable;
+    if (fast <= lease_drift_ppm_) continue;
+    lease_drift_ppm_ = fast;
+    lease_drift_source_ = "clock-drift " + f.target + " at " + seconds_text(f.start_ns) +
+                          (ppm ? "" : " (unreadable: the simulator's limit)");
+  }
+  for (size_t i = 0; i < h_.operations.size(); ++i) {
+    const history::Operation& o = h_.operations[i];
+    if (o.request.has_lease_revoke() && o.outcome != Outcome::kFailed)
+      lease_revokes_[o.request.lease_revoke().id()].push_back(i);
+    if (o.outcome != Outcome::kOk) continue;
+    int64_t lease = 0, ttl = 0;
+    if (o.request.has_lease_grant() && o.response.has_lease_grant()) {
+      lease = o.response.lease_grant().id();
+      ttl = o.response.lease_grant().ttl();
+    } else if (o.request.has_lease_keep_alive() && o.response.has_lease_keep_alive()) {
+      lease = o.request.lease_keep_alive().id();
+      ttl = o.response.lease_keep_alive().ttl();  // 0: the lease was gone, nothing renewed
+    }
+    if (lease == 0 || ttl <= 0) continue;
+    lease_refreshes_[lease].push_back(
+        LeaseRefresh{o.invoke_ns, ttl, earliest_expiry(o.invoke_ns, ttl, lease_drift_ppm_), i});
+  }
+}
+
+void Checker::check_lease_expiry(int64_t r, int64_t lease) {
+  auto refreshes = lease_refreshes_.find(lease);
+  if (refreshes == lease_refreshes_.end()) return;  // granted by a request whose answer was lost
+  const Observation& seen = first_observed_[static_cast<size_t>(r)];
+  ++out_.stats.checks;
+  // The refresh that promises the longest life, among those sent before the evidence (a grant
+  // sent later cannot have preceded this expiry; a keep-alive sent later found it gone).
+  const LeaseRefresh* last = nullptr;
+  for (const LeaseRefresh& f : refreshes->second)
+    if (f.invoke_ns < seen.at && (last == nullptr || f.earliest_expiry_ns > last->earliest_expiry_ns)) last = &f;
+  if (last == nullptr || seen.at >= last->earliest_expiry_ns) return;
+  if (auto rv = lease_revokes_.find(lease); rv != lease_revokes_.end())
+    for (size_t op : rv->second)
+      if (h_.operations[op].invoke_ns < seen.at) return;  // the revoke may have made r
+  violation("lease-expired-early",
+            "lease " + std::to_string(lease) + " (TTL " + std::to_string(last->ttl_seconds) +
+                "s) expired at revision " + std::to_string(r) + ", seen by " + seconds_text(seen.at) +
+                ", but its refresh sent at " + seconds_text(last->invoke_ns) + " keeps it until at least " +
+                seconds_text(last->earliest_expiry_ns) + " (TTL / (1 + " + std::to_string(lease_drift_ppm_) +
+                " ppm drift))",
+            r, {last->op},
+            {"revision " + std::to_string(r) + " first seen by " + seen.source,
+             "fastest clock drift: " + lease_drift_source_});
+}
+
+}  // namespace dst::checker::etcd
