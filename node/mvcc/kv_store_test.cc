@@ -258,18 +258,23 @@ TEST(KvStore, DeleteAtTheCompactionRevisionStaysInHistoryAcrossReopen) {
   });
 }
 
+// Revisions 2 and 3 put "k", 4 deletes it; then what compact(4) writes before touching any row
+// (scheduledCompactRev), as if the process died right after.
+void delete_at_4_and_schedule_its_compaction(KvStore& s, backend::Backend& be) {
+  put(s, "k", "1");  // 2
+  put(s, "k", "2");  // 3
+  del(s, "k");       // 4
+  std::string four(8, '\0');
+  four[7] = 4;
+  ASSERT_TRUE(be.put("meta", "scheduledCompactRev", four).is_ok());
+}
+
 // A crash between scheduling and finishing a compaction at a deletion's revision: the reopened
 // store finishes it and still keeps the tombstone of revision C.
 TEST(KvStore, InterruptedCompactionAtADeletionKeepsItsTombstone) {
   World w;
   with_store(w, [](KvStore& s, backend::Backend& be) {
-    put(s, "k", "1");  // 2
-    put(s, "k", "2");  // 3
-    del(s, "k");       // 4
-    // What compact(4) writes before touching any row, as if the process died right after.
-    std::string four(8, '\0');
-    four[7] = 4;
-    ASSERT_TRUE(be.put("meta", "scheduledCompactRev", four).is_ok());
+    delete_at_4_and_schedule_its_compaction(s, be);
   });
   with_store(w, [](KvStore& s, backend::Backend& be) {
     EXPECT_EQ(s.compact_rev(), 4);
@@ -340,12 +345,7 @@ TEST(KvStore, BugCompactionRevisionDecreaseReopensAtALowerRevision) {
 TEST(KvStore, RestoreRaisesTheRevisionToTheScheduledCompaction) {
   World w;
   with_store(w, [](KvStore& s, backend::Backend& be) {
-    put(s, "k", "1");  // 2
-    put(s, "k", "2");  // 3
-    del(s, "k");       // 4
-    std::string four(8, '\0');
-    four[7] = 4;
-    ASSERT_TRUE(be.put("meta", "scheduledCompactRev", four).is_ok());
+    delete_at_4_and_schedule_its_compaction(s, be);
     ASSERT_TRUE(be.del("key", encode_revision(Revision{4, 0}, true)).is_ok());
   });
   with_store(w, [](KvStore& s, backend::Backend&) {

@@ -468,34 +468,46 @@ TEST(WatchableStore, AFiveThousandEventTransactionArrivesInOneResponse) {
   });
 }
 
+// The member's store and the one a leader's snapshot replaces it with (on_restore tests).
+struct OldAndNewStores {
+  std::unique_ptr<backend::Backend> old_be, new_be;
+  std::unique_ptr<mvcc::KvStore> old_kv, new_kv;
+};
+OldAndNewStores open_old_and_new(World& w) {
+  auto be_old = backend::Backend::open(w.sim, w.fs, "n1/old.db");
+  auto be_new = backend::Backend::open(w.sim, w.fs, "n1/new.db");
+  DST_ASSERT(be_old.is_ok() && be_new.is_ok());
+  auto old_kv = mvcc::KvStore::open(**be_old);
+  auto new_kv = mvcc::KvStore::open(**be_new);
+  DST_ASSERT(old_kv.is_ok() && new_kv.is_ok());
+  return {std::move(be_old).value(), std::move(be_new).value(), std::move(old_kv).value(), std::move(new_kv).value()};
+}
+
 TEST(WatchableStore, OnRestoreCatchesSyncedWatchersUpFromTheNewStore) {
   World w;
   bool ran = w.run([&] {
-    auto be_old = backend::Backend::open(w.sim, w.fs, "n1/old.db");
-    auto be_new = backend::Backend::open(w.sim, w.fs, "n1/new.db");
-    ASSERT_TRUE(be_old.is_ok() && be_new.is_ok());
-    auto old_kv = mvcc::KvStore::open(**be_old);
-    auto new_kv = mvcc::KvStore::open(**be_new);
-    ASSERT_TRUE(old_kv.is_ok() && new_kv.is_ok());
-    WatchableStore ws(**old_kv);
+    OldAndNewStores st = open_old_and_new(w);
+    mvcc::KvStore& old_kv = *st.old_kv;
+    mvcc::KvStore& new_kv = *st.new_kv;
+    WatchableStore ws(old_kv);
     StreamId s = ws.open_stream(nullptr);
     // Synced since revision 1 and never matched: its next_rev lags at 2.
     ASSERT_EQ(*ws.watch(s, request({.key = "idle"})), 0);
     // The same history on both up to 3; the new store (the leader's snapshot) went on to 6.
-    for (mvcc::KvStore* kv : {old_kv->get(), new_kv->get()}) {
+    for (mvcc::KvStore* kv : {&old_kv, &new_kv}) {
       put(*kv, "a", "1");  // 2
       put(*kv, "b", "1");  // 3
     }
-    put(**new_kv, "a", "2");  // 4
-    put(**new_kv, "x", "1");  // 5
-    put(**new_kv, "b", "2");  // 6
-    put(**new_kv, "idle", "1");  // 7
-    ASSERT_TRUE((*new_kv)->compact(4).is_ok());
+    put(new_kv, "a", "2");  // 4
+    put(new_kv, "x", "1");  // 5
+    put(new_kv, "b", "2");  // 6
+    put(new_kv, "idle", "1");  // 7
+    ASSERT_TRUE(new_kv.compact(4).is_ok());
     ASSERT_EQ(*ws.watch(s, request({.key = "a", .prev_kv = true})), 1);  // synced, next 4
     ASSERT_EQ(*ws.watch(s, request({.key = "b"})), 2);                   // synced, next 4
     ASSERT_EQ(*ws.watch(s, request({.key = "a", .start = 2})), 3);       // unsynced at 2
     drain(ws, s);
-    ws.on_restore(**new_kv);
+    ws.on_restore(new_kv);
     EXPECT_EQ(ws.counters().watchers_synced, 0u);
     // Watcher 3 needed revision 2, which the new store compacted. The synced ones resume after
     // the old store's revision 3 (the idle one too, though its next_rev said 2), which is exactly
@@ -504,8 +516,8 @@ TEST(WatchableStore, OnRestoreCatchesSyncedWatchersUpFromTheNewStore) {
     EXPECT_EQ(sync_and_drain(ws, s), (Lines{"w0 rev=7 [PUT idle=1@7/7/v1]", "w1 rev=7 [PUT a=2@2/4/v2]",
                                             "w2 rev=7 [PUT b=2@3/6/v2]"}));
     EXPECT_EQ(ws.counters().watchers_synced, 3u);
-    put(**new_kv, "a", "3");  // 8: the observer now is on the new store
-    put(**old_kv, "a", "x");  // the old store is no longer observed
+    put(new_kv, "a", "3");  // 8: the observer now is on the new store
+    put(old_kv, "a", "x");  // the old store is no longer observed
     EXPECT_EQ(drain(ws, s), (Lines{"w1 rev=8 [PUT a=3@2/8/v3 (prev 2@2/4/v2)]"}));
   });
   ASSERT_TRUE(ran);
@@ -516,23 +528,20 @@ TEST(WatchableStore, OnRestoreCatchesSyncedWatchersUpFromTheNewStore) {
 TEST(WatchableStore, BugTimeTravelOnRestoreResendsWhatTheWatcherAlreadySaw) {
   World w;
   bool ran = w.run([&] {
-    auto be_old = backend::Backend::open(w.sim, w.fs, "n1/old.db");
-    auto be_new = backend::Backend::open(w.sim, w.fs, "n1/new.db");
-    ASSERT_TRUE(be_old.is_ok() && be_new.is_ok());
-    auto old_kv = mvcc::KvStore::open(**be_old);
-    auto new_kv = mvcc::KvStore::open(**be_new);
-    ASSERT_TRUE(old_kv.is_ok() && new_kv.is_ok());
-    WatchableStore ws(**old_kv, WatchOptions{.bug_time_travel_on_restore = true});
+    OldAndNewStores st = open_old_and_new(w);
+    mvcc::KvStore& old_kv = *st.old_kv;
+    mvcc::KvStore& new_kv = *st.new_kv;
+    WatchableStore ws(old_kv, WatchOptions{.bug_time_travel_on_restore = true});
     StreamId s = ws.open_stream(nullptr);
     ASSERT_EQ(*ws.watch(s, request({.key = "a"})), 0);  // synced from revision 2
     drain(ws, s);
-    for (mvcc::KvStore* kv : {old_kv->get(), new_kv->get()}) {
+    for (mvcc::KvStore* kv : {&old_kv, &new_kv}) {
       put(*kv, "a", "1");  // 2
       put(*kv, "a", "2");  // 3
     }
     EXPECT_EQ(drain(ws, s), (Lines{"w0 rev=2 [PUT a=1@2/2/v1]", "w0 rev=3 [PUT a=2@2/3/v2]"}));
-    put(**new_kv, "a", "3");  // 4
-    ws.on_restore(**new_kv);
+    put(new_kv, "a", "3");  // 4
+    ws.on_restore(new_kv);
     // Revisions 2 and 3 arrive a second time, after the watcher already saw 3.
     EXPECT_EQ(sync_and_drain(ws, s), (Lines{"w0 rev=4 [PUT a=1@2/2/v1, PUT a=2@2/3/v2, PUT a=3@2/4/v3]"}));
   });
