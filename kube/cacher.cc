@@ -1,0 +1,92 @@
+#include "kube/cacher.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "base/assert.h"
+#include "client/api_client.h"
+#include "client/etcdctl/etcdctl_parse.h"
+
+namespace dst::kube {
+
+Cacher::Cacher(sim::Simulator& sim, CacherOptions options)
+    : sim_(sim),
+      options_(std::move(options)),
+      range_end_(etcdctl::prefix_range_end(options_.prefix)),
+      cache_(options_.capacity) {
+  DST_ASSERT(!options_.members.empty());
+  DST_ASSERT(!options_.prefix.empty());
+}
+
+void Cacher::run(sim::TimeNs until) {
+  size_t member = 0;
+  bool need_list = true;
+  // Bounded by `until`: every pass either waits (a LIST or watch takes time) or pauses.
+  while (sim_.now() < until) {
+    if (need_list) need_list = !list(member);
+    if (!need_list) need_list = watch(member, until);
+    if (sim_.now() >= until) break;
+    if (sim_.sleep(options_.retry_pause) != sim::WaitResult::kOk) break;
+    member = (member + 1) % options_.members.size();
+  }
+}
+
+bool Cacher::list(size_t m) {
+  auto conn = client::Connection::open(sim_, options_.members[m]);
+  if (!conn.is_ok()) return false;
+  etcdserverpb::ApiRequest req;
+  req.mutable_range()->set_key(options_.prefix);
+  req.mutable_range()->set_range_end(range_end_);
+  auto r = (*conn)->call(req, options_.request_timeout);
+  if (!r.is_ok() || !r->has_range()) return false;
+  const etcdserverpb::RangeResponse& range = r->range();
+  std::vector<mvccpb::KeyValue> objects(range.kvs().begin(), range.kvs().end());
+  if (!cache_.replace(objects, range.header().revision()).is_ok()) return false;  // a member behind the cache
+  ++stats_.lists;
+  return true;
+}
+
+bool Cacher::watch(size_t m, sim::TimeNs until) {
+  auto conn = client::Connection::open(sim_, options_.members[m]);
+  if (!conn.is_ok()) return false;
+  const uint64_t call = (*conn)->open_watch();
+  etcdserverpb::WatchRequest create;
+  etcdserverpb::WatchCreateRequest* c = create.mutable_create_request();
+  c->set_key(options_.prefix);
+  c->set_range_end(range_end_);
+  c->set_start_revision(cache_.resource_version() + 1);
+  c->set_prev_kv(true);
+  c->set_progress_notify(true);
+  if (!(*conn)->send_watch(call, create).is_ok()) return false;
+  ++stats_.watches;
+  sim::TimeNs next_progress = options_.progress_every > 0 ? sim_.now() + options_.progress_every : until;
+  while (sim_.now() < until) {
+    if (options_.progress_every > 0 && sim_.now() >= next_progress) {
+      etcdserverpb::WatchRequest progress;
+      progress.mutable_progress_request();
+      if (!(*conn)->send_watch(call, progress).is_ok()) return false;
+      next_progress = sim_.now() + options_.progress_every;
+    }
+    auto r = (*conn)->recv_watch(call, std::min(until, next_progress) - sim_.now());
+    if (!r.is_ok() && r.status().code() == StatusCode::kTimeout) continue;  // time to ask, or `until`
+    if (!r.is_ok()) return false;  // the stream broke: resume from the cache's revision elsewhere
+    if (r->canceled()) {
+      ++stats_.compacted;
+      return true;  // compacted past the cache: only a LIST can catch up
+    }
+    for (const mvccpb::Event& e : r->events()) {
+      if (!cache_.apply(e).is_ok()) {
+        ++stats_.refused;
+        return true;
+      }
+      ++stats_.events;
+    }
+    if (r->events_size() == 0 && !r->created() && r->header().revision() > 0) {
+      cache_.progress(r->header().revision());
+      ++stats_.progress;
+    }
+  }
+  return false;
+}
+
+}  // namespace dst::kube
