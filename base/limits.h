@@ -168,6 +168,11 @@ inline constexpr size_t kHistoryOperationsMax = 10'000'000;
 // Watches one run may open, and responses one watch segment may record.
 inline constexpr size_t kHistoryWatchesMax = 100'000;
 inline constexpr size_t kHistoryWatchResponsesMax = 10'000'000;
+// Informers one run may record (a kube world has a few controllers, each with one informer), and
+// LISTs, WATCHes, events and processed keys per informer: a 10-minute run re-lists a few hundred
+// times and delivers a few hundred thousand events.
+inline constexpr size_t kHistoryInformersMax = 10'000;
+inline constexpr size_t kHistoryInformerItemsMax = 10'000'000;
 
 // --- node: watch ----------------------------------------------------------------------------
 // Responses queued on one watch stream for its sender: etcd's chanBufLen (128). A watcher whose

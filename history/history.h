@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "history/kube_history.h"
 #include "proto/etcd_api.pb.h"
 
 namespace dst::history {
@@ -75,6 +76,7 @@ struct History {
   std::vector<Operation> operations;  // by id
   std::vector<Watch> watches;         // by id
   std::vector<Fault> faults;
+  std::vector<Informer> informers;    // by id (kube_history.h)
 };
 
 }  // namespace dst::history

@@ -69,4 +69,63 @@ void MemoryRecorder::metric(int64_t at_ns, uint32_t member, std::string_view nam
   metrics_.push_back(Metric{at_ns, member, std::string(name), value});
 }
 
+namespace {
+Informer& informer_at(History& h, uint64_t informer) {
+  DST_ASSERT_LT(informer, h.informers.size());
+  return h.informers[informer];
+}
+}  // namespace
+
+uint64_t MemoryRecorder::informer_started(uint32_t client, const std::string& prefix) {
+  DST_ASSERT_LT(history_.informers.size(), limits::kHistoryInformersMax);
+  Informer i;
+  i.id = history_.informers.size();
+  i.client = client;
+  i.prefix = prefix;
+  history_.informers.push_back(std::move(i));
+  return history_.informers.back().id;
+}
+
+void MemoryRecorder::informer_list(uint64_t informer, const KubeList& list) {
+  Informer& i = informer_at(history_, informer);
+  DST_ASSERT_LT(i.lists.size(), limits::kHistoryInformerItemsMax);
+  i.lists.push_back(list);
+}
+
+void MemoryRecorder::informer_watch_started(uint64_t informer, const KubeWatch& watch) {
+  Informer& i = informer_at(history_, informer);
+  DST_ASSERT_LT(i.watches.size(), limits::kHistoryInformerItemsMax);
+  i.watches.push_back(watch);
+}
+
+void MemoryRecorder::informer_watch_event(uint64_t informer, const KubeWatchEvent& event) {
+  Informer& i = informer_at(history_, informer);
+  DST_ASSERT_MSG(!i.watches.empty(), "an informer's watch event before its first watch");
+  DST_ASSERT_LT(i.watches.back().events.size(), limits::kHistoryInformerItemsMax);
+  i.watches.back().events.push_back(event);
+}
+
+void MemoryRecorder::informer_watch_ended(uint64_t informer, const std::string& end, int64_t at_ns) {
+  Informer& i = informer_at(history_, informer);
+  DST_ASSERT_MSG(!i.watches.empty(), "an informer's watch ended before its first watch");
+  i.watches.back().end = end;
+  i.watches.back().ended_ns = at_ns;
+}
+
+void MemoryRecorder::informer_processed(uint64_t informer, const KubeProcessed& processed) {
+  Informer& i = informer_at(history_, informer);
+  DST_ASSERT_LT(i.processed.size(), limits::kHistoryInformerItemsMax);
+  i.processed.push_back(processed);
+}
+
+void MemoryRecorder::informer_finished(uint64_t informer, int64_t at_ns, int64_t resource_version,
+                                       const std::vector<KubeObject>& objects) {
+  Informer& i = informer_at(history_, informer);
+  DST_ASSERT_MSG(!i.finished, "an informer finished twice");
+  i.finished = true;
+  i.final_ns = at_ns;
+  i.final_rv = resource_version;
+  i.final_objects = objects;
+}
+
 }  // namespace dst::history

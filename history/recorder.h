@@ -31,6 +31,17 @@ class Recorder {
   // A periodic sample of the harness's view of the cluster (leader, term, commit index...) at
   // virtual time `at_ns`; `member` is 1-based, 0 for a cluster-wide value.
   virtual void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) = 0;
+  // Informers (kube_history.h): one starts (returns its id, dense), then its LISTs, its WATCHes
+  // (each started with no events, then its events, then its end), the keys its controller
+  // processed, and its store when the run ended (once).
+  virtual uint64_t informer_started(uint32_t client, const std::string& prefix) = 0;
+  virtual void informer_list(uint64_t informer, const KubeList& list) = 0;
+  virtual void informer_watch_started(uint64_t informer, const KubeWatch& watch) = 0;
+  virtual void informer_watch_event(uint64_t informer, const KubeWatchEvent& event) = 0;  // to its latest watch
+  virtual void informer_watch_ended(uint64_t informer, const std::string& end, int64_t at_ns) = 0;
+  virtual void informer_processed(uint64_t informer, const KubeProcessed& processed) = 0;
+  virtual void informer_finished(uint64_t informer, int64_t at_ns, int64_t resource_version,
+                                 const std::vector<KubeObject>& objects) = 0;
 };
 
 // One metric sample as the in-memory recorder keeps it (the run database's MetricSample).
@@ -58,6 +69,14 @@ class MemoryRecorder : public Recorder {
   uint64_t fault_started(const Fault& fault) override;
   void fault_ended(uint64_t fault, int64_t end_ns) override;
   void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) override;
+  uint64_t informer_started(uint32_t client, const std::string& prefix) override;
+  void informer_list(uint64_t informer, const KubeList& list) override;
+  void informer_watch_started(uint64_t informer, const KubeWatch& watch) override;
+  void informer_watch_event(uint64_t informer, const KubeWatchEvent& event) override;
+  void informer_watch_ended(uint64_t informer, const std::string& end, int64_t at_ns) override;
+  void informer_processed(uint64_t informer, const KubeProcessed& processed) override;
+  void informer_finished(uint64_t informer, int64_t at_ns, int64_t resource_version,
+                         const std::vector<KubeObject>& objects) override;
 
   const History& history() const { return history_; }
   History& history() { return history_; }

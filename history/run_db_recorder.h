@@ -26,6 +26,14 @@ class RunDbRecorder : public Recorder {
   void fault_ended(uint64_t fault, int64_t end_ns) override;
   // Kept in memory as well (metrics()) and written to the metrics table.
   void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) override;
+  uint64_t informer_started(uint32_t client, const std::string& prefix) override;
+  void informer_list(uint64_t informer, const KubeList& list) override;
+  void informer_watch_started(uint64_t informer, const KubeWatch& watch) override;
+  void informer_watch_event(uint64_t informer, const KubeWatchEvent& event) override;
+  void informer_watch_ended(uint64_t informer, const std::string& end, int64_t at_ns) override;
+  void informer_processed(uint64_t informer, const KubeProcessed& processed) override;
+  void informer_finished(uint64_t informer, int64_t at_ns, int64_t resource_version,
+                         const std::vector<KubeObject>& objects) override;
 
   const History& history() const { return memory_.history(); }
   const std::vector<Metric>& metrics() const { return memory_.metrics(); }
