@@ -1,7 +1,8 @@
 // The run database: one SQLite file per run holding everything a checker or a report needs
 // afterwards — the run (seed, scenario, options, version, trace hash, verdict), every operation
 // with its request, response, times and outcome, every watch segment and response, every fault
-// window, and periodic metrics. The schema is documented table by table in docs/run-db.md.
+// window, every informer's LISTs, WATCH events, processed keys and final store (kube_history.h),
+// and periodic metrics. The schema is documented table by table in docs/run-db.md.
 //
 // Written incrementally while the simulation runs (RunDbWriter): rows are batched into
 // transactions committed every `batch_rows` rows or on flush(), in SQLite's WAL journal mode, so a
@@ -36,7 +37,7 @@ namespace dst::history {
 // The schema version this code writes and the only one it reads. Bump it on any change to the
 // tables (docs/run-db.md lists the changes); an older reader then refuses the file with a clear
 // error instead of misreading it.
-inline constexpr int64_t kRunDbSchemaVersion = 1;
+inline constexpr int64_t kRunDbSchemaVersion = 2;
 // The meta table's `format` row: tells a dst run database from any other SQLite file.
 inline constexpr std::string_view kRunDbFormat = "dst-run-db";
 // PRAGMA application_id of a run database ("dstR"), so `file(1)` and tools can recognize it.
@@ -58,6 +59,9 @@ inline constexpr size_t kRunDbBlobBytesMax = limits::kMessageBytesMax;
 inline constexpr size_t kRunDbTextBytesMax = 16ull * 1024 * 1024;
 // Longest short name (operation kind, fault kind and target, metric name, version, scenario).
 inline constexpr size_t kRunDbNameBytesMax = 4096;
+// Longest key of an informer's object or processed key, and of an informer's prefix: the largest
+// key a member stores at all.
+inline constexpr size_t kRunDbKeyBytesMax = limits::kBackendKeyBytesMax;
 // Rows of each kind read_history / read_metrics load into memory: at least what one run may
 // record (base/limits.h, kHistory*), so that every file dst wrote reads back; a file claiming more
 // is refused rather than exhausting memory (10M operations are several GiB of protobufs).
@@ -68,6 +72,11 @@ inline constexpr size_t kRunDbWatchSegmentsPerWatchMax = 100'000;
 inline constexpr size_t kRunDbWatchResponsesMax = 20'000'000;
 inline constexpr size_t kRunDbFaultsMax = 1'000'000;
 inline constexpr size_t kRunDbMetricsMax = 20'000'000;
+// Informers read_history loads (what one run may record), and rows of each informer table (lists,
+// list objects, watches, watch events, processed keys, final objects) over all informers
+// together: a long kube run is a few million events, and re-lists of a few thousand objects.
+inline constexpr size_t kRunDbInformersMax = limits::kHistoryInformersMax;
+inline constexpr size_t kRunDbInformerRowsMax = 20'000'000;
 // SQLite page cache of the writer, in KiB (PRAGMA cache_size): the index pages of a long run stay
 // in memory instead of being re-read for every batch; 32 MiB holds a 100k-operation run whole.
 inline constexpr int64_t kRunDbCacheKib = 32 * 1024;
@@ -166,7 +175,26 @@ class RunDbWriter {
 
   Status metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value);
 
-  // Everything in `history` (operations, watches, faults), in order.
+  // An informer (kube_history.h), mirroring Recorder's informer_* calls: created once (ids are
+  // unique), then its LISTs (each with its objects, written in the same batch so that a killed
+  // run never shows part of a list), its WATCHes (events and the end apply to its latest watch;
+  // nothing after the end), the keys its controller processed, and its final store (once).
+  Status informer_started(uint64_t informer_id, uint32_t client, std::string_view prefix);
+  Status informer_list(uint64_t informer_id, const KubeList& list);
+  // Events and an end that `watch` already holds are written too (the recorder passes none); an
+  // empty `end` with a nonzero `ended_ns` is refused, as it would not read back.
+  Status informer_watch_started(uint64_t informer_id, const KubeWatch& watch);
+  Status informer_watch_event(uint64_t informer_id, const KubeWatchEvent& event);
+  // `end` is how it ended ("410 too old resource version", "broken: ...", "stopped"): not empty.
+  Status informer_watch_ended(uint64_t informer_id, std::string_view end, int64_t at_ns);
+  Status informer_processed(uint64_t informer_id, const KubeProcessed& processed);
+  Status informer_finished(uint64_t informer_id, int64_t at_ns, int64_t resource_version,
+                           const std::vector<KubeObject>& objects);
+  // A whole informer at once: refused when !finished but final_* are set (they would not read
+  // back).
+  Status add_informer(const Informer& informer);
+
+  // Everything in `history` (operations, watches, faults, informers), in order.
   Status add_history(const History& history);
 
   // Commits the pending rows now. Cheap when nothing is pending.
@@ -186,6 +214,14 @@ class RunDbWriter {
     int64_t responses_in_last = 0;  // responses of the latest segment
     bool last_broken = false;
   };
+  struct InformerState {
+    int64_t lists = 0;
+    int64_t watches = 0;         // watches started so far
+    int64_t events_in_last = 0;  // events of the latest watch
+    bool last_ended = false;
+    int64_t processed = 0;
+    bool finished = false;
+  };
   RunDbWriter(std::string path, run_db_internal::DbHandle db, size_t batch_rows);
 
   // add_operation, or operation_invoked when `invoked_only` (return, outcome, response ignored).
@@ -193,6 +229,12 @@ class RunDbWriter {
   Status check_writable(const char* what);
   Status begin_batch_if_needed();
   Status row_written();  // counts a row; commits when the batch is full
+  // Counts a row without committing, for a call whose rows must land in one batch; the call ends
+  // with commit_if_batch_full().
+  void row_added();
+  Status commit_if_batch_full();
+  // The informer's state, or kNotFound naming the call.
+  Result<InformerState*> informer_state(uint64_t informer_id, const char* what);
   Status commit();
   Status fail(Status status);  // makes the writer failed with `status` and returns it
 
@@ -208,6 +250,7 @@ class RunDbWriter {
   Status failed_;
   uint64_t rows_written_ = 0;
   std::map<uint64_t, WatchState> watches_;  // ordered: nothing depends on hash order
+  std::map<uint64_t, InformerState> informers_;
 };
 
 // Reads a run database (one that is still being written, was killed mid-run, or was closed).
@@ -218,7 +261,8 @@ class RunDbReader {
 
   // The run row (kNotFound if the run was never begun).
   Result<RunRecord> read_run() const;
-  // Operations by id, watches by id with segments and responses in order, faults by id.
+  // Operations by id, watches by id with segments and responses in order, faults by id,
+  // informers by id with their lists, watches, events, processed keys and final objects in order.
   // Operations that never returned read as kUnknown with return_ns = kNeverReturned. A blob that
   // does not parse, or a row that contradicts itself, is kCorruption naming table and row id.
   Result<History> read_history() const;
@@ -233,6 +277,8 @@ class RunDbReader {
   Status read_operations(History& out) const;
   Status read_watches(History& out) const;
   Status read_faults(History& out) const;
+  // Informers, then each of their child tables (run_db_reader.cc).
+  Status read_informers(History& out) const;
 
   std::string path_;
   run_db_internal::DbHandle db_;

@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cstring>
 #include <limits>
+#include <map>
 
 #include "history/run_db_internal.h"
 
@@ -323,6 +324,316 @@ Status RunDbReader::read_faults(History& out) const {
   }
 }
 
+// --- informers ------------------------------------------------------------------------------
+
+namespace {
+
+Status check_bool(int64_t value, const char* column_name, const RowError& error) {
+  if (value == 0 || value == 1) return Status::ok();
+  return error(std::string(column_name) + " " + std::to_string(value) + " is not 0 or 1");
+}
+
+// Child rows carry their position (list, watch, seq): 0, 1, ... without gaps, so that a deleted
+// or duplicated row is noticed instead of shifting everything after it.
+Status check_position(int64_t position, size_t expected, const char* column_name,
+                      const RowError& error) {
+  if (position == static_cast<int64_t>(expected)) return Status::ok();
+  return error(std::string(column_name) + " " + std::to_string(position) + " where " +
+               std::to_string(expected) + " was expected (0, 1, ... without gaps)");
+}
+
+// A TEXT column of at most `max` bytes (keys, prefixes, error and end texts).
+Result<std::string> read_text(const Stmt& st, int column, const char* column_name, size_t max,
+                              const RowError& error) {
+  if (st.column_type(column) != SQLITE_TEXT) {
+    return error(std::string(column_name) + " is not text");
+  }
+  std::string text = st.column_text(column);
+  if (text.size() > max) {
+    return error(std::string(column_name) + " is " + std::to_string(text.size()) +
+                 " bytes, above the limit of " + std::to_string(max));
+  }
+  return text;
+}
+
+// An object from its key, value and resource_version columns (first, first + 1, first + 2).
+Result<KubeObject> read_object(const Stmt& st, int first, const RowError& error) {
+  KubeObject object;
+  Result<std::string> key = read_text(st, first, "key", kRunDbKeyBytesMax, error);
+  if (!key.is_ok()) return key.status();
+  object.key = std::move(*key);
+  if (st.column_type(first + 1) != SQLITE_BLOB) return error("value is not a blob");
+  const std::string_view value = st.column_blob(first + 1);
+  if (value.size() > kRunDbBlobBytesMax) {
+    return error("value is " + std::to_string(value.size()) + " bytes, above the limit of " +
+                 std::to_string(kRunDbBlobBytesMax));
+  }
+  object.value = std::string(value);
+  object.resource_version = st.column_int64(first + 2);
+  return object;
+}
+
+Result<KubeWatchEvent::Type> parse_event_type(const std::string& text) {
+  for (auto type : {KubeWatchEvent::Type::kAdded, KubeWatchEvent::Type::kModified,
+                    KubeWatchEvent::Type::kDeleted, KubeWatchEvent::Type::kBookmark}) {
+    if (text == kube_event_type_name(type)) return type;
+  }
+  return Status(StatusCode::kCorruption,
+                "type '" + text + "' is not ADDED, MODIFIED, DELETED or BOOKMARK");
+}
+
+// Reads the informer tables into History::informers: the informers first, then each child table
+// in (informer_id, position) order, every row checked against what was read before it.
+class InformerReader {
+ public:
+  InformerReader(sqlite3* db, const std::string& path, History& out)
+      : db_(db), path_(path), out_(out) {}
+  Status read();
+
+ private:
+  using ReadRow = Status (InformerReader::*)(const Stmt& st, const RowError& error);
+  struct Table {
+    const char* name;
+    size_t rows_max;
+    const char* sql;  // column 0 is the row id
+    ReadRow read_row;
+  };
+  Status read_table(const Table& table);
+  Result<Informer*> owner(int64_t informer_id, const RowError& error);
+
+  Status read_informer(const Stmt& st, const RowError& error);
+  Status read_list(const Stmt& st, const RowError& error);
+  Status read_list_object(const Stmt& st, const RowError& error);
+  Status read_watch(const Stmt& st, const RowError& error);
+  Status read_event(const Stmt& st, const RowError& error);
+  Status read_processed(const Stmt& st, const RowError& error);
+  Status read_final_object(const Stmt& st, const RowError& error);
+
+  sqlite3* db_;
+  const std::string& path_;
+  History& out_;
+  std::map<int64_t, size_t> index_of_;  // informer id -> position in out_.informers
+};
+
+Status InformerReader::read() {
+  // In dependency order: a child row names a parent read before it.
+  const Table tables[] = {
+      {"informers", kRunDbInformersMax,
+       "SELECT id, client, prefix, finished, final_ns, final_rv FROM informers ORDER BY id",
+       &InformerReader::read_informer},
+      {"informer_lists", kRunDbInformerRowsMax,
+       "SELECT id, informer_id, list, step, apiserver, invoke_ns, return_ns, requested_rv, ok, "
+       "error, resource_version FROM informer_lists ORDER BY informer_id, list",
+       &InformerReader::read_list},
+      {"informer_list_objects", kRunDbInformerRowsMax,
+       "SELECT id, informer_id, list, seq, key, value, resource_version FROM informer_list_objects "
+       "ORDER BY informer_id, list, seq",
+       &InformerReader::read_list_object},
+      {"informer_watches", kRunDbInformerRowsMax,
+       "SELECT id, informer_id, watch, step, apiserver, created_ns, from_rv, end_reason, ended_ns "
+       "FROM informer_watches ORDER BY informer_id, watch",
+       &InformerReader::read_watch},
+      {"informer_watch_events", kRunDbInformerRowsMax,
+       "SELECT id, informer_id, watch, seq, type, at_ns, cached_ns, key, value, resource_version "
+       "FROM informer_watch_events ORDER BY informer_id, watch, seq",
+       &InformerReader::read_event},
+      {"informer_processed", kRunDbInformerRowsMax,
+       "SELECT id, informer_id, seq, at_ns, key, informer_rv, present, object_rv "
+       "FROM informer_processed ORDER BY informer_id, seq",
+       &InformerReader::read_processed},
+      {"informer_final_objects", kRunDbInformerRowsMax,
+       "SELECT id, informer_id, seq, key, value, resource_version FROM informer_final_objects "
+       "ORDER BY informer_id, seq",
+       &InformerReader::read_final_object},
+  };
+  for (const Table& table : tables) {
+    if (Status s = read_table(table); !s.is_ok()) return s;
+  }
+  return Status::ok();
+}
+
+Status InformerReader::read_table(const Table& table) {
+  Stmt st;
+  if (Status s = st.prepare(db_, path_, table.sql); !s.is_ok()) return s;
+  for (size_t rows = 0;; ++rows) {
+    Result<bool> row = next_row(st, db_, path_, table.name);
+    if (!row.is_ok()) return row.status();
+    if (!*row) return Status::ok();
+    if (rows >= table.rows_max) return too_many(path_, table.name, table.rows_max);
+    const RowError error(path_, table.name, st.column_int64(0));
+    if (Status s = (this->*table.read_row)(st, error); !s.is_ok()) return s;
+  }
+}
+
+Result<Informer*> InformerReader::owner(int64_t informer_id, const RowError& error) {
+  auto it = index_of_.find(informer_id);
+  if (it == index_of_.end()) {
+    return error("informer_id " + std::to_string(informer_id) + " has no informers row");
+  }
+  return &out_.informers[it->second];
+}
+
+Status InformerReader::read_informer(const Stmt& st, const RowError& error) {
+  const int64_t id = st.column_int64(0);
+  if (id < 0) return error("negative id");
+  Informer informer;
+  informer.id = static_cast<uint64_t>(id);
+  if (Status s = check_uint32(st.column_int64(1), "client", error); !s.is_ok()) return s;
+  informer.client = static_cast<uint32_t>(st.column_int64(1));
+  Result<std::string> prefix = read_text(st, 2, "prefix", kRunDbKeyBytesMax, error);
+  if (!prefix.is_ok()) return prefix.status();
+  informer.prefix = std::move(*prefix);
+  if (Status s = check_bool(st.column_int64(3), "finished", error); !s.is_ok()) return s;
+  informer.finished = st.column_int64(3) == 1;
+  // Unfinished informers have NULL final columns (and read back as 0, as the recorder has them).
+  if (informer.finished != !st.column_is_null(4) || informer.finished != !st.column_is_null(5)) {
+    return error(informer.finished ? "finished but final_ns or final_rv is NULL"
+                                   : "not finished but final_ns or final_rv is set");
+  }
+  informer.final_ns = st.column_int64(4);
+  informer.final_rv = st.column_int64(5);
+  index_of_[id] = out_.informers.size();
+  out_.informers.push_back(std::move(informer));
+  return Status::ok();
+}
+
+Status InformerReader::read_list(const Stmt& st, const RowError& error) {
+  Result<Informer*> informer = owner(st.column_int64(1), error);
+  if (!informer.is_ok()) return informer.status();
+  std::vector<KubeList>& lists = (*informer)->lists;
+  if (Status s = check_position(st.column_int64(2), lists.size(), "list", error); !s.is_ok())
+    return s;
+  KubeList list;
+  if (st.column_int64(3) < 0) return error("negative step");
+  list.step = static_cast<uint64_t>(st.column_int64(3));
+  if (Status s = check_uint32(st.column_int64(4), "apiserver", error); !s.is_ok()) return s;
+  list.apiserver = static_cast<uint32_t>(st.column_int64(4));
+  list.invoke_ns = st.column_int64(5);
+  list.return_ns = st.column_int64(6);
+  if (list.return_ns < list.invoke_ns) return error("return_ns is before invoke_ns");
+  list.requested_rv = st.column_int64(7);
+  if (Status s = check_bool(st.column_int64(8), "ok", error); !s.is_ok()) return s;
+  list.ok = st.column_int64(8) == 1;
+  if (!st.column_is_null(9)) {  // NULL: no error
+    Result<std::string> text = read_text(st, 9, "error", kRunDbTextBytesMax, error);
+    if (!text.is_ok()) return text.status();
+    list.error = std::move(*text);
+  }
+  list.resource_version = st.column_int64(10);
+  lists.push_back(std::move(list));
+  return Status::ok();
+}
+
+Status InformerReader::read_list_object(const Stmt& st, const RowError& error) {
+  Result<Informer*> informer = owner(st.column_int64(1), error);
+  if (!informer.is_ok()) return informer.status();
+  const int64_t list = st.column_int64(2);
+  if (list < 0 || list >= static_cast<int64_t>((*informer)->lists.size())) {
+    return error("list " + std::to_string(list) + " of informer " +
+                 std::to_string((*informer)->id) + " has no informer_lists row");
+  }
+  std::vector<KubeObject>& objects = (*informer)->lists[static_cast<size_t>(list)].objects;
+  if (Status s = check_position(st.column_int64(3), objects.size(), "seq", error); !s.is_ok())
+    return s;
+  Result<KubeObject> object = read_object(st, 4, error);
+  if (!object.is_ok()) return object.status();
+  objects.push_back(std::move(*object));
+  return Status::ok();
+}
+
+Status InformerReader::read_watch(const Stmt& st, const RowError& error) {
+  Result<Informer*> informer = owner(st.column_int64(1), error);
+  if (!informer.is_ok()) return informer.status();
+  std::vector<KubeWatch>& watches = (*informer)->watches;
+  if (Status s = check_position(st.column_int64(2), watches.size(), "watch", error); !s.is_ok())
+    return s;
+  KubeWatch watch;
+  if (st.column_int64(3) < 0) return error("negative step");
+  watch.step = static_cast<uint64_t>(st.column_int64(3));
+  if (Status s = check_uint32(st.column_int64(4), "apiserver", error); !s.is_ok()) return s;
+  watch.apiserver = static_cast<uint32_t>(st.column_int64(4));
+  watch.created_ns = st.column_int64(5);
+  watch.from_rv = st.column_int64(6);
+  // Both NULL while the watch runs; an end says how, so it is never empty.
+  if (st.column_is_null(7) != st.column_is_null(8)) {
+    return error("end_reason and ended_ns are not both NULL or both set");
+  }
+  if (!st.column_is_null(7)) {
+    Result<std::string> end = read_text(st, 7, "end_reason", kRunDbTextBytesMax, error);
+    if (!end.is_ok()) return end.status();
+    if (end->empty()) return error("end_reason is empty (NULL is a watch that did not end)");
+    watch.end = std::move(*end);
+    watch.ended_ns = st.column_int64(8);
+  }
+  watches.push_back(std::move(watch));
+  return Status::ok();
+}
+
+Status InformerReader::read_event(const Stmt& st, const RowError& error) {
+  Result<Informer*> informer = owner(st.column_int64(1), error);
+  if (!informer.is_ok()) return informer.status();
+  const int64_t watch = st.column_int64(2);
+  if (watch < 0 || watch >= static_cast<int64_t>((*informer)->watches.size())) {
+    return error("watch " + std::to_string(watch) + " of informer " +
+                 std::to_string((*informer)->id) + " has no informer_watches row");
+  }
+  std::vector<KubeWatchEvent>& events = (*informer)->watches[static_cast<size_t>(watch)].events;
+  if (Status s = check_position(st.column_int64(3), events.size(), "seq", error); !s.is_ok())
+    return s;
+  KubeWatchEvent event;
+  Result<KubeWatchEvent::Type> type = parse_event_type(st.column_text(4));
+  if (!type.is_ok()) return error(type.status().message());
+  event.type = *type;
+  event.at_ns = st.column_int64(5);
+  event.cached_ns = st.column_int64(6);
+  Result<KubeObject> object = read_object(st, 7, error);
+  if (!object.is_ok()) return object.status();
+  event.object = std::move(*object);
+  events.push_back(std::move(event));
+  return Status::ok();
+}
+
+Status InformerReader::read_processed(const Stmt& st, const RowError& error) {
+  Result<Informer*> informer = owner(st.column_int64(1), error);
+  if (!informer.is_ok()) return informer.status();
+  std::vector<KubeProcessed>& processed = (*informer)->processed;
+  if (Status s = check_position(st.column_int64(2), processed.size(), "seq", error); !s.is_ok())
+    return s;
+  KubeProcessed p;
+  p.at_ns = st.column_int64(3);
+  Result<std::string> key = read_text(st, 4, "key", kRunDbKeyBytesMax, error);
+  if (!key.is_ok()) return key.status();
+  p.key = std::move(*key);
+  p.informer_rv = st.column_int64(5);
+  if (Status s = check_bool(st.column_int64(6), "present", error); !s.is_ok()) return s;
+  p.present = st.column_int64(6) == 1;
+  p.object_rv = st.column_int64(7);
+  processed.push_back(std::move(p));
+  return Status::ok();
+}
+
+Status InformerReader::read_final_object(const Stmt& st, const RowError& error) {
+  Result<Informer*> informer = owner(st.column_int64(1), error);
+  if (!informer.is_ok()) return informer.status();
+  if (!(*informer)->finished) {
+    return error("an object of informer " + std::to_string((*informer)->id) +
+                 "'s final store, but the informer did not finish");
+  }
+  std::vector<KubeObject>& objects = (*informer)->final_objects;
+  if (Status s = check_position(st.column_int64(2), objects.size(), "seq", error); !s.is_ok())
+    return s;
+  Result<KubeObject> object = read_object(st, 3, error);
+  if (!object.is_ok()) return object.status();
+  objects.push_back(std::move(*object));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status RunDbReader::read_informers(History& out) const {
+  return InformerReader(db_.get(), path_, out).read();
+}
+
 Result<History> RunDbReader::read_history() const {
   ReadTransaction txn(db_.get(), path_);
   if (!txn.status().is_ok()) return txn.status();
@@ -330,6 +641,7 @@ Result<History> RunDbReader::read_history() const {
   if (Status s = read_operations(history); !s.is_ok()) return s;
   if (Status s = read_watches(history); !s.is_ok()) return s;
   if (Status s = read_faults(history); !s.is_ok()) return s;
+  if (Status s = read_informers(history); !s.is_ok()) return s;
   return history;
 }
 

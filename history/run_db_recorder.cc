@@ -54,26 +54,43 @@ void RunDbRecorder::metric(int64_t at_ns, uint32_t member, std::string_view name
   keep(writer_.metric(at_ns, member, name, value));
 }
 
-// Informers: kept in memory (the run database's informer tables are written by the writer below).
+// Informers: the memory copy first (it asserts the recorder's limits and invariants), then the
+// same call to the database.
 uint64_t RunDbRecorder::informer_started(uint32_t client, const std::string& prefix) {
-  return memory_.informer_started(client, prefix);
+  const uint64_t id = memory_.informer_started(client, prefix);
+  keep(writer_.informer_started(id, client, prefix));
+  return id;
 }
-void RunDbRecorder::informer_list(uint64_t informer, const KubeList& list) { memory_.informer_list(informer, list); }
+
+void RunDbRecorder::informer_list(uint64_t informer, const KubeList& list) {
+  memory_.informer_list(informer, list);
+  keep(writer_.informer_list(informer, list));
+}
+
 void RunDbRecorder::informer_watch_started(uint64_t informer, const KubeWatch& watch) {
   memory_.informer_watch_started(informer, watch);
+  keep(writer_.informer_watch_started(informer, watch));
 }
+
 void RunDbRecorder::informer_watch_event(uint64_t informer, const KubeWatchEvent& event) {
   memory_.informer_watch_event(informer, event);
+  keep(writer_.informer_watch_event(informer, event));
 }
+
 void RunDbRecorder::informer_watch_ended(uint64_t informer, const std::string& end, int64_t at_ns) {
   memory_.informer_watch_ended(informer, end, at_ns);
+  keep(writer_.informer_watch_ended(informer, end, at_ns));
 }
+
 void RunDbRecorder::informer_processed(uint64_t informer, const KubeProcessed& processed) {
   memory_.informer_processed(informer, processed);
+  keep(writer_.informer_processed(informer, processed));
 }
+
 void RunDbRecorder::informer_finished(uint64_t informer, int64_t at_ns, int64_t resource_version,
                                       const std::vector<KubeObject>& objects) {
   memory_.informer_finished(informer, at_ns, resource_version, objects);
+  keep(writer_.informer_finished(informer, at_ns, resource_version, objects));
 }
 
 }  // namespace dst::history

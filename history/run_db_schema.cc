@@ -125,7 +125,10 @@ std::string_view Stmt::column_blob(int index) const {
 const std::string& schema_sql() {
   // Column meanings: docs/run-db.md. Times are virtual nanoseconds unless named *_unix_ms. Keys are
   // stored as TEXT holding the key's bytes, so `key = '/registry/pods/a'` works in sqlite3; the
-  // request blob stays the authoritative copy.
+  // request blob stays the authoritative copy. The informer tables hold kube_history.h field by
+  // field (no blobs): an informer object's value is a BLOB of its bytes, exactly as sent. Child
+  // rows carry their position (list, watch, seq: 0, 1, ... without gaps) so that they read back
+  // in the order they were recorded.
   static const std::string kSql = R"sql(
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY NOT NULL,
@@ -225,6 +228,96 @@ CREATE TABLE metrics (
   value  INTEGER NOT NULL
 );
 CREATE INDEX metrics_by_name ON metrics (name, member, at_ns);
+
+CREATE TABLE informers (
+  id       INTEGER PRIMARY KEY,
+  client   INTEGER NOT NULL,
+  prefix   TEXT NOT NULL,
+  finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
+  final_ns INTEGER,
+  final_rv INTEGER,
+  CHECK (finished = (final_ns IS NOT NULL) AND finished = (final_rv IS NOT NULL))
+);
+
+CREATE TABLE informer_lists (
+  id               INTEGER PRIMARY KEY,
+  informer_id      INTEGER NOT NULL REFERENCES informers (id),
+  list             INTEGER NOT NULL CHECK (list >= 0),
+  step             INTEGER NOT NULL CHECK (step >= 0),
+  apiserver        INTEGER NOT NULL,
+  invoke_ns        INTEGER NOT NULL,
+  return_ns        INTEGER NOT NULL,
+  requested_rv     INTEGER NOT NULL,
+  ok               INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  error            TEXT,
+  resource_version INTEGER NOT NULL,
+  CHECK (return_ns >= invoke_ns),
+  UNIQUE (informer_id, list)
+);
+
+CREATE TABLE informer_list_objects (
+  id               INTEGER PRIMARY KEY,
+  informer_id      INTEGER NOT NULL,
+  list             INTEGER NOT NULL,
+  seq              INTEGER NOT NULL CHECK (seq >= 0),
+  key              TEXT NOT NULL,
+  value            BLOB NOT NULL,
+  resource_version INTEGER NOT NULL,
+  UNIQUE (informer_id, list, seq),
+  FOREIGN KEY (informer_id, list) REFERENCES informer_lists (informer_id, list)
+);
+
+CREATE TABLE informer_watches (
+  id          INTEGER PRIMARY KEY,
+  informer_id INTEGER NOT NULL REFERENCES informers (id),
+  watch       INTEGER NOT NULL CHECK (watch >= 0),
+  step        INTEGER NOT NULL CHECK (step >= 0),
+  apiserver   INTEGER NOT NULL,
+  created_ns  INTEGER NOT NULL,
+  from_rv     INTEGER NOT NULL,
+  end_reason  TEXT,
+  ended_ns    INTEGER,
+  CHECK ((end_reason IS NULL) = (ended_ns IS NULL)),
+  UNIQUE (informer_id, watch)
+);
+
+CREATE TABLE informer_watch_events (
+  id               INTEGER PRIMARY KEY,
+  informer_id      INTEGER NOT NULL,
+  watch            INTEGER NOT NULL,
+  seq              INTEGER NOT NULL CHECK (seq >= 0),
+  type             TEXT NOT NULL CHECK (type IN ('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK')),
+  at_ns            INTEGER NOT NULL,
+  cached_ns        INTEGER NOT NULL,
+  key              TEXT NOT NULL,
+  value            BLOB NOT NULL,
+  resource_version INTEGER NOT NULL,
+  UNIQUE (informer_id, watch, seq),
+  FOREIGN KEY (informer_id, watch) REFERENCES informer_watches (informer_id, watch)
+);
+CREATE INDEX informer_watch_events_by_key ON informer_watch_events (key, resource_version);
+
+CREATE TABLE informer_processed (
+  id          INTEGER PRIMARY KEY,
+  informer_id INTEGER NOT NULL REFERENCES informers (id),
+  seq         INTEGER NOT NULL CHECK (seq >= 0),
+  at_ns       INTEGER NOT NULL,
+  key         TEXT NOT NULL,
+  informer_rv INTEGER NOT NULL,
+  present     INTEGER NOT NULL CHECK (present IN (0, 1)),
+  object_rv   INTEGER NOT NULL,
+  UNIQUE (informer_id, seq)
+);
+
+CREATE TABLE informer_final_objects (
+  id               INTEGER PRIMARY KEY,
+  informer_id      INTEGER NOT NULL REFERENCES informers (id),
+  seq              INTEGER NOT NULL CHECK (seq >= 0),
+  key              TEXT NOT NULL,
+  value            BLOB NOT NULL,
+  resource_version INTEGER NOT NULL,
+  UNIQUE (informer_id, seq)
+);
 )sql";
   return kSql;
 }

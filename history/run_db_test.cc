@@ -1,6 +1,7 @@
-// Tests of the run database (history/run_db.h): round trip of every field, incremental writing
-// read while the writer is open and after the writer's process is killed, schema and format
-// checks, corruption named by table and row, writer misuse as errors, and a 100k-operation run.
+// Tests of the run database (history/run_db.h): round trip of every field (informers included),
+// incremental writing read while the writer is open and after the writer's process is killed,
+// schema and format checks, corruption named by table and row, writer misuse as errors, and a
+// 100k-operation run.
 #include "history/run_db.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+
+#include "history/run_db_recorder.h"
 
 namespace dst::history {
 namespace {
@@ -40,6 +43,9 @@ class RunDbTest : public ::testing::Test {
     created_.push_back(dir_ + "/" + name);
     return created_.back();
   }
+  // Writes sample_history() to a fresh file, damages it with `damage` (SQL), and expects reading
+  // it back to fail as corruption with `expected` after the file's name.
+  void expect_corruption(const std::string& damage, const std::string& expected);
 
   std::string dir_;
   std::vector<std::string> created_;
@@ -128,9 +134,144 @@ Operation op(uint64_t id, uint32_t client, uint32_t member, int64_t invoke_ns, i
   return o;
 }
 
+KubeObject object(const std::string& key, const std::string& value, int64_t resource_version) {
+  return KubeObject{key, value, resource_version};
+}
+
+KubeWatchEvent event(KubeWatchEvent::Type type, int64_t at_ns, int64_t cached_ns, KubeObject o) {
+  KubeWatchEvent e;
+  e.type = type;
+  e.at_ns = at_ns;
+  e.cached_ns = cached_ns;
+  e.object = std::move(o);
+  return e;
+}
+
+// Two informers using every field: lists that succeeded (with and without objects) and failed,
+// watches with all four event types, each kind of end and none (still running), processed keys
+// present and absent, a finished informer and one that never finished. A value holds a NUL and a
+// non-UTF-8 byte: values are bytes.
+std::vector<Informer> sample_informers() {
+  using Type = KubeWatchEvent::Type;
+  Informer pods;
+  pods.id = 0;
+  pods.client = 7;
+  pods.prefix = "/registry/pods/";
+  const std::string binary("b\0\xff", 3);
+  pods.lists.push_back(KubeList{0, 1, 1000, 1100, 0, true, "", 5,
+                                {object("/registry/pods/a", "pod-a", 3),
+                                 object("/registry/pods/b", binary, 5)}});
+  pods.lists.push_back(
+      KubeList{2, 2, 3000, 3050, 5, false, "410 too old resource version", 0, {}});
+  pods.lists.push_back(
+      KubeList{4, 2, 4000, 4100, 0, true, "", 9, {object("/registry/pods/a", "pod-a2", 8)}});
+  KubeWatch w0{1, 1, 1200, 5, {}, "410 too old resource version", 2900};
+  w0.events.push_back(event(Type::kAdded, 1300, 1290, object("/registry/pods/c", "pod-c", 6)));
+  w0.events.push_back(event(Type::kModified, 1400, 1390, object("/registry/pods/a", "pod-a1", 7)));
+  w0.events.push_back(event(Type::kDeleted, 1600, 1590, object("/registry/pods/b", binary, 8)));
+  w0.events.push_back(event(Type::kBookmark, 1700, 0, object("", "", 8)));
+  pods.watches.push_back(w0);
+  pods.watches.push_back(KubeWatch{3, 2, 3100, 5, {}, "broken: connection reset", 3200});
+  KubeWatch w2{5, 2, 4200, 9, {}, "", 0};  // still running when the run ended
+  w2.events.push_back(event(Type::kAdded, 4300, 4290, object("/registry/pods/d", "pod-d", 10)));
+  pods.watches.push_back(w2);
+  pods.processed.push_back(KubeProcessed{1500, "/registry/pods/a", 6, true, 3});
+  pods.processed.push_back(KubeProcessed{2500, "/registry/pods/b", 8, false, 0});
+  pods.finished = true;
+  pods.final_ns = 9000;
+  pods.final_rv = 10;
+  pods.final_objects = {object("/registry/pods/a", "pod-a2", 8),
+                        object("/registry/pods/d", "pod-d", 10)};
+
+  Informer config;
+  config.id = 1;
+  config.client = 8;
+  config.prefix = "/registry/configmaps/";
+  config.lists.push_back(KubeList{0, 3, 500, 600, 0, true, "", 9, {}});
+  config.watches.push_back(KubeWatch{1, 3, 700, 9, {}, "stopped", 9000});
+  return {pods, config};
+}
+
+void expect_same_object(const KubeObject& x, const KubeObject& y) {
+  EXPECT_EQ(x.key, y.key);
+  EXPECT_EQ(x.value, y.value);
+  EXPECT_EQ(x.resource_version, y.resource_version);
+}
+
+void expect_same_objects(const std::vector<KubeObject>& x, const std::vector<KubeObject>& y) {
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    SCOPED_TRACE("object " + std::to_string(i));
+    expect_same_object(x[i], y[i]);
+  }
+}
+
+void expect_same_lists(const std::vector<KubeList>& a, const std::vector<KubeList>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE("list " + std::to_string(i));
+    EXPECT_EQ(a[i].step, b[i].step);
+    EXPECT_EQ(a[i].apiserver, b[i].apiserver);
+    EXPECT_EQ(a[i].invoke_ns, b[i].invoke_ns);
+    EXPECT_EQ(a[i].return_ns, b[i].return_ns);
+    EXPECT_EQ(a[i].requested_rv, b[i].requested_rv);
+    EXPECT_EQ(a[i].ok, b[i].ok);
+    EXPECT_EQ(a[i].error, b[i].error);
+    EXPECT_EQ(a[i].resource_version, b[i].resource_version);
+    expect_same_objects(a[i].objects, b[i].objects);
+  }
+}
+
+void expect_same_watches(const std::vector<KubeWatch>& a, const std::vector<KubeWatch>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE("watch " + std::to_string(i));
+    EXPECT_EQ(a[i].step, b[i].step);
+    EXPECT_EQ(a[i].apiserver, b[i].apiserver);
+    EXPECT_EQ(a[i].created_ns, b[i].created_ns);
+    EXPECT_EQ(a[i].from_rv, b[i].from_rv);
+    EXPECT_EQ(a[i].end, b[i].end);
+    EXPECT_EQ(a[i].ended_ns, b[i].ended_ns);
+    ASSERT_EQ(a[i].events.size(), b[i].events.size());
+    for (size_t j = 0; j < a[i].events.size(); ++j) {
+      SCOPED_TRACE("event " + std::to_string(j));
+      EXPECT_EQ(a[i].events[j].type, b[i].events[j].type);
+      EXPECT_EQ(a[i].events[j].at_ns, b[i].events[j].at_ns);
+      EXPECT_EQ(a[i].events[j].cached_ns, b[i].events[j].cached_ns);
+      expect_same_object(a[i].events[j].object, b[i].events[j].object);
+    }
+  }
+}
+
+void expect_same_informers(const std::vector<Informer>& a, const std::vector<Informer>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE("informer " + std::to_string(i));
+    EXPECT_EQ(a[i].id, b[i].id);
+    EXPECT_EQ(a[i].client, b[i].client);
+    EXPECT_EQ(a[i].prefix, b[i].prefix);
+    expect_same_lists(a[i].lists, b[i].lists);
+    expect_same_watches(a[i].watches, b[i].watches);
+    ASSERT_EQ(a[i].processed.size(), b[i].processed.size());
+    for (size_t j = 0; j < a[i].processed.size(); ++j) {
+      SCOPED_TRACE("processed " + std::to_string(j));
+      EXPECT_EQ(a[i].processed[j].at_ns, b[i].processed[j].at_ns);
+      EXPECT_EQ(a[i].processed[j].key, b[i].processed[j].key);
+      EXPECT_EQ(a[i].processed[j].informer_rv, b[i].processed[j].informer_rv);
+      EXPECT_EQ(a[i].processed[j].present, b[i].processed[j].present);
+      EXPECT_EQ(a[i].processed[j].object_rv, b[i].processed[j].object_rv);
+    }
+    EXPECT_EQ(a[i].finished, b[i].finished);
+    EXPECT_EQ(a[i].final_ns, b[i].final_ns);
+    EXPECT_EQ(a[i].final_rv, b[i].final_rv);
+    expect_same_objects(a[i].final_objects, b[i].final_objects);
+  }
+}
+
 // A history using every field: each outcome, a never-returned op, an op that gave up with a
 // return time, txn/range/compaction/lease requests, watches with broken and resumed segments,
-// created/progress/canceled responses, and healed and unhealed faults.
+// created/progress/canceled responses, healed and unhealed faults, and informers
+// (sample_informers).
 History sample_history() {
   History h;
   h.operations.push_back(
@@ -227,6 +368,7 @@ History sample_history() {
 
   h.faults.push_back(Fault{"partition", "n1|n2,n3", 200, 500});
   h.faults.push_back(Fault{"crash", "n2", 450, kNeverReturned});
+  h.informers = sample_informers();
   return h;
 }
 
@@ -273,6 +415,7 @@ void expect_same(const History& a, const History& b) {
     EXPECT_EQ(a.faults[i].start_ns, b.faults[i].start_ns);
     EXPECT_EQ(a.faults[i].end_ns, b.faults[i].end_ns);
   }
+  expect_same_informers(a.informers, b.informers);
 }
 
 TEST_F(RunDbTest, RoundTripsEveryField) {
@@ -335,6 +478,164 @@ TEST_F(RunDbTest, RoundTripsEveryField) {
                   "(end_ns IS NULL OR end_ns >= 460)"),
             "partition,crash");
   EXPECT_NE(::stat((path + "-wal").c_str(), &st), 0);  // readers left no files behind
+}
+
+// The informer tables, as a person reads them in sqlite3 (docs/run-db.md), and read back exactly.
+TEST_F(RunDbTest, InformersRoundTripEveryField) {
+  const std::string path = file("informers.db");
+  History h;
+  h.informers = sample_informers();
+  ASSERT_TRUE(write_run_db(path, sample_info(), h, std::nullopt).is_ok());
+  Result<History> back = read_history(path);
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_TRUE(back->operations.empty());
+  expect_same_informers(h.informers, back->informers);
+
+  EXPECT_EQ(query(path, "PRAGMA foreign_key_check"), "<no row>");
+  EXPECT_EQ(query(path,
+                  "SELECT group_concat(id || ':' || client || ':' || prefix || ':' || finished || "
+                  "':' || ifnull(final_ns, 'NULL') || ':' || ifnull(final_rv, 'NULL'), ' ') "
+                  "FROM (SELECT * FROM informers ORDER BY id)"),
+            "0:7:/registry/pods/:1:9000:10 1:8:/registry/configmaps/:0:NULL:NULL");
+  EXPECT_EQ(query(path,
+                  "SELECT group_concat(list || ok || ':' || ifnull(error, 'NULL'), ',') FROM "
+                  "(SELECT * FROM informer_lists WHERE informer_id = 0 ORDER BY list)"),
+            "01:NULL,10:410 too old resource version,21:NULL");
+  EXPECT_EQ(query(path,
+                  "SELECT hex(value) FROM informer_list_objects WHERE informer_id = 0 AND "
+                  "list = 0 AND seq = 1"),
+            "6200FF");
+  EXPECT_EQ(query(path,
+                  "SELECT group_concat(type || ' ' || key || ' ' || resource_version, ',') FROM "
+                  "(SELECT * FROM informer_watch_events WHERE informer_id = 0 "
+                  "ORDER BY watch, seq)"),
+            "ADDED /registry/pods/c 6,MODIFIED /registry/pods/a 7,DELETED /registry/pods/b 8,"
+            "BOOKMARK  8,ADDED /registry/pods/d 10");
+  EXPECT_EQ(query(path,
+                  "SELECT group_concat(ifnull(end_reason, 'running'), ',') FROM "
+                  "(SELECT * FROM informer_watches ORDER BY informer_id, watch)"),
+            "410 too old resource version,broken: connection reset,running,stopped");
+  EXPECT_EQ(query(path, "SELECT count(*) FROM informer_watches WHERE ended_ns IS NULL"), "1");
+  EXPECT_EQ(query(path,
+                  "SELECT group_concat(key || ' ' || present || ' ' || object_rv, ',') FROM "
+                  "(SELECT * FROM informer_processed ORDER BY informer_id, seq)"),
+            "/registry/pods/a 1 3,/registry/pods/b 0 0");
+  EXPECT_EQ(query(path, "SELECT group_concat(key, ',') FROM informer_final_objects"),
+            "/registry/pods/a,/registry/pods/d");
+}
+
+// Through RunDbRecorder, as a run records: every informer call is in the file once its batch
+// commits, before the run finishes; a list and its objects (or a final store) land in one batch,
+// never half.
+TEST_F(RunDbTest, InformerRecordsWrittenThroughBeforeTheRunEnds) {
+  const std::string path = file("informers-live.db");
+  RunDbOptions options;
+  options.batch_rows = 4;
+  auto writer = RunDbWriter::create(path, options);
+  ASSERT_TRUE(writer.is_ok()) << writer.status().to_string();
+  RunDbWriter& w = **writer;
+  ASSERT_TRUE(w.begin_run(sample_info()).is_ok());
+  RunDbRecorder rec(w);
+  const uint64_t id = rec.informer_started(7, "/registry/pods/");  // pending: 1 row
+  std::vector<KubeObject> objects;
+  for (int64_t i = 0; i < 10; ++i) {
+    objects.push_back(object("/registry/pods/p" + std::to_string(i), "v", i + 1));
+  }
+  rec.informer_list(id, KubeList{0, 1, 100, 200, 0, true, "", 10, objects});  // 11 rows: commits
+  Result<History> seen = read_history(path);
+  ASSERT_TRUE(seen.is_ok()) << seen.status().to_string();
+  ASSERT_EQ(seen->informers.size(), 1u);
+  ASSERT_EQ(seen->informers[0].lists.size(), 1u);
+  expect_same_objects(seen->informers[0].lists[0].objects, objects);
+
+  rec.informer_watch_started(id, KubeWatch{1, 1, 300, 10, {}, "", 0});
+  rec.informer_watch_event(id, event(KubeWatchEvent::Type::kAdded, 400, 390,
+                                     object("/registry/pods/q", "v", 11)));
+  seen = read_history(path);  // 2 rows pending: not visible yet
+  ASSERT_TRUE(seen.is_ok());
+  EXPECT_TRUE(seen->informers[0].watches.empty());
+  ASSERT_TRUE(w.flush().is_ok());
+  seen = read_history(path);
+  ASSERT_TRUE(seen.is_ok());
+  ASSERT_EQ(seen->informers[0].watches.size(), 1u);
+  EXPECT_EQ(seen->informers[0].watches[0].events.size(), 1u);
+  EXPECT_EQ(seen->informers[0].watches[0].end, "");
+  EXPECT_FALSE(seen->informers[0].finished);
+
+  rec.informer_watch_ended(id, "broken: connection reset", 500);
+  rec.informer_processed(id, KubeProcessed{600, "/registry/pods/q", 11, true, 11});
+  rec.informer_finished(id, 900, 11, objects);
+  ASSERT_TRUE(rec.status().is_ok()) << rec.status().to_string();
+  seen = read_history(path);  // the final store (11 rows) committed whole
+  ASSERT_TRUE(seen.is_ok());
+  EXPECT_TRUE(seen->informers[0].finished);
+  EXPECT_EQ(seen->informers[0].final_objects.size(), 10u);
+  ASSERT_TRUE(w.close().is_ok());
+  Result<History> back = read_history(path);
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  expect_same(rec.history(), *back);
+}
+
+TEST_F(RunDbTest, InformerWriterMisuseIsAnErrorNotSilence) {
+  const std::string path = file("informer-misuse.db");
+  auto writer = RunDbWriter::create(path);
+  ASSERT_TRUE(writer.is_ok());
+  RunDbWriter& w = **writer;
+  EXPECT_NE(w.informer_started(0, 1, "/p/").message().find("before begin_run"), std::string::npos);
+  ASSERT_TRUE(w.begin_run(sample_info()).is_ok());
+  const KubeList list{0, 1, 100, 200, 0, true, "", 1, {}};
+  EXPECT_EQ(w.informer_list(0, list).code(), StatusCode::kNotFound);
+  ASSERT_TRUE(w.informer_started(0, 1, "/p/").is_ok());
+  EXPECT_EQ(w.informer_started(0, 1, "/p/").code(), StatusCode::kAlreadyExists);
+  EXPECT_NE(w.informer_list(0, KubeList{0, 1, 200, 100, 0, true, "", 1, {}})
+                .message()
+                .find("before it was sent"),
+            std::string::npos);
+  KubeList big_key = list;
+  big_key.objects.push_back(object(std::string(kRunDbKeyBytesMax + 1, 'k'), "v", 1));
+  EXPECT_NE(w.informer_list(0, big_key).message().find("list 0 object 0 key is"),
+            std::string::npos);
+  ASSERT_TRUE(w.informer_list(0, list).is_ok());
+
+  const KubeWatchEvent added =
+      event(KubeWatchEvent::Type::kAdded, 300, 290, object("/p/a", "v", 2));
+  EXPECT_NE(w.informer_watch_event(0, added).message().find("before any watch"), std::string::npos);
+  EXPECT_NE(w.informer_watch_ended(0, "stopped", 1).message().find("before any watch"),
+            std::string::npos);
+  EXPECT_NE(w.informer_watch_started(0, KubeWatch{1, 1, 250, 1, {}, "", 7})
+                .message()
+                .find("ended_ns 7 without an end"),
+            std::string::npos);
+  ASSERT_TRUE(w.informer_watch_started(0, KubeWatch{1, 1, 250, 1, {}, "", 0}).is_ok());
+  ASSERT_TRUE(w.informer_watch_event(0, added).is_ok());
+  EXPECT_NE(w.informer_watch_ended(0, "", 400).message().find("empty end"), std::string::npos);
+  ASSERT_TRUE(w.informer_watch_ended(0, "broken: reset", 400).is_ok());
+  EXPECT_NE(w.informer_watch_ended(0, "stopped", 500).message().find("ended twice"),
+            std::string::npos);
+  EXPECT_NE(w.informer_watch_event(0, added).message().find("after the watch ended"),
+            std::string::npos);
+
+  ASSERT_TRUE(w.informer_finished(0, 900, 2, {object("/p/a", "v", 2)}).is_ok());
+  EXPECT_NE(w.informer_finished(0, 900, 2, {}).message().find("finished twice"), std::string::npos);
+  Informer unfinished;
+  unfinished.id = 1;
+  unfinished.final_rv = 4;
+  EXPECT_NE(w.add_informer(unfinished).message().find("not finished but has a final store"),
+            std::string::npos);
+
+  // None of the refused calls broke the batch: everything accepted is there, nothing else.
+  ASSERT_TRUE(w.close().is_ok());
+  Result<History> h = read_history(path);
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  ASSERT_EQ(h->informers.size(), 1u);
+  const Informer& i = h->informers[0];
+  EXPECT_EQ(i.lists.size(), 1u);
+  ASSERT_EQ(i.watches.size(), 1u);
+  EXPECT_EQ(i.watches[0].events.size(), 1u);
+  EXPECT_EQ(i.watches[0].end, "broken: reset");
+  EXPECT_EQ(i.watches[0].ended_ns, 400);
+  EXPECT_TRUE(i.finished);
+  EXPECT_EQ(i.final_objects.size(), 1u);
 }
 
 TEST_F(RunDbTest, MetricsRoundTrip) {
@@ -500,7 +801,14 @@ TEST_F(RunDbTest, KilledWriterLeavesReadableFile) {
     pb::WatchResponse created;
     created.set_created(true);
     if (!w.watch_response(0, 6, created).is_ok()) ::_exit(17);
+    if (!w.informer_started(0, 4, "/registry/pods/").is_ok()) ::_exit(22);
+    const KubeList list{0, 1, 7, 8, 0, true, "", 3, {object("/registry/pods/a", "v", 3)}};
+    if (!w.informer_list(0, list).is_ok()) {
+      ::_exit(23);
+    }
     if (!w.flush().is_ok()) ::_exit(18);
+    if (!w.informer_processed(0, KubeProcessed{9, "/registry/pods/a", 3, true, 3}).is_ok())
+      ::_exit(24);
     // Pending when the process dies: lost, and nothing else.
     for (uint64_t id = 150; id < 160; ++id) {
       if (!w.operation_invoked(op(id, 1, 1, static_cast<int64_t>(id), kNeverReturned,
@@ -537,6 +845,10 @@ TEST_F(RunDbTest, KilledWriterLeavesReadableFile) {
   ASSERT_EQ(h->watches.size(), 1u);
   ASSERT_EQ(h->watches[0].segments.size(), 1u);
   EXPECT_EQ(h->watches[0].segments[0].responses.size(), 1u);
+  ASSERT_EQ(h->informers.size(), 1u);
+  ASSERT_EQ(h->informers[0].lists.size(), 1u);
+  EXPECT_EQ(h->informers[0].lists[0].objects.size(), 1u);
+  EXPECT_TRUE(h->informers[0].processed.empty());  // pending when killed
   Result<RunRecord> run = read_run(path);
   ASSERT_TRUE(run.is_ok()) << run.status().to_string();
   EXPECT_EQ(run->info.scenario, sample_info().scenario);
@@ -635,21 +947,23 @@ TEST_F(RunDbTest, RefusesFilesThatAreNotRunDatabases) {
 TEST_F(RunDbTest, RefusesOtherSchemaVersions) {
   const std::string path = file("v.db");
   ASSERT_TRUE(write_run_db(path, sample_info(), sample_history(), std::nullopt).is_ok());
-  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
   EXPECT_EQ(query(path, "PRAGMA application_id"), std::to_string(kRunDbApplicationId));
 
-  sql(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  sql(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
   Result<History> newer = read_history(path);
   ASSERT_FALSE(newer.is_ok());
-  EXPECT_NE(newer.status().message().find("v.db: run database schema version 2 is newer than this "
-                                          "dst reads (1)"),
+  EXPECT_NE(newer.status().message().find("v.db: run database schema version 3 is newer than this "
+                                          "dst reads (2)"),
             std::string::npos)
       << newer.status().to_string();
 
-  sql(path, "UPDATE meta SET value = '0' WHERE key = 'schema_version'");
+  // Version 1 (before the informer tables) is refused, not misread as a run without informers.
+  sql(path, "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   Result<RunRecord> older = read_run(path);
   ASSERT_FALSE(older.is_ok());
-  EXPECT_NE(older.status().message().find("schema version 0 is older"), std::string::npos)
+  EXPECT_NE(older.status().message().find("schema version 1 is older than this dst reads (2)"),
+            std::string::npos)
       << older.status().to_string();
 
   sql(path, "UPDATE meta SET value = 'x' WHERE key = 'schema_version'");
@@ -691,17 +1005,63 @@ TEST_F(RunDbTest, CorruptRowsNamedByTableAndRowId) {
       {"PRAGMA ignore_check_constraints = 1; UPDATE faults SET end_ns = 1 WHERE id = 1",
        "faults row id 1: end_ns is before start_ns"},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.damage);
-    const std::string path = file("corrupt" + std::to_string(&c - cases) + ".db");
-    ASSERT_TRUE(write_run_db(path, sample_info(), sample_history(), std::nullopt).is_ok());
-    sql(path, c.damage);
-    Result<History> h = read_history(path);
-    ASSERT_FALSE(h.is_ok());
-    EXPECT_EQ(h.status().code(), StatusCode::kCorruption);
-    EXPECT_NE(h.status().message().find(path + ": " + c.expected), std::string::npos)
-        << h.status().to_string();
-  }
+  for (const Case& c : cases) expect_corruption(c.damage, c.expected);
+}
+
+void RunDbTest::expect_corruption(const std::string& damage, const std::string& expected) {
+  SCOPED_TRACE(damage);
+  const std::string path = file("corrupt" + std::to_string(created_.size()) + ".db");
+  ASSERT_TRUE(write_run_db(path, sample_info(), sample_history(), std::nullopt).is_ok());
+  sql(path, damage);
+  Result<History> h = read_history(path);
+  ASSERT_FALSE(h.is_ok());
+  EXPECT_EQ(h.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(h.status().message().find(path + ": " + expected), std::string::npos)
+      << h.status().to_string();
+}
+
+// Row ids as sample_informers() writes them: informer_lists 1-3 (informer 0) and 4, list objects
+// 1-3, watches 1-3 and 4, events 1-5 (watch 0: 1-4, watch 2: 5), processed 1-2, final objects 1-2.
+TEST_F(RunDbTest, InformerCorruptRowsNamedByTableAndRowId) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"PRAGMA ignore_check_constraints = 1; "
+       "UPDATE informer_watch_events SET type = 'UPSERT' WHERE id = 2",
+       "informer_watch_events row id 2: type 'UPSERT' is not ADDED, MODIFIED, DELETED or BOOKMARK"},
+      {"DELETE FROM informer_lists WHERE id = 1",
+       "informer_lists row id 2: list 1 where 0 was expected (0, 1, ... without gaps)"},
+      {"UPDATE informer_list_objects SET value = 'text' WHERE id = 1",
+       "informer_list_objects row id 1: value is not a blob"},
+      {"UPDATE informer_list_objects SET key = x'2f61' WHERE id = 2",
+       "informer_list_objects row id 2: key is not text"},
+      {"UPDATE informer_list_objects SET list = 9 WHERE id = 3",
+       "informer_list_objects row id 3: list 9 of informer 0 has no informer_lists row"},
+      {"UPDATE informers SET finished = 0, final_ns = NULL, final_rv = NULL WHERE id = 0",
+       "informer_final_objects row id 1: an object of informer 0's final store, but the informer "
+       "did not finish"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE informers SET final_ns = NULL WHERE id = 0",
+       "informers row id 0: finished but final_ns or final_rv is NULL"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE informers SET final_rv = 3 WHERE id = 1",
+       "informers row id 1: not finished but final_ns or final_rv is set"},
+      {"UPDATE informer_processed SET informer_id = 5 WHERE id = 2",
+       "informer_processed row id 2: informer_id 5 has no informers row"},
+      {"PRAGMA ignore_check_constraints = 1; "
+       "UPDATE informer_processed SET present = 2 WHERE id = 1",
+       "informer_processed row id 1: present 2 is not 0 or 1"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE informer_watches SET ended_ns = NULL "
+       "WHERE id = 1",
+       "informer_watches row id 1: end_reason and ended_ns are not both NULL or both set"},
+      {"UPDATE informer_watches SET end_reason = '' WHERE id = 2",
+       "informer_watches row id 2: end_reason is empty"},
+      {"UPDATE informer_watch_events SET watch = 7 WHERE id = 5",
+       "informer_watch_events row id 5: watch 7 of informer 0 has no informer_watches row"},
+      {"DELETE FROM informer_watch_events WHERE id = 3",
+       "informer_watch_events row id 4: seq 3 where 2 was expected"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE informer_lists SET return_ns = 0 WHERE id = 1",
+       "informer_lists row id 1: return_ns is before invoke_ns"},
+      {"DELETE FROM informer_final_objects WHERE id = 1",
+       "informer_final_objects row id 2: seq 1 where 0 was expected"},
+  };
+  for (const auto& [damage, expected] : cases) expect_corruption(damage, expected);
 }
 
 TEST_F(RunDbTest, WriterMisuseIsAnErrorNotSilence) {

@@ -142,6 +142,9 @@ std::string watch_name(uint64_t id) { return "watch " + std::to_string(id); }
 struct RunDbWriter::Statements {
   Stmt insert_run, finish_run, insert_op, return_op, insert_watch, insert_segment, break_segment,
       insert_response, insert_fault, end_fault, insert_metric;
+  Stmt insert_informer, insert_informer_list, insert_list_object, insert_informer_watch,
+      insert_watch_event, end_informer_watch, insert_processed, finish_informer,
+      insert_final_object;
 
   Status prepare(sqlite3* db, std::string_view path) {
     struct Entry {
@@ -178,6 +181,32 @@ struct RunDbWriter::Statements {
         {&end_fault, "UPDATE faults SET end_ns = ?2 WHERE id = ?1 AND end_ns IS NULL"},
         {&insert_metric,
          "INSERT INTO metrics (at_ns, member, name, value) VALUES (?1, ?2, ?3, ?4)"},
+        {&insert_informer, "INSERT INTO informers (id, client, prefix) VALUES (?1, ?2, ?3)"},
+        {&insert_informer_list,
+         "INSERT INTO informer_lists (informer_id, list, step, apiserver, invoke_ns, return_ns, "
+         "requested_rv, ok, error, resource_version) "
+         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"},
+        {&insert_list_object,
+         "INSERT INTO informer_list_objects (informer_id, list, seq, key, value, "
+         "resource_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+        {&insert_informer_watch,
+         "INSERT INTO informer_watches (informer_id, watch, step, apiserver, created_ns, from_rv) "
+         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+        {&insert_watch_event,
+         "INSERT INTO informer_watch_events (informer_id, watch, seq, type, at_ns, cached_ns, key, "
+         "value, resource_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"},
+        {&end_informer_watch,
+         "UPDATE informer_watches SET end_reason = ?3, ended_ns = ?4 "
+         "WHERE informer_id = ?1 AND watch = ?2 AND end_reason IS NULL"},
+        {&insert_processed,
+         "INSERT INTO informer_processed (informer_id, seq, at_ns, key, informer_rv, present, "
+         "object_rv) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"},
+        {&finish_informer,
+         "UPDATE informers SET finished = 1, final_ns = ?2, final_rv = ?3 "
+         "WHERE id = ?1 AND finished = 0"},
+        {&insert_final_object,
+         "INSERT INTO informer_final_objects (informer_id, seq, key, value, resource_version) "
+         "VALUES (?1, ?2, ?3, ?4, ?5)"},
     };
     for (const Entry& e : entries) {
       if (Status s = e.stmt->prepare(db, path, e.sql); !s.is_ok()) return s;
@@ -300,8 +329,17 @@ Status RunDbWriter::begin_batch_if_needed() {
 }
 
 Status RunDbWriter::row_written() {
+  row_added();
+  return commit_if_batch_full();
+}
+
+void RunDbWriter::row_added() {
+  DST_ASSERT(in_transaction_);
   ++rows_written_;
   ++pending_rows_;
+}
+
+Status RunDbWriter::commit_if_batch_full() {
   if (pending_rows_ >= batch_rows_) return commit();
   return Status::ok();
 }
@@ -770,6 +808,359 @@ Status RunDbWriter::metric(int64_t at_ns, uint32_t member, std::string_view name
   return row_written();
 }
 
+// --- informers ------------------------------------------------------------------------------
+
+namespace {
+
+std::string informer_name(uint64_t id) { return "informer " + std::to_string(id); }
+
+// Counts of one informer's lists, watches, events of a watch, processed keys: each is a subset of
+// an informer table, which the reader loads up to kRunDbInformerRowsMax rows of.
+template <typename Describe>
+Status check_room(int64_t count, const char* items, const Describe& what) {
+  if (static_cast<size_t>(count) < kRunDbInformerRowsMax) return Status::ok();
+  return Status(StatusCode::kResourceExhausted,
+                what() + ": more than " + std::to_string(kRunDbInformerRowsMax) + " " + items);
+}
+
+// step is a uint64 stored in a signed column.
+template <typename Describe>
+Status check_step(uint64_t step, const Describe& what) {
+  if (step <= static_cast<uint64_t>(kInt64Max)) return Status::ok();
+  return Status(StatusCode::kInvalidArgument, what() + ": step above 2^63-1");
+}
+
+template <typename Describe>
+Status check_object(const KubeObject& object, const Describe& what) {
+  if (Status s = check_length(object.key, kRunDbKeyBytesMax, [&] { return what() + " key"; });
+      !s.is_ok()) {
+    return s;
+  }
+  return check_length(object.value, kRunDbBlobBytesMax, [&] { return what() + " value"; });
+}
+
+// Every object of a list or a final store, checked before any row is written: the call's rows
+// then either all land in the batch or the writer fails.
+template <typename Describe>
+Status check_objects(const std::vector<KubeObject>& objects, const Describe& what) {
+  if (objects.size() > kRunDbInformerRowsMax) {
+    return Status(StatusCode::kResourceExhausted,
+                  what() + ": " + std::to_string(objects.size()) + " objects, above the limit of " +
+                      std::to_string(kRunDbInformerRowsMax));
+  }
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const auto object_what = [&] { return what() + " object " + std::to_string(i); };
+    if (Status s = check_object(objects[i], object_what); !s.is_ok()) {
+      return s;
+    }
+  }
+  return Status::ok();
+}
+
+// Binds an object's key, value and resource_version to parameters first, first + 1, first + 2.
+void bind_object(Stmt& st, int first, const KubeObject& object) {
+  st.bind_text(first, object.key);
+  st.bind_blob(first + 1, object.value);
+  st.bind_int64(first + 2, object.resource_version);
+}
+
+}  // namespace
+
+Result<RunDbWriter::InformerState*> RunDbWriter::informer_state(uint64_t informer_id,
+                                                                const char* what) {
+  auto it = informers_.find(informer_id);
+  if (it == informers_.end()) {
+    return Status(StatusCode::kNotFound, path_ + ": " + informer_name(informer_id) + ": " + what +
+                                             " but the informer was never started");
+  }
+  return &it->second;
+}
+
+Status RunDbWriter::informer_started(uint64_t informer_id, uint32_t client,
+                                     std::string_view prefix) {
+  if (Status s = check_writable("informer_started()"); !s.is_ok()) return s;
+  const auto what = [&] { return path_ + ": " + informer_name(informer_id); };
+  if (informer_id > static_cast<uint64_t>(kInt64Max)) {
+    return Status(StatusCode::kInvalidArgument, what() + ": id above 2^63-1");
+  }
+  if (informers_.count(informer_id) != 0) {
+    return Status(StatusCode::kAlreadyExists, what() + " started twice");
+  }
+  if (informers_.size() >= kRunDbInformersMax) {
+    return Status(StatusCode::kResourceExhausted, what() + ": more than " +
+                                                      std::to_string(kRunDbInformersMax) +
+                                                      " informers in one run");
+  }
+  if (Status s = check_length(prefix, kRunDbKeyBytesMax, [&] { return what() + " prefix"; });
+      !s.is_ok()) {
+    return s;
+  }
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->insert_informer;
+  st.bind_int64(1, static_cast<int64_t>(informer_id));
+  st.bind_int64(2, client);
+  st.bind_text(3, prefix);
+  DST_RUN_DB_STATEMENT(
+      st.run(db_.get(), path_, [&] { return "inserting " + informer_name(informer_id); }));
+  informers_[informer_id] = InformerState{};
+  return row_written();
+}
+
+Status RunDbWriter::informer_list(uint64_t informer_id, const KubeList& list) {
+  if (Status s = check_writable("informer_list()"); !s.is_ok()) return s;
+  Result<InformerState*> state = informer_state(informer_id, "a list");
+  if (!state.is_ok()) return state.status();
+  InformerState& informer = **state;
+  const auto what = [&] {
+    return path_ + ": " + informer_name(informer_id) + " list " + std::to_string(informer.lists);
+  };
+  if (Status s = check_room(informer.lists, "lists", what); !s.is_ok()) return s;
+  if (Status s = check_step(list.step, what); !s.is_ok()) return s;
+  if (list.return_ns < list.invoke_ns) {
+    return Status(StatusCode::kInvalidArgument,
+                  what() + " returned at " + std::to_string(list.return_ns) +
+                      " ns, before it was sent at " + std::to_string(list.invoke_ns) + " ns");
+  }
+  if (Status s = check_length(list.error, kRunDbTextBytesMax, [&] { return what() + " error"; });
+      !s.is_ok()) {
+    return s;
+  }
+  if (Status s = check_objects(list.objects, what); !s.is_ok()) return s;
+
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->insert_informer_list;
+  st.bind_int64(1, static_cast<int64_t>(informer_id));
+  st.bind_int64(2, informer.lists);
+  st.bind_int64(3, static_cast<int64_t>(list.step));
+  st.bind_int64(4, list.apiserver);
+  st.bind_int64(5, list.invoke_ns);
+  st.bind_int64(6, list.return_ns);
+  st.bind_int64(7, list.requested_rv);
+  st.bind_int64(8, list.ok ? 1 : 0);
+  // NULL for no error: an empty error and NULL are the same thing, so it reads back exactly.
+  st.bind_optional_text(9, list.error.empty() ? std::nullopt : std::optional(list.error));
+  st.bind_int64(10, list.resource_version);
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [&] { return "inserting " + what(); }));
+  row_added();
+  Stmt& object_st = stmts_->insert_list_object;
+  for (size_t i = 0; i < list.objects.size(); ++i) {
+    object_st.bind_int64(1, static_cast<int64_t>(informer_id));
+    object_st.bind_int64(2, informer.lists);
+    object_st.bind_int64(3, static_cast<int64_t>(i));
+    bind_object(object_st, 4, list.objects[i]);
+    if (Status s =
+            object_st.run(db_.get(), path_, [&] { return "inserting objects of " + what(); });
+        !s.is_ok()) {
+      // The list's row is in the batch without all its objects: nothing may commit it now.
+      return fail(Status(s.code(), s.message() + " (the list is half written; the writer stops)"));
+    }
+    row_added();
+  }
+  ++informer.lists;
+  return commit_if_batch_full();
+}
+
+Status RunDbWriter::informer_watch_started(uint64_t informer_id, const KubeWatch& watch) {
+  if (Status s = check_writable("informer_watch_started()"); !s.is_ok()) return s;
+  Result<InformerState*> state = informer_state(informer_id, "a watch started");
+  if (!state.is_ok()) return state.status();
+  InformerState& informer = **state;
+  const auto what = [&] {
+    return path_ + ": " + informer_name(informer_id) + " watch " +
+           std::to_string(informer.watches);
+  };
+  if (Status s = check_room(informer.watches, "watches", what); !s.is_ok()) return s;
+  if (Status s = check_step(watch.step, what); !s.is_ok()) return s;
+  if (watch.end.empty() && watch.ended_ns != 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  what() + ": ended_ns " + std::to_string(watch.ended_ns) + " without an end");
+  }
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->insert_informer_watch;
+  st.bind_int64(1, static_cast<int64_t>(informer_id));
+  st.bind_int64(2, informer.watches);
+  st.bind_int64(3, static_cast<int64_t>(watch.step));
+  st.bind_int64(4, watch.apiserver);
+  st.bind_int64(5, watch.created_ns);
+  st.bind_int64(6, watch.from_rv);
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [&] { return "inserting " + what(); }));
+  ++informer.watches;
+  informer.events_in_last = 0;
+  informer.last_ended = false;
+  if (Status s = row_written(); !s.is_ok()) return s;
+  // What the watch already holds (add_informer; the recorder starts watches empty).
+  for (const KubeWatchEvent& event : watch.events) {
+    if (Status s = informer_watch_event(informer_id, event); !s.is_ok()) return s;
+  }
+  if (watch.end.empty()) return Status::ok();
+  return informer_watch_ended(informer_id, watch.end, watch.ended_ns);
+}
+
+Status RunDbWriter::informer_watch_event(uint64_t informer_id, const KubeWatchEvent& event) {
+  if (Status s = check_writable("informer_watch_event()"); !s.is_ok()) return s;
+  Result<InformerState*> state = informer_state(informer_id, "a watch event");
+  if (!state.is_ok()) return state.status();
+  InformerState& informer = **state;
+  const auto what = [&] {
+    return path_ + ": " + informer_name(informer_id) + " watch " +
+           std::to_string(informer.watches - 1);
+  };
+  if (informer.watches == 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  path_ + ": " + informer_name(informer_id) + ": a watch event before any watch");
+  }
+  if (informer.last_ended) {
+    return Status(StatusCode::kInvalidArgument, what() + ": an event after the watch ended");
+  }
+  if (Status s = check_room(informer.events_in_last, "events", what); !s.is_ok()) return s;
+  const std::string_view type = kube_event_type_name(event.type);
+  if (type == "?") {
+    return Status(StatusCode::kInvalidArgument,
+                  what() + ": event type " + std::to_string(static_cast<int>(event.type)) +
+                      " is not ADDED, MODIFIED, DELETED or BOOKMARK");
+  }
+  if (Status s = check_object(event.object, [&] { return what() + " event"; }); !s.is_ok())
+    return s;
+
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->insert_watch_event;
+  st.bind_int64(1, static_cast<int64_t>(informer_id));
+  st.bind_int64(2, informer.watches - 1);
+  st.bind_int64(3, informer.events_in_last);
+  st.bind_text(4, type);
+  st.bind_int64(5, event.at_ns);
+  st.bind_int64(6, event.cached_ns);
+  bind_object(st, 7, event.object);
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [&] { return "inserting an event of " + what(); }));
+  ++informer.events_in_last;
+  return row_written();
+}
+
+Status RunDbWriter::informer_watch_ended(uint64_t informer_id, std::string_view end,
+                                         int64_t at_ns) {
+  if (Status s = check_writable("informer_watch_ended()"); !s.is_ok()) return s;
+  Result<InformerState*> state = informer_state(informer_id, "a watch ended");
+  if (!state.is_ok()) return state.status();
+  InformerState& informer = **state;
+  const auto what = [&] {
+    return path_ + ": " + informer_name(informer_id) + " watch " +
+           std::to_string(informer.watches - 1);
+  };
+  if (informer.watches == 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  path_ + ": " + informer_name(informer_id) + ": a watch ended before any watch");
+  }
+  if (informer.last_ended) return Status(StatusCode::kInvalidArgument, what() + " ended twice");
+  // An empty end means "still running" (KubeWatch::end): it would read back as not ended.
+  if (end.empty()) {
+    return Status(StatusCode::kInvalidArgument, what() + " ended without saying how (empty end)");
+  }
+  if (Status s = check_length(end, kRunDbTextBytesMax, [&] { return what() + " end"; });
+      !s.is_ok()) {
+    return s;
+  }
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->end_informer_watch;
+  st.bind_int64(1, static_cast<int64_t>(informer_id));
+  st.bind_int64(2, informer.watches - 1);
+  st.bind_text(3, end);
+  st.bind_int64(4, at_ns);
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [&] { return "ending " + what(); }));
+  // The state above says the row exists and has not ended; anything else is a writer bug.
+  DST_ASSERT_EQ(sqlite3_changes(db_.get()), 1);
+  informer.last_ended = true;
+  return row_written();
+}
+
+Status RunDbWriter::informer_processed(uint64_t informer_id, const KubeProcessed& processed) {
+  if (Status s = check_writable("informer_processed()"); !s.is_ok()) return s;
+  Result<InformerState*> state = informer_state(informer_id, "a processed key");
+  if (!state.is_ok()) return state.status();
+  InformerState& informer = **state;
+  const auto what = [&] {
+    return path_ + ": " + informer_name(informer_id) + " processed key " +
+           std::to_string(informer.processed);
+  };
+  if (Status s = check_room(informer.processed, "processed keys", what); !s.is_ok()) return s;
+  if (Status s = check_length(processed.key, kRunDbKeyBytesMax, what); !s.is_ok()) return s;
+
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->insert_processed;
+  st.bind_int64(1, static_cast<int64_t>(informer_id));
+  st.bind_int64(2, informer.processed);
+  st.bind_int64(3, processed.at_ns);
+  st.bind_text(4, processed.key);
+  st.bind_int64(5, processed.informer_rv);
+  st.bind_int64(6, processed.present ? 1 : 0);
+  st.bind_int64(7, processed.object_rv);
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [&] { return "inserting " + what(); }));
+  ++informer.processed;
+  return row_written();
+}
+
+Status RunDbWriter::informer_finished(uint64_t informer_id, int64_t at_ns,
+                                      int64_t resource_version,
+                                      const std::vector<KubeObject>& objects) {
+  if (Status s = check_writable("informer_finished()"); !s.is_ok()) return s;
+  Result<InformerState*> state = informer_state(informer_id, "finished");
+  if (!state.is_ok()) return state.status();
+  InformerState& informer = **state;
+  const auto what = [&] { return path_ + ": " + informer_name(informer_id) + " final store"; };
+  if (informer.finished) {
+    return Status(StatusCode::kInvalidArgument,
+                  path_ + ": " + informer_name(informer_id) + " finished twice");
+  }
+  if (Status s = check_objects(objects, what); !s.is_ok()) return s;
+
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->finish_informer;
+  st.bind_int64(1, static_cast<int64_t>(informer_id));
+  st.bind_int64(2, at_ns);
+  st.bind_int64(3, resource_version);
+  DST_RUN_DB_STATEMENT(
+      st.run(db_.get(), path_, [&] { return "finishing " + informer_name(informer_id); }));
+  DST_ASSERT_EQ(sqlite3_changes(db_.get()), 1);  // started and not finished, as the state says
+  row_added();
+  Stmt& object_st = stmts_->insert_final_object;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    object_st.bind_int64(1, static_cast<int64_t>(informer_id));
+    object_st.bind_int64(2, static_cast<int64_t>(i));
+    bind_object(object_st, 3, objects[i]);
+    if (Status s = object_st.run(db_.get(), path_, [&] { return "inserting the " + what(); });
+        !s.is_ok()) {
+      // The informer reads as finished without all its objects: nothing may commit that now.
+      return fail(
+          Status(s.code(), s.message() + " (the final store is half written; the writer stops)"));
+    }
+    row_added();
+  }
+  informer.finished = true;
+  return commit_if_batch_full();
+}
+
+Status RunDbWriter::add_informer(const Informer& informer) {
+  if (!informer.finished &&
+      (informer.final_ns != 0 || informer.final_rv != 0 || !informer.final_objects.empty())) {
+    return Status(StatusCode::kInvalidArgument,
+                  path_ + ": " + informer_name(informer.id) +
+                      " is not finished but has a final store (final_ns, final_rv or objects)");
+  }
+  if (Status s = informer_started(informer.id, informer.client, informer.prefix); !s.is_ok())
+    return s;
+  for (const KubeList& list : informer.lists) {
+    if (Status s = informer_list(informer.id, list); !s.is_ok()) return s;
+  }
+  for (const KubeWatch& watch : informer.watches) {
+    if (Status s = informer_watch_started(informer.id, watch); !s.is_ok()) return s;
+  }
+  for (const KubeProcessed& processed : informer.processed) {
+    if (Status s = informer_processed(informer.id, processed); !s.is_ok()) return s;
+  }
+  if (!informer.finished) return Status::ok();
+  return informer_finished(informer.id, informer.final_ns, informer.final_rv,
+                           informer.final_objects);
+}
+
 Status RunDbWriter::add_history(const History& history) {
   for (const Operation& op : history.operations) {
     if (Status s = add_operation(op); !s.is_ok()) return s;
@@ -779,6 +1170,9 @@ Status RunDbWriter::add_history(const History& history) {
   }
   for (const Fault& fault : history.faults) {
     if (Status s = add_fault(fault); !s.is_ok()) return s;
+  }
+  for (const Informer& informer : history.informers) {
+    if (Status s = add_informer(informer); !s.is_ok()) return s;
   }
   return Status::ok();
 }
