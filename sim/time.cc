@@ -33,6 +33,12 @@ std::string format_duration(DurationNs d) {
   return buf;
 }
 
+std::string format_seconds(TimeNs t, int decimals) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*fs", decimals, static_cast<double>(t) / 1e9);
+  return buf;
+}
+
 std::string format_time(TimeNs t) {
   char buf[48];
   const char* sign = t < 0 ? "-" : "";

@@ -25,6 +25,8 @@ constexpr DurationNs seconds(int64_t n) { return n * 1'000'000'000; }
 std::string format_duration(DurationNs d);
 // "12.345678901s": whole seconds and always nine decimals, for traces and exact logs.
 std::string format_time(TimeNs t);
+// "12.346s": seconds with `decimals` decimals, for fault logs a person scans.
+std::string format_seconds(TimeNs t, int decimals = 3);
 // Parses "250ms", "10s", "1.5s", "2m", "300us", "17ns" (a non-negative number and a unit).
 // False on anything else, including overflow.
 bool parse_duration(std::string_view text, DurationNs* out);
