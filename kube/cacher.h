@@ -11,9 +11,14 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
+#include "client/api_client.h"
+#include "history/recorder.h"
 #include "kube/watch_cache.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
+#include "sim/sync.h"
 
 namespace dst::kube {
 
@@ -24,6 +29,9 @@ struct CacherOptions {
   sim::DurationNs request_timeout = sim::seconds(2);
   sim::DurationNs progress_every = sim::milliseconds(500);  // 0: never ask
   sim::DurationNs retry_pause = sim::milliseconds(100);     // after a failed LIST or a broken watch
+  // The etcd client id to record each LIST and each logical watch under (the history wants one
+  // operation at a time per client, so every one gets a fresh id).
+  std::function<uint32_t()> next_client_id;
 };
 
 struct CacherStats {
@@ -37,13 +45,21 @@ struct CacherStats {
 
 class Cacher {
  public:
-  Cacher(sim::Simulator& sim, CacherOptions options);
+  // Every LIST and every watch response goes to `recorder`, as any etcd client's would, so the
+  // etcd checkers judge what the cache was fed and the kube checks know etcd's events.
+  Cacher(sim::Simulator& sim, CacherOptions options, history::Recorder& recorder);
 
   // Runs the reflector in the calling fiber until virtual time `until`.
   void run(sim::TimeNs until);
 
   const WatchCache& cache() const { return cache_; }
   const CacherStats& stats() const { return stats_; }
+  // Ready: an etcd watch is feeding the cache. Not ready from the moment a watch ends until the
+  // next one is created (after a LIST if needed): Kubernetes' cacher then ends its watchers, so
+  // that clients move to an apiserver whose cache keeps up, rather than wait on a quiet one.
+  bool ready() const { return ready_; }
+  // Notified (all waiters) whenever the cache changed: events, progress, a re-list, readiness.
+  sim::WaitQueue& changed() { return changed_; }
 
  private:
   // One LIST against member `m`; true when the cache was replaced.
@@ -51,9 +67,19 @@ class Cacher {
   // One watch against member `m` from the cache's resourceVersion + 1, until it breaks, is
   // canceled or `until`. Returns whether the cache needs a new LIST.
   bool watch(size_t m, sim::TimeNs until);
+  // Feeds the cache from an open watch call until it breaks, is canceled or `until`; same result.
+  bool follow(client::Connection& conn, uint64_t call, sim::TimeNs until);
+  void set_ready(bool ready);
 
   sim::Simulator& sim_;
   CacherOptions options_;
+  history::Recorder& recorder_;
+  // The recorded etcd watch the cache follows: a new one after each LIST, a new segment after
+  // each resume (kNoWatch: none yet).
+  static constexpr uint64_t kNoWatch = UINT64_MAX;
+  uint64_t recorded_watch_ = kNoWatch;
+  sim::WaitQueue changed_;
+  bool ready_ = false;
   std::string range_end_;
   WatchCache cache_;
   CacherStats stats_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "history/recorder.h"
 #include "node/server/api_test_util.h"
 
 namespace dst::kube {
@@ -27,6 +28,7 @@ class CacherTest : public ApiTest {
     o.prefix = kPrefix;
     for (size_t i = 0; i < 3; ++i) o.members.push_back(world_->member_address(i));
     o.capacity = 1000;
+    o.next_client_id = [this] { return next_client_++; };
     return o;
   }
   // Starts the cacher on a host of its own (the apiserver's), running until `until`.
@@ -43,6 +45,9 @@ class CacherTest : public ApiTest {
     }
   }
   sim::HostId apiserver_host_ = 0;
+  // The cache's etcd traffic, recorded as an apiserver's is.
+  history::MemoryRecorder recorder_;
+  uint32_t next_client_ = 100;
   // etcd's objects under the prefix at `rev`, as the cache lists them.
   std::vector<std::string> etcd_at(size_t member, int64_t rev) {
     ApiRequest r = get(kPrefix, false, rev);
@@ -73,7 +78,7 @@ class CacherTest : public ApiTest {
 
 TEST_F(CacherTest, TheCacheEqualsEtcdAtItsResourceVersion) {
   start();
-  Cacher cacher(world_->sim(), options());
+  Cacher cacher(world_->sim(), options(), recorder_);
   start_cacher(cacher, world_->sim().now() + seconds(20));
   session([&] {
     call(leader_, put(std::string(kPrefix) + "before", "1"));
@@ -93,7 +98,7 @@ TEST_F(CacherTest, TheCacheEqualsEtcdAtItsResourceVersion) {
 
 TEST_F(CacherTest, AWatchBrokenByACrashResumesOnTheNextMemberWithoutAGap) {
   start();
-  Cacher cacher(world_->sim(), options());  // watches member 0 first
+  Cacher cacher(world_->sim(), options(), recorder_);  // watches member 0 first
   start_cacher(cacher, world_->sim().now() + seconds(30));
   session([&] {
     write_traffic(leader_, 20);
@@ -114,7 +119,7 @@ TEST_F(CacherTest, AWatchBrokenByACrashResumesOnTheNextMemberWithoutAGap) {
 
 TEST_F(CacherTest, AWatchOverrunByCompactionReLists) {
   start();
-  Cacher cacher(world_->sim(), options());
+  Cacher cacher(world_->sim(), options(), recorder_);
   start_cacher(cacher, world_->sim().now() + seconds(40));
   session([&] {
     write_traffic(leader_, 10);

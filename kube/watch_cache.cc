@@ -15,7 +15,7 @@ const char* event_type_name(EventType t) {
 
 WatchCache::WatchCache(size_t capacity) : capacity_(capacity) { DST_ASSERT_GT(capacity, 0u); }
 
-Status WatchCache::apply(const mvccpb::Event& event) {
+Status WatchCache::apply(const mvccpb::Event& event, int64_t at_ns) {
   const mvccpb::KeyValue& kv = event.kv();
   const int64_t rv = kv.mod_revision();
   // Several events may share a revision (one etcd txn), so only a lower one is out of order.
@@ -29,13 +29,13 @@ Status WatchCache::apply(const mvccpb::Event& event) {
       return Status(StatusCode::kInvalidArgument,
                     "delete of '" + kv.key() + "' at revision " + std::to_string(rv) + ", which the cache does not hold");
     }
-    CacheEvent e{EventType::kDeleted, kv.key(), std::move(it->second.value), rv};
+    CacheEvent e{EventType::kDeleted, kv.key(), std::move(it->second.value), rv, at_ns};
     objects_.erase(it);
     push(std::move(e));
   } else {
     const EventType type = it == objects_.end() ? EventType::kAdded : EventType::kModified;
     objects_[kv.key()] = CachedObject{kv.value(), rv};
-    push(CacheEvent{type, kv.key(), kv.value(), rv});
+    push(CacheEvent{type, kv.key(), kv.value(), rv, at_ns});
   }
   resource_version_ = rv;
   return Status::ok();

@@ -44,6 +44,7 @@ struct CacheEvent {
   // The object after the change; for kDeleted, the object as it was last (as Kubernetes sends).
   std::string value;
   int64_t resource_version = 0;  // the etcd revision of the change
+  int64_t cached_ns = 0;         // when the cache took it in (tracing: the propagation-delay plots)
 };
 
 struct ListResult {
@@ -59,7 +60,7 @@ class WatchCache {
   // One event of the etcd watch. Refused (kInvalidArgument, nothing changed) if its revision is
   // below the cache's resourceVersion, or it deletes a key the cache does not hold: either means
   // the feed lost or reordered events, and the caller must re-list.
-  Status apply(const mvccpb::Event& event);
+  Status apply(const mvccpb::Event& event, int64_t at_ns = 0);
   // A progress notification (etcd) or bookmark: nothing changed in the prefix up to `rv`.
   void progress(int64_t rv);
   // A re-list after the etcd watch broke: the objects as of `rv` replace everything; the ring

@@ -1,0 +1,104 @@
+// The Kubernetes side of a run: apiserver processes and controller processes, each on a host of
+// its own, on top of the etcd cluster, with the faults a scenario can inject into them (an
+// apiserver crash and restart, an apiserver cut off from etcd, a paused controller: a slow
+// consumer). Everything they see is recorded for the kube checks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "history/recorder.h"
+#include "kube/apiserver.h"
+#include "kube/controller.h"
+#include "sim/network.h"
+#include "sim/simulator.h"
+
+namespace dst::kube {
+
+struct KubeWorldOptions {
+  size_t apiservers = 2;
+  size_t controllers = 3;
+  std::string prefix = "/registry/pods/";
+  size_t cache_capacity = 100;
+  double writes_per_second = 3;  // per controller
+  size_t keys = 10;              // per controller
+  sim::DurationNs resync_every = sim::seconds(10);
+  uint32_t bugs = 0;  // KubeBug bits
+};
+
+// Etcd client ids of the apiservers' requests and watches, far above the workload's and the
+// scenario's; informers are recorded under kInformerClientIdBase + controller number.
+inline constexpr uint32_t kApiserverClientIdBase = 2'000'000;
+inline constexpr uint32_t kApiserverClientIdsMax = 1'000'000;
+inline constexpr uint32_t kInformerClientIdBase = 3'000'000;
+// The most apiservers and controllers a world may have (hosts are cheap, but a typo must not
+// start ten thousand processes).
+inline constexpr size_t kKubeProcessesMax = 64;
+
+class KubeWorld {
+ public:
+  // `members`: the etcd members' client addresses.
+  KubeWorld(sim::Simulator& sim, KubeWorldOptions options, std::vector<sim::Address> members,
+            history::Recorder& recorder);
+  KubeWorld(const KubeWorld&) = delete;
+  KubeWorld& operator=(const KubeWorld&) = delete;
+
+  // Starts every apiserver and controller: controllers write until `writes_until`; informers
+  // and workers run until `until`; right after it each informer records its final store.
+  void start(sim::TimeNs writes_until, sim::TimeNs until);
+
+  // Faults (1-based numbers; each recorded as a history::Fault). Idempotent.
+  Status crash_apiserver(size_t n);
+  Status restart_apiserver(size_t n);
+  Status cut_apiserver(size_t n);      // from every etcd member, both ways
+  Status reconnect_apiserver(size_t n);
+  Status pause_controller(size_t n);
+  Status resume_controller(size_t n);
+  // Undoes every kube fault still in force (the end of the fault phase).
+  void heal();
+
+  size_t apiservers() const { return apiservers_.size(); }
+  size_t controllers() const { return controllers_.size(); }
+  // One line per apiserver and controller: what it did.
+  std::vector<std::string> summary() const;
+  const std::vector<std::string>& fault_log() const { return fault_log_; }
+
+ private:
+  struct ApiserverHost {
+    sim::HostId host = 0;
+    sim::ProcessId process = sim::kNoProcess;
+    uint64_t crash_fault = kNoFault, cut_fault = kNoFault;
+    ApiserverStats stats;  // of its current incarnation
+    uint64_t restarts = 0;
+  };
+  struct ControllerHost {
+    sim::HostId host = 0;
+    sim::ProcessId process = sim::kNoProcess;
+    uint64_t pause_fault = kNoFault;
+    // Running: shared with its fibers. Released once its informer recorded its final store, so
+    // that nothing of it outlives the simulation; `stats` then holds what it did.
+    std::shared_ptr<Controller> controller;
+    ControllerStats stats;
+  };
+  static constexpr uint64_t kNoFault = UINT64_MAX;
+
+  void launch_apiserver(size_t i);
+  Status check_number(size_t n, size_t count, const char* what) const;
+  uint64_t fault(const std::string& kind, const std::string& target);
+  void end_fault(uint64_t& id);
+
+  sim::Simulator& sim_;
+  KubeWorldOptions options_;
+  std::vector<sim::Address> members_;
+  history::Recorder& recorder_;
+  std::vector<ApiserverHost> apiservers_;
+  std::vector<ControllerHost> controllers_;
+  sim::TimeNs until_ = 0;
+  uint32_t next_client_id_ = 0;
+  std::vector<std::string> fault_log_;
+};
+
+}  // namespace dst::kube
