@@ -2,7 +2,9 @@
 #include "tools/check_command.h"
 
 #include <cstdio>
+#include <optional>
 
+#include "checker/kube/kube_checker.h"
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/linearizability/imported_check.h"
 #include "checker/watch/watch_checker.h"
@@ -47,6 +49,8 @@ int check_run_db(const std::string& self, const std::string& file, uint64_t budg
   options.step_budget = budget;
   Result<checker::etcd::EtcdVerdict> lin = checker::etcd::check_etcd(*h, options);
   checker::watch::Report watch = checker::watch::check(*h);
+  std::optional<checker::kube::Report> kube;  // only when the run had informers
+  if (!h->informers.empty()) kube = checker::kube::check(*h);
   const double ms = static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e6;
   if (!lin.is_ok()) return fail_usage(lin.status().message());
   std::printf("operations        %zu, watches %zu, faults %zu\n", h->operations.size(), h->watches.size(),
@@ -54,9 +58,15 @@ int check_run_db(const std::string& self, const std::string& file, uint64_t budg
   std::printf("linearizability   %s\n", lin->summary().c_str());
   std::printf("watch guarantees  %s\n", watch.ok() ? "ok" : "VIOLATED");
   if (!watch.ok()) std::printf("%s", watch.to_string().c_str());
+  const bool kube_ok = !kube || kube->ok();
+  if (kube && kube_ok) {
+    std::printf("kube checks       ok (%zu lists, %zu events, %zu informers)\n", kube->lists, kube->events, kube->informers);
+  } else if (kube) {
+    std::printf("kube checks       VIOLATED\n%s", kube->to_string().c_str());
+  }
   std::printf("check time        %.3f ms\n", ms);
   write_html(html, reports::render_run_violation_html(*h, &*lin, watch));
-  if (!watch.ok() || lin->verdict == checker::Verdict::kViolation) return kExitViolation;
+  if (!watch.ok() || !kube_ok || lin->verdict == checker::Verdict::kViolation) return kExitViolation;
   return lin->exit_code();
 }
 

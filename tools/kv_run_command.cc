@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "checker/kube/kube_checker.h"
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
 #include "history/recorder.h"
@@ -22,6 +23,7 @@ struct EtcdRun {
   history::MemoryRecorder memory;
   std::unique_ptr<history::RunDbRecorder> db;  // with --out: written through as the run goes
   checker::watch::Report watch;
+  std::optional<checker::kube::Report> kube;  // only when the run had informers
   std::optional<Result<checker::etcd::EtcdVerdict>> linearizable;
   const history::History& history() const { return db ? db->history() : memory.history(); }
 };
@@ -32,6 +34,7 @@ void run_once(sim::Simulator& sim, const KvRunSpec& spec, EtcdRun& out) {
   if (spec.prepare_run) spec.prepare_run(options);
   out.world = node::run_kv_world(sim, options, recorder);
   out.watch = checker::watch::check(out.history());
+  if (!out.history().informers.empty()) out.kube = checker::kube::check(out.history());
   out.linearizable.emplace(checker::etcd::check_etcd(out.history()));
 }
 
@@ -110,6 +113,9 @@ int run_kv_command(const KvRunSpec& spec) {
   // A scenario's own actions first, then the harness's (the random nemesis, the final heal).
   std::vector<std::string> fault_lines = spec.fault_lines ? spec.fault_lines() : std::vector<std::string>{};
   fault_lines.insert(fault_lines.end(), w.fault_log.begin(), w.fault_log.end());
+  const std::vector<std::string> kube_lines = spec.kube_lines ? spec.kube_lines() : std::vector<std::string>{};
+  if (!kube_lines.empty()) std::printf("kube              %zu processes\n", kube_lines.size());
+  for (const std::string& line : kube_lines) std::printf("  %s\n", line.c_str());
   std::printf("faults            %zu actions\n", fault_lines.size());
   for (size_t i = 0; i < fault_lines.size() && i < 10; ++i) std::printf("  %s\n", fault_lines[i].c_str());
   if (fault_lines.size() > 10) std::printf("  ... (%zu more)\n", fault_lines.size() - 10);
@@ -126,6 +132,13 @@ int run_kv_command(const KvRunSpec& spec) {
               w.members_agree ? "ok: same state hash at the same applied index" : ("FAILED: " + w.agreement_detail).c_str());
   std::printf("watch guarantees  %s\n", run.watch.ok() ? "ok" : "VIOLATED");
   if (!run.watch.ok()) std::printf("%s", run.watch.to_string().c_str());
+  const bool kube_ok = !run.kube || run.kube->ok();
+  if (run.kube && kube_ok) {
+    std::printf("kube checks       ok (%zu lists, %zu events, %zu informers)\n", run.kube->lists, run.kube->events,
+                run.kube->informers);
+  } else if (run.kube) {
+    std::printf("kube checks       VIOLATED\n%s", run.kube->to_string().c_str());
+  }
   const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
   bool lin_ok = false, lin_unknown = false;
   if (!lin.is_ok()) {
@@ -142,6 +155,7 @@ int run_kv_command(const KvRunSpec& spec) {
   if (scenario_error) std::printf("scenario error    %s\n", scenario_error->c_str());
   const bool safe = (w.invariants_ok || !spec.require_durability) && (w.liveness_ok || !spec.require_liveness) &&
                     (w.members_agree || !spec.require_durability) && (run.watch.ok() || !spec.require_watch) &&
+                    (kube_ok || !spec.require_watch) &&
                     deterministic;
   if (!spec.require_linearizable) lin_ok = true;
   const bool pass = safe && lin_ok && !scenario_error;
@@ -164,6 +178,7 @@ int run_kv_command(const KvRunSpec& spec) {
     result.exit_code = exit_code;
     result.checker_summary = (lin.is_ok() ? lin->summary() : lin.status().to_string()) + "\n" +
                              (run.watch.ok() ? "watch guarantees ok" : run.watch.to_string());
+    if (run.kube) result.checker_summary += "\n" + run.kube->to_string();
     Status st = run.db ? run.db->status() : Status::ok();
     if (st.is_ok()) st = writer->finish_run(result);
     if (st.is_ok()) st = writer->close();
@@ -197,6 +212,10 @@ int run_kv_command(const KvRunSpec& spec) {
       // 179 after a progress notification at revision 183"), without its evidence lines.
       const std::string v = run.watch.violations.empty() ? run.watch.to_string() : run.watch.violations.front().to_string();
       first = "watch " + v.substr(0, v.find('\n'));
+    }
+    else if (!kube_ok && spec.require_watch) {
+      const std::string v = run.kube->violations.empty() ? run.kube->to_string() : run.kube->violations.front().to_string();
+      first = "kube " + v.substr(0, v.find('\n'));
     }
     else if (!deterministic) first = "not deterministic: " + determinism_report;
     else if (lin.is_ok() && !lin->violations.empty()) first = lin->violations.front().rule + ": " + lin->violations.front().message;

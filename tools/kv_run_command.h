@@ -34,6 +34,7 @@ struct KvRunSpec {
   // After the (last) run: a scenario error raised while running (exit 2), and lines to print.
   std::function<std::optional<std::string>()> runtime_error;
   std::function<std::vector<std::string>()> fault_lines;
+  std::function<std::vector<std::string>()> kube_lines;  // what the apiservers and controllers did
   std::vector<std::string> header_lines;  // printed after the seed line (e.g. what swarm{} drew)
 };
 
