@@ -2,6 +2,8 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -58,6 +60,7 @@ node::KvRunOptions Scenario::run_options() {
                       sim::TimeNs until) { start(cluster, recorder, until); };
   o.on_heal = [this] {
     if (nemesis_) nemesis_->finish();
+    if (kube_) kube_->heal();
   };
   return o;
 }
@@ -73,6 +76,13 @@ void Scenario::start(node::SimCluster& cluster, history::Recorder& recorder, sim
   for (const auto& [member, ppm] : config_.clock_drift_ppm) {
     Status st = nemesis_->clock_drift(member, ppm);
     DST_ASSERT_MSG(st.is_ok(), st.message());  // checked when the script set it
+  }
+  if (config_.kube) {
+    // Controllers write while the faults run; informers follow until just before the run ends
+    // (the recovery bound and the settle time after the heal), when they record their stores.
+    kube_ = std::make_unique<kube::KubeWorld>(*sim_, *config_.kube, members_, recorder);
+    const sim::TimeNs informers_until = until + config_.run.recovery_bound + config_.run.settle - sim::milliseconds(100);
+    kube_->start(until, std::max(until, informers_until));
   }
   runtime_timed_ = config_.timed;
   for (size_t i = 0; i < runtime_timed_.size(); ++i) {
@@ -187,7 +197,23 @@ void Scenario::fire(size_t i, sim::TimeNs at) {
 }
 
 std::vector<std::string> Scenario::fault_log() const {
-  return nemesis_ ? nemesis_->log() : std::vector<std::string>{};
+  std::vector<std::string> log = nemesis_ ? nemesis_->log() : std::vector<std::string>{};
+  if (kube_) {
+    // Two logs of "t=<seconds>s what" lines: merged in time order.
+    log.insert(log.end(), kube_->fault_log().begin(), kube_->fault_log().end());
+    auto at = [](const std::string& line) { return line.rfind("t=", 0) == 0 ? std::strtod(line.c_str() + 2, nullptr) : 0.0; };
+    std::stable_sort(log.begin(), log.end(), [&](const std::string& a, const std::string& b) { return at(a) < at(b); });
+  }
+  return log;
+}
+
+void Scenario::set_kube_bugs(uint32_t bugs) {
+  DST_ASSERT(sim_ == nullptr);  // before the run starts
+  if (config_.kube) config_.kube->bugs |= bugs;
+}
+
+std::vector<std::string> Scenario::kube_summary() const {
+  return kube_ ? kube_->summary() : std::vector<std::string>{};
 }
 
 }  // namespace dst::scenarios

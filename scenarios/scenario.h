@@ -19,6 +19,7 @@
 #include "client/kv_client.h"
 #include "client/workload.h"
 #include "faults/nemesis.h"
+#include "kube/kube_world.h"
 #include "node/server/kv_run_world.h"
 #include "scenarios/lua_host.h"
 
@@ -54,6 +55,7 @@ struct ScenarioConfig {
   std::vector<std::string> swarm_log;  // what swarm{} drew
   std::vector<Timed> timed;
   bool run_for_set = false;
+  std::optional<kube::KubeWorldOptions> kube;  // kube{}: apiservers and controllers on top
 };
 
 class Scenario {
@@ -75,13 +77,18 @@ class Scenario {
 
   // The first error a scheduled function raised (later ones are not run), if any.
   const std::optional<std::string>& runtime_error() const { return runtime_error_; }
-  // What the nemesis did, one line per action.
+  // What the nemesis (and the kube world's faults) did, one line per action.
   std::vector<std::string> fault_log() const;
+  // Switches on Kubernetes-layer bugs (kube::KubeBug bits) for the run; before it starts.
+  void set_kube_bugs(uint32_t bugs);
+  // What each apiserver and controller did (empty without kube{}).
+  std::vector<std::string> kube_summary() const;
 
   // --- used by the Lua functions (scenario_api.cc) ---
   bool loading() const { return loading_; }
   ScenarioConfig& mutable_config() { return config_; }
   faults::Nemesis* nemesis() { return nemesis_.get(); }
+  kube::KubeWorld* kube() { return kube_.get(); }
   sim::Simulator* simulator() { return sim_; }
   sim::TimeNs phase_start() const { return phase_start_; }
   sim::TimeNs phase_end() const { return phase_end_; }
@@ -114,6 +121,7 @@ class Scenario {
   ScenarioConfig config_;
   bool loading_ = true;
   std::unique_ptr<faults::Nemesis> nemesis_;
+  std::unique_ptr<kube::KubeWorld> kube_;
   node::SimCluster* cluster_ = nullptr;
   history::Recorder* recorder_ = nullptr;
   std::vector<sim::Address> members_;

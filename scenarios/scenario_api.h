@@ -1,5 +1,6 @@
 // The Lua functions of the scenario API, registered by register_api (scenario_api.cc) and
-// defined in scenario_config_api.cc (load time) and scenario_fault_api.cc (run time).
+// defined in scenario_config_api.cc (load time), scenario_fault_api.cc (run time) and
+// scenario_kube_api.cc (the Kubernetes layer).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +52,18 @@ int l_defrag(lua_State* L);
 int l_alarm_disarm(lua_State* L);
 int l_member_add(lua_State* L);
 int l_member_remove(lua_State* L);
+// scenario_kube_api.cc
+int l_kube(lua_State* L);
+int l_kube_crash(lua_State* L);
+int l_kube_restart(lua_State* L);
+int l_kube_cut(lua_State* L);
+int l_kube_reconnect(lua_State* L);
+int l_kube_pause(lua_State* L);
+int l_kube_resume(lua_State* L);
+int l_apiservers(lua_State* L);
+int l_random_apiserver(lua_State* L);
+int l_random_controller(lua_State* L);
+int l_controllers(lua_State* L);
 int shape_table(lua_State* L, const char* shape);
 int l_us(lua_State* L);
 int l_ms(lua_State* L);

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "node/raft/config.h"
+#include "kube/kube_bugs.h"
 #include "node/server/node_bugs.h"
 
 namespace dst {
@@ -38,6 +39,8 @@ Result<BugSet> parse_bug_list(const std::string& names) {
       bugs.raft |= static_cast<uint32_t>(*r);
     } else if (Result<node::NodeBug> n = node::parse_node_bug(name); n.is_ok()) {
       bugs.node |= static_cast<uint32_t>(*n);
+    } else if (Result<kube::KubeBug> k = kube::parse_kube_bug(name); k.is_ok()) {
+      bugs.kube |= static_cast<uint32_t>(*k);
     } else {
       return Status(StatusCode::kInvalidArgument, "unknown bug '" + std::string(name) + "'; expected one of: " +
                                                       bug_names_help().substr(bug_names_help().find(':') + 2));
@@ -51,6 +54,7 @@ std::string bug_names_help() {
   std::string names;
   for (raft::Bug b : raft::all_bugs()) names += (names.empty() ? "" : ", ") + std::string(raft::bug_name(b));
   for (node::NodeBug b : node::all_node_bugs()) names += ", " + std::string(node::node_bug_name(b));
+  for (kube::KubeBug b : kube::all_kube_bugs()) names += ", " + std::string(kube::kube_bug_name(b));
   for (const Alias& a : kAliases) names += ", " + std::string(a.alias);
   return "switch on safety bugs, comma-separated: " + names;
 }

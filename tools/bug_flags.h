@@ -1,5 +1,6 @@
 // `--bug NAMES` of dst run: comma-separated safety bugs to switch on, so a run shows the checks
-// catching them: Raft's (node/raft/config.h) and the node's above Raft (node/server/node_bugs.h),
+// catching them: Raft's (node/raft/config.h), the node's above Raft (node/server/node_bugs.h) and
+// the Kubernetes layer's (kube/kube_bugs.h),
 // under their own names or the bug zoo's aliases (issue #7: vote-not-persisted, ack-before-fsync).
 #pragma once
 
@@ -13,7 +14,8 @@ namespace dst {
 struct BugSet {
   uint32_t raft = 0;  // raft::Bug bits
   uint32_t node = 0;  // node::NodeBug bits
-  bool empty() const { return raft == 0 && node == 0; }
+  uint32_t kube = 0;  // kube::KubeBug bits (kube/kube_bugs.h)
+  bool empty() const { return raft == 0 && node == 0 && kube == 0; }
 };
 
 // "commit-old-term,stale-read" -> the bits; the error names the bad entry and lists the valid

@@ -47,8 +47,8 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
       std::fprintf(stderr, "dst run raft: --bug: %s\n", bits.status().message().c_str());
       return kExitUsage;
     }
-    if (bits->node != 0) {
-      std::fprintf(stderr, "dst run raft: --bug: %s is a bug of the KV node; the raft world has only Raft's\n",
+    if (bits->node != 0 || bits->kube != 0) {
+      std::fprintf(stderr, "dst run raft: --bug: %s is a bug of the KV node or the kube layer; the raft world has only Raft's\n",
                    bugs->c_str());
       return kExitUsage;
     }

@@ -42,6 +42,11 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     return kExitUsage;
   }
   const scenarios::ScenarioConfig& config = (*first)->config();
+  if (bugs.kube != 0 && !config.kube) {
+    std::fprintf(stderr, "dst run: --bug: a kube bug needs a scenario with kube{} (apiservers and controllers); %s has none\n",
+                 path.c_str());
+    return kExitUsage;
+  }
   KvRunSpec spec;
   spec.command = "dst run " + path;
   spec.scenario = path;
@@ -63,6 +68,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load(path, s);
     DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
     *current = std::move(loaded).value();
+    (*current)->set_kube_bugs(bugs.kube);
     options = (*current)->run_options();
     std::function<void(node::ClusterOptions&)> scenario_cluster = options.configure_cluster;
     options.configure_cluster = [scenario_cluster, bugs](node::ClusterOptions& co) {
@@ -75,6 +81,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     return *current ? (*current)->runtime_error() : std::nullopt;
   };
   spec.fault_lines = [current] { return *current ? (*current)->fault_log() : std::vector<std::string>{}; };
+  spec.kube_lines = [current] { return *current ? (*current)->kube_summary() : std::vector<std::string>{}; };
   return run_kv_command(spec);
 }
 

@@ -1,0 +1,104 @@
+// The scenario functions of the Kubernetes layer (issue #8; docs/scenarios.md): kube{} at load
+// time puts apiservers and controllers on top of the cluster; the kube_* fault functions act on
+// them while the scenario runs.
+#include <lua.hpp>
+
+#include "kube/kube_world.h"
+#include "scenarios/scenario_api.h"
+#include "scenarios/scenario_args.h"
+
+namespace dst::scenarios::api {
+
+int l_kube(lua_State* L) {
+  require_loading(L, "kube{}");
+  Fields f(L, 1, "kube{}", {"apiservers", "controllers", "prefix", "cache", "writes", "keys", "resync"});
+  kube::KubeWorldOptions k;
+  if (auto n = f.integer("apiservers", 1, kube::kKubeProcessesMax)) k.apiservers = static_cast<size_t>(*n);
+  if (auto n = f.integer("controllers", 0, kube::kKubeProcessesMax)) k.controllers = static_cast<size_t>(*n);
+  if (auto p = f.string("prefix")) {
+    if (p->size() < 2 || p->back() != '/') luaL_error(L, "kube{}: field 'prefix': expected a key prefix ending in '/'");
+    k.prefix = *p;
+  }
+  if (auto n = f.integer("cache", 1, 1'000'000)) k.cache_capacity = static_cast<size_t>(*n);
+  if (auto r = f.number("writes", 0, 1000)) k.writes_per_second = *r;
+  if (auto n = f.integer("keys", 1, 100'000)) k.keys = static_cast<size_t>(*n);
+  if (auto d = f.duration("resync")) k.resync_every = *d;
+  self(L).mutable_config().kube = k;
+  return 0;
+}
+
+namespace {
+
+kube::KubeWorld& kube_world(lua_State* L, const char* fn) {
+  require_running(L, fn);
+  kube::KubeWorld* k = self(L).kube();
+  if (k == nullptr) luaL_error(L, "%s: the scenario has no kube{} world", fn);
+  return *k;
+}
+
+size_t number_arg(lua_State* L, const char* fn) {
+  if (!lua_isinteger(L, 1)) luaL_error(L, "%s: expected a number (1-based), got %s", fn, luaL_typename(L, 1));
+  const lua_Integer n = lua_tointeger(L, 1);
+  if (n < 1) luaL_error(L, "%s: expected a number from 1, got %d", fn, static_cast<int>(n));
+  return static_cast<size_t>(n);
+}
+
+}  // namespace
+
+int l_kube_crash(lua_State* L) {
+  check(L, kube_world(L, "kube_crash()").crash_apiserver(number_arg(L, "kube_crash()")));
+  return 0;
+}
+
+int l_kube_restart(lua_State* L) {
+  check(L, kube_world(L, "kube_restart()").restart_apiserver(number_arg(L, "kube_restart()")));
+  return 0;
+}
+
+int l_kube_cut(lua_State* L) {
+  check(L, kube_world(L, "kube_cut()").cut_apiserver(number_arg(L, "kube_cut()")));
+  return 0;
+}
+
+int l_kube_reconnect(lua_State* L) {
+  check(L, kube_world(L, "kube_reconnect()").reconnect_apiserver(number_arg(L, "kube_reconnect()")));
+  return 0;
+}
+
+int l_kube_pause(lua_State* L) {
+  check(L, kube_world(L, "kube_pause()").pause_controller(number_arg(L, "kube_pause()")));
+  return 0;
+}
+
+int l_kube_resume(lua_State* L) {
+  check(L, kube_world(L, "kube_resume()").resume_controller(number_arg(L, "kube_resume()")));
+  return 0;
+}
+
+// random_apiserver() / random_controller(): a number drawn from the scenario's random stream.
+int l_random_apiserver(lua_State* L) {
+  kube::KubeWorld& k = kube_world(L, "random_apiserver()");
+  lua_pushinteger(L, static_cast<lua_Integer>(1 + self(L).rng().uniform_u64(k.apiservers())));
+  return 1;
+}
+
+int l_random_controller(lua_State* L) {
+  kube::KubeWorld& k = kube_world(L, "random_controller()");
+  if (k.controllers() == 0) luaL_error(L, "random_controller(): the kube{} world has no controllers");
+  lua_pushinteger(L, static_cast<lua_Integer>(1 + self(L).rng().uniform_u64(k.controllers())));
+  return 1;
+}
+
+int l_apiservers(lua_State* L) {
+  const auto& k = self(L).mutable_config().kube;
+  lua_pushinteger(L, static_cast<lua_Integer>(k ? k->apiservers : 0));
+  return 1;
+}
+
+int l_controllers(lua_State* L) {
+  const auto& k = self(L).mutable_config().kube;
+  lua_pushinteger(L, static_cast<lua_Integer>(k ? k->controllers : 0));
+  return 1;
+}
+
+}  // namespace dst::scenarios::api
