@@ -132,6 +132,7 @@ std::string render_summary_md(const RunReportContent& c) {
     if (d.faults_total > kMdFaultRowsMax)
       s += "\n... and " + std::to_string(d.faults_total - kMdFaultRowsMax) + " more (index.html)\n";
   }
+  s += c.kube_md;
   s += "\nPlots: ";
   for (size_t i = 0; i < c.plots.size(); ++i) s += (i ? ", " : "") + std::string("`plots/") + c.plots[i] + ".png`";
   s += "; full report: `index.html`.\n";

@@ -199,6 +199,7 @@ std::string render_index_html(const RunReportContent& c) {
   out += summary_table(c);
   out += checks_section(c);
   out += plots_section(c);
+  out += c.kube_html;
   out += kinds_table(c.data);
   out += unavailability_table(c.data);
   out += leader_section(c.data);

@@ -23,6 +23,10 @@ struct RunReportContent {
   std::string violation_page;      // "violation.html" when the report has one, else empty
   std::string violation_title;     // the violation's one-line title, when there is a page
   std::string violation_note;      // why there is no page for a failed run, when there is none
+  // Sections of runs with Kubernetes-style informers (kube_delay.h), empty otherwise: HTML after
+  // the plots, Markdown before the list of plots.
+  std::string kube_html;
+  std::string kube_md;
 };
 
 // "dst run etcd, seed 3": names the run in titles.

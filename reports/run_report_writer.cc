@@ -6,6 +6,7 @@
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
 #include "history/run_db.h"
+#include "reports/kube_delay.h"
 #include "reports/plot_render.h"
 #include "reports/plot_scripts.h"
 #include "reports/run_ci_text.h"
@@ -103,8 +104,16 @@ Result<RunReportPaths> write_run_report(const std::string& run_db, const std::st
   // pngcairo (the usual build) and the error is returned once everything else is written.
   Result<Gnuplot> gnuplot = find_gnuplot(options.gnuplot);
   const gp::PngTerminal png = gnuplot.is_ok() ? gnuplot->png : gp::PngTerminal::kPngCairo;
-  const PlotSet plots = make_plot_files(c.data, run_caption(c), png);
+  PlotSet plots = make_plot_files(c.data, run_caption(c), png);
   c.plots = plots.plots;
+  // A run with Kubernetes-style informers (issue #8): the propagation-delay plot, rendered with
+  // the others but kept out of c.plots: its section (with the whole-run table) is its own.
+  if (!loaded->history.informers.empty()) {
+    const KubeDelays kube = compute_kube_delays(loaded->history);
+    add_kube_delay_plot(kube, c.data, run_caption(c), png, plots);
+    c.kube_html = kube_delay_html(kube);
+    c.kube_md = kube_delay_md(kube);
+  }
   Status write_error;
   for (const PlotFile& f : plots.files) {
     if (Status st = write_report_file(plots_dir + "/" + f.name, f.content); !st.is_ok()) return st;
