@@ -48,7 +48,7 @@ class Apiserver : public std::enable_shared_from_this<Apiserver> {
         recorder_(recorder),
         until_(until),
         stats_(stats != nullptr ? stats : &own_stats_),
-        cacher_(sim, cacher_options(options), recorder) {}
+        cacher_(sim, cacher_options(options), recorder, &stats_->cache) {}
 
   void run();
 
@@ -381,6 +381,25 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
 }
 
 }  // namespace
+
+ApiserverStats& ApiserverStats::operator+=(const ApiserverStats& o) {
+  cache.lists += o.cache.lists;
+  cache.watches += o.cache.watches;
+  cache.events += o.cache.events;
+  cache.progress += o.cache.progress;
+  cache.refused += o.cache.refused;
+  cache.compacted += o.cache.compacted;
+  lists_from_etcd += o.lists_from_etcd;
+  lists_from_cache += o.lists_from_cache;
+  watches += o.watches;
+  events_sent += o.events_sent;
+  bookmarks += o.bookmarks;
+  gone += o.gone;
+  terminated += o.terminated;
+  writes += o.writes;
+  conflicts += o.conflicts;
+  return *this;
+}
 
 void run_apiserver(sim::Simulator& sim, const ApiserverOptions& options, history::Recorder& recorder,
                    sim::TimeNs until, ApiserverStats* stats) {

@@ -50,10 +50,13 @@ struct ApiserverOptions {
 };
 
 struct ApiserverStats {
+  CacherStats cache;  // its watch cache's etcd side
   uint64_t lists_from_etcd = 0, lists_from_cache = 0, watches = 0, events_sent = 0, bookmarks = 0;
   uint64_t gone = 0;      // watches ended with 410
   uint64_t terminated = 0;  // watches ended because the cache's etcd watch ended
   uint64_t writes = 0, conflicts = 0;
+  // Adds another incarnation's counts (the world sums an apiserver's restarts).
+  ApiserverStats& operator+=(const ApiserverStats& o);
 };
 
 // Runs the apiserver in the calling fiber (the main fiber of its process) until the process dies

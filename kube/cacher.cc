@@ -10,13 +10,14 @@
 
 namespace dst::kube {
 
-Cacher::Cacher(sim::Simulator& sim, CacherOptions options, history::Recorder& recorder)
+Cacher::Cacher(sim::Simulator& sim, CacherOptions options, history::Recorder& recorder, CacherStats* stats)
     : sim_(sim),
       options_(std::move(options)),
       recorder_(recorder),
       changed_(sim),
       range_end_(etcdctl::prefix_range_end(options_.prefix)),
-      cache_(options_.capacity) {
+      cache_(options_.capacity),
+      stats_(stats != nullptr ? stats : &own_stats_) {
   DST_ASSERT(!options_.members.empty());
   DST_ASSERT(!options_.prefix.empty());
   DST_ASSERT(options_.next_client_id != nullptr);
@@ -58,7 +59,7 @@ bool Cacher::list(size_t m) {
   const etcdserverpb::RangeResponse& range = op.response.range();
   std::vector<mvccpb::KeyValue> objects(range.kvs().begin(), range.kvs().end());
   if (!cache_.replace(objects, range.header().revision()).is_ok()) return false;  // a member behind the cache
-  ++stats_.lists;
+  ++stats_->lists;
   recorded_watch_ = kNoWatch;  // the next watch starts from this list: a new logical watch
   changed_.notify_all();
   return true;
@@ -85,7 +86,7 @@ bool Cacher::watch(size_t m, sim::TimeNs until) {
     recorder_.segment_broken(recorded_watch_);
     return false;
   }
-  ++stats_.watches;
+  ++stats_->watches;
   const bool need_list = follow(**conn, call, until);
   if (sim_.now() < until) recorder_.segment_broken(recorded_watch_);
   if (need_list) recorded_watch_ = kNoWatch;
@@ -107,20 +108,20 @@ bool Cacher::follow(client::Connection& conn, uint64_t call, sim::TimeNs until) 
     recorder_.watch_response(recorded_watch_, history::WatchResponse{sim_.now(), *r});
     if (r->created() && !r->canceled()) set_ready(true);
     if (r->canceled()) {
-      ++stats_.compacted;
+      ++stats_->compacted;
       return true;  // compacted past the cache: only a LIST can catch up
     }
     for (const mvccpb::Event& e : r->events()) {
       if (!cache_.apply(e, sim_.now()).is_ok()) {
-        ++stats_.refused;
+        ++stats_->refused;
         changed_.notify_all();
         return true;
       }
-      ++stats_.events;
+      ++stats_->events;
     }
     if (r->events_size() == 0 && !r->created() && r->header().revision() > 0) {
       cache_.progress(r->header().revision());
-      ++stats_.progress;
+      ++stats_->progress;
     }
     changed_.notify_all();
   }

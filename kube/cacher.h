@@ -47,13 +47,14 @@ class Cacher {
  public:
   // Every LIST and every watch response goes to `recorder`, as any etcd client's would, so the
   // etcd checkers judge what the cache was fed and the kube checks know etcd's events.
-  Cacher(sim::Simulator& sim, CacherOptions options, history::Recorder& recorder);
+  // `stats` (may be null: the Cacher keeps its own) must outlive it.
+  Cacher(sim::Simulator& sim, CacherOptions options, history::Recorder& recorder, CacherStats* stats = nullptr);
 
   // Runs the reflector in the calling fiber until virtual time `until`.
   void run(sim::TimeNs until);
 
   const WatchCache& cache() const { return cache_; }
-  const CacherStats& stats() const { return stats_; }
+  const CacherStats& stats() const { return *stats_; }
   // Ready: an etcd watch is feeding the cache. Not ready from the moment a watch ends until the
   // next one is created (after a LIST if needed): Kubernetes' cacher then ends its watchers, so
   // that clients move to an apiserver whose cache keeps up, rather than wait on a quiet one.
@@ -82,7 +83,8 @@ class Cacher {
   bool ready_ = false;
   std::string range_end_;
   WatchCache cache_;
-  CacherStats stats_;
+  CacherStats own_stats_;
+  CacherStats* stats_;
 };
 
 }  // namespace dst::kube

@@ -22,6 +22,7 @@ void KubeWorld::launch_apiserver(size_t i) {
   ApiserverHost& a = apiservers_[i];
   DST_ASSERT(a.process == sim::kNoProcess || !sim_.alive(a.process));
   a.process = sim_.start_process(a.host, "apiserver" + std::to_string(i + 1));
+  a.previous += a.stats;
   a.stats = ApiserverStats{};
   ApiserverOptions o;
   o.prefix = options_.prefix;
@@ -167,16 +168,21 @@ std::vector<std::string> KubeWorld::summary() const {
   std::vector<std::string> out;
   char line[512];
   for (size_t i = 0; i < apiservers_.size(); ++i) {
-    const ApiserverStats& s = apiservers_[i].stats;
+    ApiserverStats s = apiservers_[i].previous;
+    s += apiservers_[i].stats;
     std::snprintf(line, sizeof line,
-                  "apiserver%zu: %llu restarts; last run: %llu lists from etcd, %llu from the cache, %llu watches "
-                  "(%llu ended 410, %llu ended by its cache's etcd watch), %llu events and %llu bookmarks sent, "
-                  "%llu writes (%llu conflicts)",
+                  "apiserver%zu: %llu restarts; cache: %llu lists and %llu watches of etcd (%llu canceled by "
+                  "compaction), %llu events; served %llu lists from etcd, %llu from the cache, %llu watches (%llu "
+                  "ended 410, %llu ended with the cache's etcd watch), %llu events, %llu bookmarks, %llu writes (%llu "
+                  "conflicts)",
                   i + 1, static_cast<unsigned long long>(apiservers_[i].restarts),
+                  static_cast<unsigned long long>(s.cache.lists), static_cast<unsigned long long>(s.cache.watches),
+                  static_cast<unsigned long long>(s.cache.compacted), static_cast<unsigned long long>(s.cache.events),
                   static_cast<unsigned long long>(s.lists_from_etcd), static_cast<unsigned long long>(s.lists_from_cache),
                   static_cast<unsigned long long>(s.watches), static_cast<unsigned long long>(s.gone),
-                  static_cast<unsigned long long>(s.terminated), static_cast<unsigned long long>(s.events_sent), static_cast<unsigned long long>(s.bookmarks),
-                  static_cast<unsigned long long>(s.writes), static_cast<unsigned long long>(s.conflicts));
+                  static_cast<unsigned long long>(s.terminated), static_cast<unsigned long long>(s.events_sent),
+                  static_cast<unsigned long long>(s.bookmarks), static_cast<unsigned long long>(s.writes),
+                  static_cast<unsigned long long>(s.conflicts));
     out.push_back(line);
   }
   for (size_t i = 0; i < controllers_.size(); ++i) {

@@ -71,7 +71,8 @@ class KubeWorld {
     sim::HostId host = 0;
     sim::ProcessId process = sim::kNoProcess;
     uint64_t crash_fault = kNoFault, cut_fault = kNoFault;
-    ApiserverStats stats;  // of its current incarnation
+    ApiserverStats stats;     // of its current incarnation
+    ApiserverStats previous;  // of the incarnations before it, summed
     uint64_t restarts = 0;
   };
   struct ControllerHost {
