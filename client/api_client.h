@@ -8,60 +8,61 @@
 // the connection broke). Issue-level retry policy lives above this (the KV client and workloads).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
-#include <optional>
 
 #include "base/status.h"
+#include "client/mux_connection.h"
 #include "proto/etcd_api.pb.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
-#include "sim/sync.h"
 
 namespace dst::client {
+
+// etcd's frames on a connection: ApiRequest out, ApiResponse back; a watch call's items are the
+// WatchResponses its ApiResponses carry.
+struct EtcdFrames {
+  using Request = etcdserverpb::ApiRequest;
+  using Response = etcdserverpb::ApiResponse;
+  using Item = etcdserverpb::WatchResponse;
+  static Item* stream_item(Response& r) { return r.has_watch() ? r.mutable_watch() : nullptr; }
+  // Watch responses buffered per watch call before the reader stops reading the connection
+  // (gRPC flow control's role): the member's own queue then fills and its watchers fall behind.
+  static constexpr size_t kItemsBuffered = 1024;
+  static constexpr const char* kPeer = "member";
+  static constexpr const char* kReaderFiber = "client-conn";
+};
 
 class Connection {
  public:
   // Connects from the calling fiber's process and starts the connection's reader fiber there.
+  // Destroying it closes the stream; calls in progress fail with kUnavailable.
   static Result<std::unique_ptr<Connection>> open(sim::Simulator& sim, sim::Address member);
-  ~Connection();  // closes the stream; calls in progress fail with kUnavailable
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
   // One unary call. The response may carry an etcd error (ApiResponse.error).
-  Result<etcdserverpb::ApiResponse> call(etcdserverpb::ApiRequest req, sim::DurationNs timeout);
+  Result<etcdserverpb::ApiResponse> call(etcdserverpb::ApiRequest req, sim::DurationNs timeout) {
+    return mux_->call(std::move(req), timeout);
+  }
 
   // Watch calls: open one, send create/cancel/progress requests on it, receive its responses in
   // order. recv fails with kUnavailable once the connection broke (resume elsewhere from the
   // last revision seen + 1) and kTimeout when nothing came in time.
-  uint64_t open_watch();
+  uint64_t open_watch() { return mux_->open_stream(); }
   Status send_watch(uint64_t call, const etcdserverpb::WatchRequest& req);
-  Result<etcdserverpb::WatchResponse> recv_watch(uint64_t call, sim::DurationNs timeout);
-  void close_watch(uint64_t call);
+  Result<etcdserverpb::WatchResponse> recv_watch(uint64_t call, sim::DurationNs timeout) {
+    return mux_->next_item(call, timeout);
+  }
+  void close_watch(uint64_t call) { mux_->close_stream(call); }
 
-  bool broken() const { return state_->broken; }
-  sim::Address member() const { return member_; }
+  bool broken() const { return mux_->broken(); }
+  sim::Address member() const { return mux_->peer(); }
 
  private:
-  // Shared with the reader fiber, which may outlive this object by a moment.
-  struct State {
-    explicit State(sim::Simulator& sim) : wake(sim) {}
-    std::map<uint64_t, std::shared_ptr<sim::Promise<etcdserverpb::ApiResponse>>> unary;
-    std::map<uint64_t, std::deque<etcdserverpb::WatchResponse>> watches;
-    sim::WaitQueue wake;  // a watch response arrived, or the connection broke
-    bool broken = false;
-  };
-  Connection(sim::Simulator& sim, sim::StreamId stream, sim::Address member)
-      : sim_(sim), stream_(stream), member_(member), state_(std::make_shared<State>(sim)) {}
-  static void read_loop(sim::Simulator& sim, sim::StreamId stream, std::shared_ptr<State> state);
-
-  sim::Simulator& sim_;
-  sim::StreamId stream_;
-  sim::Address member_;
-  std::shared_ptr<State> state_;
-  uint64_t next_call_ = 1;
+  explicit Connection(std::unique_ptr<MuxConnection<EtcdFrames>> mux) : mux_(std::move(mux)) {}
+  std::unique_ptr<MuxConnection<EtcdFrames>> mux_;
 };
 
 }  // namespace dst::client
