@@ -29,6 +29,10 @@ enum class Outcome : uint8_t {
 };
 const char* outcome_name(Outcome o);
 
+// The store revision a response's header carries (range, put, delete, txn, compaction, lease
+// grant/revoke); 0 for any other response.
+int64_t response_revision(const etcdserverpb::ApiResponse& r);
+
 struct Operation {
   uint64_t id = 0;        // dense, in invocation order
   uint32_t client = 0;    // the client (process) that issued it; one operation at a time per client

@@ -7,28 +7,10 @@
 
 namespace dst::checker::kube {
 
-namespace {
-
-// The revision a response's header carries (0: none readable).
-int64_t header_revision(const etcdserverpb::ApiResponse& r) {
-  switch (r.response_case()) {
-    case etcdserverpb::ApiResponse::kRange: return r.range().header().revision();
-    case etcdserverpb::ApiResponse::kPut: return r.put().header().revision();
-    case etcdserverpb::ApiResponse::kDeleteRange: return r.delete_range().header().revision();
-    case etcdserverpb::ApiResponse::kTxn: return r.txn().header().revision();
-    case etcdserverpb::ApiResponse::kCompaction: return r.compaction().header().revision();
-    case etcdserverpb::ApiResponse::kLeaseGrant: return r.lease_grant().header().revision();
-    case etcdserverpb::ApiResponse::kLeaseRevoke: return r.lease_revoke().header().revision();
-    default: return 0;
-  }
-}
-
-}  // namespace
-
 RevisionClock::RevisionClock(const history::History& history) {
   for (const auto& op : history.operations) {
     if (op.outcome != history::Outcome::kOk || op.return_ns == history::kNeverReturned) continue;
-    const int64_t r = header_revision(op.response);
+    const int64_t r = history::response_revision(op.response);
     if (r > 0) points_.push_back(Point{op.return_ns, r, false, op.id, op.client, 0});
   }
   for (const auto& w : history.watches) {

@@ -13,19 +13,6 @@ namespace {
 using etcdserverpb::ApiRequest;
 using history::Outcome;
 
-int64_t header_revision(const etcdserverpb::ApiResponse& r) {
-  switch (r.response_case()) {
-    case etcdserverpb::ApiResponse::kRange: return r.range().header().revision();
-    case etcdserverpb::ApiResponse::kPut: return r.put().header().revision();
-    case etcdserverpb::ApiResponse::kDeleteRange: return r.delete_range().header().revision();
-    case etcdserverpb::ApiResponse::kTxn: return r.txn().header().revision();
-    case etcdserverpb::ApiResponse::kCompaction: return r.compaction().header().revision();
-    case etcdserverpb::ApiResponse::kLeaseGrant: return r.lease_grant().header().revision();
-    case etcdserverpb::ApiResponse::kLeaseRevoke: return r.lease_revoke().header().revision();
-    default: return 0;
-  }
-}
-
 // Whether an acknowledged txn changed anything (and so made a new revision): its executed branch
 // holds a put, or a delete that deleted something, here or in a nested txn's executed branch.
 bool txn_changed(const etcdserverpb::TxnRequest& req, const etcdserverpb::TxnResponse& resp) {
@@ -96,7 +83,7 @@ void Checker::index_operations() {
     }
     if (op.outcome == Outcome::kUnknown && can_write(op.request)) unknown_writes_.push_back(i);
     if (op.outcome != Outcome::kOk) continue;
-    const int64_t rev = header_revision(op.response);
+    const int64_t rev = history::response_revision(op.response);
     position_[i] = rev;
     if (rev > max_rev_) {
       max_rev_ = rev;
