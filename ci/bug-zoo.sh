@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$DST" ] || { echo "ci/bug-zoo.sh: no dst binary at $DST (run ci/build.sh first)" >&2; exit 2; }
 
-# bug | the etcd issue it re-creates | the standard scenario that catches it
+# bug | the etcd (or Kubernetes) issue it re-creates | the standard scenario that catches it
 ZOO=(
   "stale-read|etcd #20418|paused_leader.lua"
   "ack-before-fsync|etcd #14370|lost_unsynced_writes.lua"
@@ -50,6 +50,9 @@ ZOO=(
   "lease-expiry-on-follower-clock|etcd: lease expiry on a clock that jumps|clock_skew_leases.lua"
   "vote-not-persisted|Raft: vote answered before the hard state is durable|fault_points.lua"
   "commit-old-term|Raft Figure 8|swarm.lua"
+  "list-not-caught-up|Kubernetes: a LIST served from a watch cache behind the asked resourceVersion|kube_apiserver_faults.lua"
+  "informer-resume-skip|client-go: a watch resumed one revision late (inclusive vs exclusive resourceVersion)|kube_apiserver_faults.lua"
+  "drop-on-ring-wrap|Kubernetes: a slow watcher moved past evicted events instead of 410 Gone|kube_apiserver_faults.lua"
 )
 
 work=$(mktemp -d)
