@@ -72,6 +72,27 @@ TEST(Scenario, ErrorsSayWhereAndWhatWasExpected) {
   EXPECT_EQ(error("run_for(s(10))\nswarm{faults={'partition', 'meteor'}}").substr(0, 45),
             "t.lua:2: swarm{}: unknown fault kind 'meteor'");
   EXPECT_EQ(Scenario::load("no/such/file.lua", 1).status().message(), "no/such/file.lua: cannot read the scenario file");
+  EXPECT_EQ(error("run_for(s(10))\nkube{apiserverz=2}"),
+            "t.lua:2: kube{}: unknown field 'apiserverz'; expected one of: apiservers, controllers, prefix, cache, "
+            "writes, keys, resync");
+  EXPECT_EQ(error("run_for(s(10))\nkube{prefix='/registry/pods'}"),
+            "t.lua:2: kube{}: field 'prefix': expected a key prefix ending in '/'");
+  EXPECT_EQ(error("run_for(s(10))\nkube_crash(1)"),
+            "t.lua:2: kube_crash(): faults act on the running world; call it inside at(), every() or after()");
+}
+
+TEST(Scenario, KubeConfigurationAndItsFaults) {
+  auto s = load("run_for(s(10))\nkube{apiservers=3, controllers=1, cache=50, writes=2, keys=4, resync=s(3)}\n"
+                "at(s(1), function() kube_crash(2) end)\nat(s(2), function() kube_restart(2) end)");
+  ASSERT_TRUE(s.is_ok()) << s.status().to_string();
+  const auto& k = (*s)->config().kube;
+  ASSERT_TRUE(k.has_value());
+  EXPECT_EQ(k->apiservers, 3u);
+  EXPECT_EQ(k->controllers, 1u);
+  EXPECT_EQ(k->cache_capacity, 50u);
+  EXPECT_EQ(k->keys, 4u);
+  EXPECT_EQ(k->resync_every, sim::seconds(3));
+  EXPECT_FALSE(load("run_for(s(10))").value()->config().kube.has_value());
 }
 
 TEST(Scenario, SwarmDrawsFromTheSeedAndLogsIt) {
