@@ -2,6 +2,7 @@
 #include "reports/run_checks.h"
 
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace dst::reports {
@@ -36,6 +37,8 @@ namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 bool is_watch_line(const std::string& line) { return starts_with(line, "watch"); }
+// The kube checks' report (checker/kube) follows the watch report in the summary.
+bool is_kube_line(const std::string& line) { return starts_with(line, "kube: "); }
 
 CheckOutcome linearizability(const std::vector<std::string>& lines) {
   CheckOutcome c;
@@ -77,13 +80,37 @@ CheckOutcome watch_guarantees(const std::vector<std::string>& lines) {
     c.message = "no watch result in the run's checker summary";
     return c;
   }
-  for (size_t j = i; j < lines.size(); ++j) c.detail += lines[j] + "\n";
+  for (size_t j = i; j < lines.size() && !is_kube_line(lines[j]); ++j) c.detail += lines[j] + "\n";
   if (lines[i] == "watch guarantees ok" || starts_with(lines[i], "watch: ok")) {
     c.state = CheckOutcome::State::kPassed;
     c.message = "ok: ordered, unique, atomic, resumable, reliable, ...";
   } else {
     c.state = CheckOutcome::State::kFailed;
     c.message = i + 1 < lines.size() ? "VIOLATED: " + lines[i + 1] : "VIOLATED";
+  }
+  return c;
+}
+
+// Only runs with informers have kube checks: none when the summary has no kube report.
+std::optional<CheckOutcome> kube_checks(const std::vector<std::string>& lines) {
+  size_t i = 0;
+  while (i < lines.size() && !is_kube_line(lines[i])) ++i;
+  if (i == lines.size()) return std::nullopt;
+  CheckOutcome c;
+  c.name = "kube checks";
+  for (size_t j = i; j < lines.size(); ++j) c.detail += lines[j] + "\n";
+  if (starts_with(lines[i], "kube: ok")) {
+    c.state = CheckOutcome::State::kPassed;
+    c.message = "ok: LISTs, WATCH streams, informer stores and workqueues agree with etcd";
+    return c;
+  }
+  c.state = CheckOutcome::State::kFailed;
+  c.message = "VIOLATED";
+  // The first violation: the first indented line after the counts.
+  for (size_t j = i + 1; j < lines.size(); ++j) {
+    if (!starts_with(lines[j], "  ") || starts_with(lines[j], "  checked:") || starts_with(lines[j], "  skipped:")) continue;
+    c.message = "VIOLATED: " + lines[j].substr(2);
+    break;
   }
   return c;
 }
@@ -126,6 +153,7 @@ std::vector<CheckOutcome> run_checks(const history::RunRecord& run) {
   std::vector<CheckOutcome> out;
   out.push_back(linearizability(lines));
   out.push_back(watch_guarantees(lines));
+  if (std::optional<CheckOutcome> kube = kube_checks(lines)) out.push_back(std::move(*kube));
   out.push_back(verdict(run, out));
   return out;
 }

@@ -15,7 +15,7 @@ namespace dst::reports {
 
 struct CheckOutcome {
   enum class State { kPassed, kFailed, kGaveUp, kNotRecorded };
-  std::string name;     // "linearizability", "watch guarantees", "run verdict"
+  std::string name;     // "linearizability", "watch guarantees", "kube checks" (runs with informers), "run verdict"
   State state = State::kNotRecorded;
   std::string message;  // one line: what was decided
   std::string detail;   // the checker's own text (several lines), may be empty
