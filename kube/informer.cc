@@ -74,6 +74,7 @@ void Informer::run(sim::TimeNs until) {
       next = list(*conn, next == Next::kListMostRecent ? 0 : store_.resource_version());
       just_listed = next == Next::kWatch;
     }
+    if (next == Next::kStop) return;
     if (next != Next::kWatch && sim_.now() < until) {
       // Something failed: the next apiserver, after a pause (client-go's backoff's role).
       conn.reset();
@@ -152,7 +153,7 @@ Informer::Next Informer::watch(KubeConnection& conn, int64_t from_rv, sim::TimeN
     auto e = conn.next_event(*call, std::min(until, next_resync_) - sim_.now());
     if (!e.is_ok()) {
       if (e.status().code() == StatusCode::kTimeout) continue;
-      if (e.status().code() == StatusCode::kCancelled) return Next::kWatch;  // the process is going away
+      if (e.status().code() == StatusCode::kCancelled) return Next::kStop;
       return end("broken: " + e.status().message(), Next::kListNotOlder);
     }
     if (e->type() == kubeapi::WatchEvent::ERROR) {

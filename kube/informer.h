@@ -56,7 +56,8 @@ class Informer {
   uint64_t id() const { return id_; }
 
  private:
-  enum class Next : uint8_t { kListMostRecent, kListNotOlder, kWatch };
+  // kStop: the process is going away (every blocking call now returns kCancelled).
+  enum class Next : uint8_t { kListMostRecent, kListNotOlder, kWatch, kStop };
   // One LIST; returns what to do next.
   Next list(KubeConnection& conn, int64_t requested_rv);
   // One WATCH until it ends or `until`; returns what to do next.
