@@ -62,6 +62,7 @@ ControllerStats Controller::stats() const {
   s.informer = informer_.stats();
   return s;
 }
+
 Result<kubeapi::KubeResponse> Controller::call(const kubeapi::KubeRequest& req) {
   if (!conn_ || conn_->broken()) {
     auto opened = KubeConnection::open(sim_, options_.apiservers[apiserver_]);
