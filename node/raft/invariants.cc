@@ -175,9 +175,8 @@ void Invariants::read_requested(const std::string& context) {
 
 void Invariants::observe_sent(uint64_t id, const std::vector<raftpb::Message>& messages) {
   for (const raftpb::Message& m : messages) {
-    const bool granted = m.type() == raftpb::MSG_VOTE_RESP && !m.reject();
-    if (!granted && m.type() != raftpb::MSG_VOTE) continue;
-    const uint64_t candidate = granted ? m.to() : id;
+    if (!announces_vote(m)) continue;
+    const uint64_t candidate = m.type() == raftpb::MSG_VOTE_RESP ? m.to() : id;
     auto [it, inserted] = announced_votes_.try_emplace(id, m.term(), candidate);
     if (!inserted && m.term() >= it->second.first) it->second = {m.term(), candidate};
   }

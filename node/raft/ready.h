@@ -20,6 +20,12 @@ struct SoftState {
   bool operator==(const SoftState&) const = default;
 };
 
+// Whether `m` tells others of a vote its sender cast (its own MsgVote as a candidate, or a
+// granted MsgVoteResp): once it is out, that vote must survive a crash (Vote Safety).
+inline bool announces_vote(const raftpb::Message& m) {
+  return m.type() == raftpb::MSG_VOTE || (m.type() == raftpb::MSG_VOTE_RESP && !m.reject());
+}
+
 // A linearizable read may be served once the state machine has applied `index` (§8, ReadIndex).
 struct ReadState {
   uint64_t index = 0;

@@ -329,9 +329,7 @@ void Server::handle_ready() {
     if (s.is_ok()) ++counters_.messages_sent;
   }
   if (hooks_.invariants) hooks_.invariants->observe_sent(options_.id, rd.messages);
-  const bool announced_vote = std::any_of(rd.messages.begin(), rd.messages.end(), [](const raftpb::Message& m) {
-    return m.type() == raftpb::MSG_VOTE || (m.type() == raftpb::MSG_VOTE_RESP && !m.reject());
-  });
+  const bool announced_vote = std::any_of(rd.messages.begin(), rd.messages.end(), raft::announces_vote);
   if (announced_vote) fault_point(FaultPoint::kAfterVote);
 
   // 3. Apply.
