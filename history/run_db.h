@@ -233,8 +233,11 @@ class RunDbWriter {
   // with commit_if_batch_full().
   void row_added();
   Status commit_if_batch_full();
-  // The informer's state, or kNotFound naming the call.
-  Result<InformerState*> informer_state(uint64_t informer_id, const char* what);
+  // The informer's state once the writer may write (check_writable(call)), or kNotFound naming
+  // what the call was about.
+  Result<InformerState*> writable_informer(uint64_t informer_id, const char* call, const char* what);
+  // "<path>: informer 3 list 7": names one of an informer's rows in errors.
+  std::string informer_item(uint64_t informer_id, const char* kind, int64_t n) const;
   Status commit();
   Status fail(Status status);  // makes the writer failed with `status` and returns it
 

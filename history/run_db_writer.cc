@@ -866,8 +866,13 @@ void bind_object(Stmt& st, int first, const KubeObject& object) {
 
 }  // namespace
 
-Result<RunDbWriter::InformerState*> RunDbWriter::informer_state(uint64_t informer_id,
-                                                                const char* what) {
+std::string RunDbWriter::informer_item(uint64_t informer_id, const char* kind, int64_t n) const {
+  return path_ + ": " + informer_name(informer_id) + " " + kind + " " + std::to_string(n);
+}
+
+Result<RunDbWriter::InformerState*> RunDbWriter::writable_informer(uint64_t informer_id, const char* call,
+                                                                   const char* what) {
+  if (Status s = check_writable(call); !s.is_ok()) return s;
   auto it = informers_.find(informer_id);
   if (it == informers_.end()) {
     return Status(StatusCode::kNotFound, path_ + ": " + informer_name(informer_id) + ": " + what +
@@ -907,13 +912,10 @@ Status RunDbWriter::informer_started(uint64_t informer_id, uint32_t client,
 }
 
 Status RunDbWriter::informer_list(uint64_t informer_id, const KubeList& list) {
-  if (Status s = check_writable("informer_list()"); !s.is_ok()) return s;
-  Result<InformerState*> state = informer_state(informer_id, "a list");
+  Result<InformerState*> state = writable_informer(informer_id, "informer_list()", "a list");
   if (!state.is_ok()) return state.status();
   InformerState& informer = **state;
-  const auto what = [&] {
-    return path_ + ": " + informer_name(informer_id) + " list " + std::to_string(informer.lists);
-  };
+  const auto what = [&] { return informer_item(informer_id, "list", informer.lists); };
   if (Status s = check_room(informer.lists, "lists", what); !s.is_ok()) return s;
   if (Status s = check_step(list.step, what); !s.is_ok()) return s;
   if (list.return_ns < list.invoke_ns) {
@@ -961,14 +963,10 @@ Status RunDbWriter::informer_list(uint64_t informer_id, const KubeList& list) {
 }
 
 Status RunDbWriter::informer_watch_started(uint64_t informer_id, const KubeWatch& watch) {
-  if (Status s = check_writable("informer_watch_started()"); !s.is_ok()) return s;
-  Result<InformerState*> state = informer_state(informer_id, "a watch started");
+  Result<InformerState*> state = writable_informer(informer_id, "informer_watch_started()", "a watch started");
   if (!state.is_ok()) return state.status();
   InformerState& informer = **state;
-  const auto what = [&] {
-    return path_ + ": " + informer_name(informer_id) + " watch " +
-           std::to_string(informer.watches);
-  };
+  const auto what = [&] { return informer_item(informer_id, "watch", informer.watches); };
   if (Status s = check_room(informer.watches, "watches", what); !s.is_ok()) return s;
   if (Status s = check_step(watch.step, what); !s.is_ok()) return s;
   if (watch.end.empty() && watch.ended_ns != 0) {
@@ -997,14 +995,10 @@ Status RunDbWriter::informer_watch_started(uint64_t informer_id, const KubeWatch
 }
 
 Status RunDbWriter::informer_watch_event(uint64_t informer_id, const KubeWatchEvent& event) {
-  if (Status s = check_writable("informer_watch_event()"); !s.is_ok()) return s;
-  Result<InformerState*> state = informer_state(informer_id, "a watch event");
+  Result<InformerState*> state = writable_informer(informer_id, "informer_watch_event()", "a watch event");
   if (!state.is_ok()) return state.status();
   InformerState& informer = **state;
-  const auto what = [&] {
-    return path_ + ": " + informer_name(informer_id) + " watch " +
-           std::to_string(informer.watches - 1);
-  };
+  const auto what = [&] { return informer_item(informer_id, "watch", informer.watches - 1); };
   if (informer.watches == 0) {
     return Status(StatusCode::kInvalidArgument,
                   path_ + ": " + informer_name(informer_id) + ": a watch event before any watch");
@@ -1038,14 +1032,10 @@ Status RunDbWriter::informer_watch_event(uint64_t informer_id, const KubeWatchEv
 
 Status RunDbWriter::informer_watch_ended(uint64_t informer_id, std::string_view end,
                                          int64_t at_ns) {
-  if (Status s = check_writable("informer_watch_ended()"); !s.is_ok()) return s;
-  Result<InformerState*> state = informer_state(informer_id, "a watch ended");
+  Result<InformerState*> state = writable_informer(informer_id, "informer_watch_ended()", "a watch ended");
   if (!state.is_ok()) return state.status();
   InformerState& informer = **state;
-  const auto what = [&] {
-    return path_ + ": " + informer_name(informer_id) + " watch " +
-           std::to_string(informer.watches - 1);
-  };
+  const auto what = [&] { return informer_item(informer_id, "watch", informer.watches - 1); };
   if (informer.watches == 0) {
     return Status(StatusCode::kInvalidArgument,
                   path_ + ": " + informer_name(informer_id) + ": a watch ended before any watch");
@@ -1073,14 +1063,10 @@ Status RunDbWriter::informer_watch_ended(uint64_t informer_id, std::string_view 
 }
 
 Status RunDbWriter::informer_processed(uint64_t informer_id, const KubeProcessed& processed) {
-  if (Status s = check_writable("informer_processed()"); !s.is_ok()) return s;
-  Result<InformerState*> state = informer_state(informer_id, "a processed key");
+  Result<InformerState*> state = writable_informer(informer_id, "informer_processed()", "a processed key");
   if (!state.is_ok()) return state.status();
   InformerState& informer = **state;
-  const auto what = [&] {
-    return path_ + ": " + informer_name(informer_id) + " processed key " +
-           std::to_string(informer.processed);
-  };
+  const auto what = [&] { return informer_item(informer_id, "processed key", informer.processed); };
   if (Status s = check_room(informer.processed, "processed keys", what); !s.is_ok()) return s;
   if (Status s = check_length(processed.key, kRunDbKeyBytesMax, what); !s.is_ok()) return s;
 
@@ -1101,8 +1087,7 @@ Status RunDbWriter::informer_processed(uint64_t informer_id, const KubeProcessed
 Status RunDbWriter::informer_finished(uint64_t informer_id, int64_t at_ns,
                                       int64_t resource_version,
                                       const std::vector<KubeObject>& objects) {
-  if (Status s = check_writable("informer_finished()"); !s.is_ok()) return s;
-  Result<InformerState*> state = informer_state(informer_id, "finished");
+  Result<InformerState*> state = writable_informer(informer_id, "informer_finished()", "finished");
   if (!state.is_ok()) return state.status();
   InformerState& informer = **state;
   const auto what = [&] { return path_ + ": " + informer_name(informer_id) + " final store"; };
