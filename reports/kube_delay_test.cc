@@ -220,19 +220,8 @@ TEST(KubeDelay, GapsBreakTheLinesAndFaultsAreShadedLikeEveryPlot) {
 
 // --- the run report -------------------------------------------------------------------------
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::current_path() / ("kube_delay_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using testing::slurp;
+fs::path fresh_dir(const std::string& name) { return testing::fresh_dir("kube_delay_test", name); }
 
 // sample_run() (run_report_testing.h) with an informer over its puts of x: revisions 2, 3 and 5
 // were acknowledged at 1010, 1220 and 2140 ms; the informer got them 10, 10 and 160 ms later

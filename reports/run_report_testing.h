@@ -1,7 +1,11 @@
-// Hand-built runs for the run report's tests (plot_data_test.cc, run_report_writer_test.cc): small
+// Hand-built runs for the run report's tests (plot_data_test.cc, run_report_writer_test.cc,
+// kube_delay_test.cc), and the files they write: small
 // enough that every plotted number can be worked out by hand (the comments do).
 #pragma once
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -107,6 +111,23 @@ inline Status write_sample(const std::string& path, const SampleRun& r) {
     if (Status st = (*w)->metric(m.at_ns, m.member, m.name, m.value); !st.is_ok()) return st;
   if (Status st = (*w)->finish_run(r.result); !st.is_ok()) return st;
   return (*w)->close();
+}
+
+// A file's whole content (empty if it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// An empty directory `<owner>_<name>` under the test's working directory; `owner` names the test
+// binary, since several share the working directory and run in parallel.
+inline std::filesystem::path fresh_dir(const std::string& owner, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::current_path() / (owner + "_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 }  // namespace dst::reports::testing

@@ -22,20 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A fresh directory per test under the test's working directory.
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::current_path() / ("run_report_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using testing::slurp;
+fs::path fresh_dir(const std::string& name) { return testing::fresh_dir("run_report_test", name); }
 
 // A small XML well-formedness check: every tag closed in order, attributes quoted, no raw '<' or
 // stray '&' in text. Enough to catch what string concatenation gets wrong.
