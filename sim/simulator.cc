@@ -43,105 +43,7 @@ struct Simulator::EventSlot {
   UniqueFunction fn;
 };
 
-// ---------------------------------------------------------------------------------------------
-// The hot path of blocking and switching: every wait, wake-up and hand-off runs through here.
-// Forced inline so that a wait (wait_on, block, yield) is one call down to the switch, with no
-// further calls, spills and reloads in between.
-
-[[gnu::always_inline]] inline Simulator::Fiber& Simulator::running_fiber(const char* what) const {
-  DST_ASSERT_MSG(current_ != nullptr, outside_fiber_message(what));
-  return *current_;
-}
-
-// Whether the first ready entry is the next event: ready entries are due now, so one runs first
-// unless a slot event due now has a smaller seq. The inline test is the hot path (every notify and
-// yield) and needs no look at the slots.
-[[gnu::always_inline]] inline bool Simulator::ready_is_next() {
-  if (ready_.empty()) return false;
-  if (now_fifo_.empty() && (heap_.empty() || heap_.front().time > now_)) return true;
-  return ready_is_next_slow();
-}
-
-// One more event at the current instant; a livelock guard.
-[[gnu::always_inline]] inline void Simulator::count_event_now() {
-  DST_ASSERT_MSG(++events_at_instant_ <= limits::kEventsAtOneInstantMax, livelock_message());
-}
-
-// Ends the fiber's wait: from here it counts as running, whoever switches to it.
-[[gnu::always_inline]] inline void Simulator::prepare_resume(Fiber* f, WaitResult result) {
-  f->blocked = false;
-  f->wake_pending = false;
-  f->wake_result = result;
-  f->wait_epoch = next_epoch_++;
-  if (f->timeout_slot != kNil) {
-    free_slot(f->timeout_slot);
-    f->timeout_slot = kNil;
-  }
-}
-
-// Executes the first ready entry (the caller checked it is the next event) up to the switch: the
-// fiber it wakes, ready to be switched to, or nullptr if the entry was stale, of a dead process, or
-// frozen for a paused one.
-[[gnu::always_inline]] inline Simulator::Fiber* Simulator::pop_ready() {
-  count_event_now();  // ready entries are due now
-  const ReadyEntry r = ready_.front();  // (the compiler loads only the fields used below)
-  ready_.pop_front();
-  Fiber* f = r.fiber;
-  --events_pending_;
-  // Stale (that wait already ended, or the record now serves another fiber) or the process died.
-  if (f->wait_epoch != r.epoch || !f->blocked || !f->owner->alive) return nullptr;
-  if (f->owner->paused) [[unlikely]] {
-    freeze_ready(r);
-    return nullptr;
-  }
-  DST_ASSERT_MSG(++events_executed_ <= limits::kEventsExecutedMax, "event budget exhausted");
-  trace_.record(now_, r.kind, f->owner->id, f->id);
-  prepare_resume(f, r.result);
-  return f;
-}
-
-[[gnu::always_inline]] inline void Simulator::keep_caller(boost::context::fiber&& caller) {
-  (switched_from_ == nullptr ? scheduler_ctx_ : switched_from_->context) = std::move(caller);
-}
-
-// Every switch goes through here, fiber to fiber or to and from the scheduler (nullptr). The side
-// that switches notes itself in switched_from_; the side that resumes stores the continuation it
-// receives there, so each suspended side's continuation is always in its own slot: the fiber's
-// context, or scheduler_ctx_ for the scheduler. While any fiber runs, scheduler_ctx_ is the
-// scheduler's.
-[[gnu::always_inline]] inline void Simulator::switch_to(Fiber* to) {
-  DST_ASSERT(to != current_);
-  switched_from_ = current_;
-  current_ = to;
-  current_process_ = to == nullptr ? kNoProcess : to->owner->id;
-  boost::context::fiber target = std::move(to == nullptr ? scheduler_ctx_ : to->context);
-  keep_caller(std::move(target).resume());
-}
-
-// A fiber that just blocked gives up the CPU: straight to the fiber the next event wakes when that
-// is allowed (in a run loop, not stopped), or itself if the event wakes it, else to the scheduler.
-[[gnu::always_inline]] inline void Simulator::suspend_current() {
-  Fiber* self = current_;
-  Fiber* next = nullptr;
-  while (handoff_allowed_ && next == nullptr && ready_is_next()) {
-    next = pop_ready();
-  }
-  if (next == self) return;
-  switch_to(next);
-}
-
-// Blocks the running fiber `f` (which may block: not cancelled, its process alive).
-[[gnu::always_inline]] inline WaitResult Simulator::block_current(Fiber& f, TimeNs deadline) {
-  DST_ASSERT(!f.blocked);
-  f.blocked = true;
-  if (deadline != kTimeNever) {
-    DST_ASSERT_GE(deadline, now_);
-    f.timeout_slot = schedule_timeout(&f, deadline);
-  }
-  suspend_current();
-  return f.wake_result;
-}
-
+// The one-off waits: out of line, on the inline hot path of sim/simulator_inline.h.
 WaitResult Simulator::block(TimeNs deadline) {
   Fiber& f = running_fiber("a blocking call");
   if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
@@ -156,29 +58,6 @@ WaitResult Simulator::yield() {
   f.blocked = true;
   suspend_current();
   return f.wake_result;
-}
-
-[[gnu::always_inline]] inline void Simulator::unlink_waiter(Fiber* f) {
-  WaitList& list = *f->wait_list;
-  (f->wait_prev != nullptr ? f->wait_prev->wait_next : list.head_) = f->wait_next;
-  (f->wait_next != nullptr ? f->wait_next->wait_prev : list.tail_) = f->wait_prev;
-  f->wait_list = nullptr;
-  f->wait_prev = f->wait_next = nullptr;
-}
-
-WaitResult Simulator::wait_on(WaitList& list, TimeNs deadline) {
-  Fiber& f = running_fiber("a blocking call");
-  if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
-  DST_ASSERT(f.wait_list == nullptr);
-  f.wait_list = &list;
-  f.wait_prev = list.tail_;
-  f.wait_next = nullptr;
-  (list.tail_ != nullptr ? list.tail_->wait_next : list.head_) = &f;
-  list.tail_ = &f;
-  const WaitResult r = block_current(f, deadline);
-  // Still linked: the wait ended some other way (timeout, cancellation), so leave the list.
-  if (f.wait_list != nullptr) unlink_waiter(&f);
-  return r;
 }
 
 Host::Host(HostId id, std::string name, HostConfig config, Rng disk_rng)

@@ -37,11 +37,14 @@ class WaitQueue {
     if (!waiters_.empty()) notify_all(WaitResult::kClosed);
   }
 
-  // Blocks the current fiber until notified or the timeout passes.
-  WaitResult wait(DurationNs timeout = kForever) { return wait_until(sim_->deadline_after(timeout)); }
+  // Blocks the current fiber until notified or the timeout passes. Forced inline, like wait_on,
+  // so the switch sits in the caller (see sim/simulator_inline.h for why that matters).
+  [[gnu::always_inline]] WaitResult wait(DurationNs timeout = kForever) {
+    return wait_until(sim_->deadline_after(timeout));
+  }
   // Same, with a true-time deadline (from Simulator::deadline_after), for loops that wait more
   // than once under one timeout.
-  WaitResult wait_until(TimeNs deadline) { return sim_->wait_on(waiters_, deadline); }
+  [[gnu::always_inline]] WaitResult wait_until(TimeNs deadline) { return sim_->wait_on(waiters_, deadline); }
   // Wakes the longest-waiting live waiter; false if there was none.
   bool notify_one(WaitResult result = WaitResult::kOk) { return sim_->notify_one(waiters_, result); }
   void notify_all(WaitResult result = WaitResult::kOk) { sim_->notify_all(waiters_, result); }
