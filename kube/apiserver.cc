@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "base/assert.h"
+#include "client/etcdctl/etcdctl_parse.h"
 #include "client/kv_client.h"
 #include "kube/kube_bugs.h"
 
@@ -190,9 +191,7 @@ KubeResponse Apiserver::list(const kubeapi::ListRequest& req) {
     // a resourceVersion.
     etcdserverpb::ApiRequest range;
     range.mutable_range()->set_key(options_.prefix);
-    std::string end = options_.prefix;
-    end.back() = static_cast<char>(end.back() + 1);
-    range.mutable_range()->set_range_end(end);
+    range.mutable_range()->set_range_end(etcdctl::prefix_range_end(options_.prefix));
     const history::Operation op = etcd(std::move(range));
     if (op.outcome != history::Outcome::kOk || !op.response.has_range())
       return status_response(504, std::string(kMsgTimeout) + " (etcd: " + op.response.error().message() + ")");
