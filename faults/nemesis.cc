@@ -40,7 +40,7 @@ void Nemesis::open(const std::string& slot, const std::string& kind, const std::
   f.target = target;
   f.start_ns = sim_.now();
   open_[slot] = recorder_.fault_started(f);
-  log_.push_back("t=" + sim::format_seconds(sim_.now()) + " " + kind + (target.empty() ? "" : " " + target));
+  log_.add(sim_.now(), kind + (target.empty() ? "" : " " + target));
 }
 
 void Nemesis::close(const std::string& slot) {
@@ -56,7 +56,7 @@ void Nemesis::instant(const std::string& kind, const std::string& target) {
   f.target = target;
   f.start_ns = sim_.now();
   recorder_.fault_ended(recorder_.fault_started(f), sim_.now());
-  log_.push_back("t=" + sim::format_seconds(sim_.now()) + " " + kind + (target.empty() ? "" : " " + target));
+  log_.add(sim_.now(), kind + (target.empty() ? "" : " " + target));
 }
 
 Status Nemesis::apply_partition(const Groups& given, const std::string& kind) {
@@ -169,7 +169,7 @@ void Nemesis::heal_network() {
 
 Status Nemesis::heal() {
   heal_network();
-  log_.push_back("t=" + sim::format_seconds(sim_.now()) + " heal");
+  log_.add(sim_.now(), "heal");
   return Status::ok();
 }
 
@@ -180,7 +180,7 @@ Status Nemesis::drop(double p) {
   sim_.net().set_default_link(link);
   if (p == 0) {
     close("drop");
-    log_.push_back("t=" + sim::format_seconds(sim_.now()) + " drop 0");
+    log_.add(sim_.now(), "drop 0");
   } else {
     open("drop", "drop", std::to_string(static_cast<int>(p * 100 + 0.5)) + "%");
   }
@@ -230,7 +230,7 @@ Status Nemesis::restart(size_t n) {
   if (cluster_.removed(n - 1) || !cluster_.started(n - 1)) return Status::ok();
   cluster_.start(n - 1);
   close("down " + name(n));
-  log_.push_back("t=" + sim::format_seconds(sim_.now()) + " restart " + name(n));
+  log_.add(sim_.now(), "restart " + name(n));
   return Status::ok();
 }
 
@@ -247,7 +247,7 @@ Status Nemesis::resume(size_t n) {
   if (!up(n) || !cluster_.paused(n - 1)) return Status::ok();
   cluster_.resume(n - 1);
   close("pause " + name(n));
-  log_.push_back("t=" + sim::format_seconds(sim_.now()) + " resume " + name(n));
+  log_.add(sim_.now(), "resume " + name(n));
   return Status::ok();
 }
 

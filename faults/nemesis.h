@@ -25,6 +25,7 @@
 #include "base/status.h"
 #include "history/recorder.h"
 #include "node/server/sim_cluster.h"
+#include "sim/fault_log.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
 
@@ -87,7 +88,8 @@ class Nemesis {
   // Every open window ends now (the fault phase is over; the harness heals everything).
   void finish();
   // One line per action, in order ("t=1.200s partition n1|n2,n3").
-  const std::vector<std::string>& log() const { return log_; }
+  const std::vector<std::string>& log() const { return log_.lines(); }
+  const sim::FaultLog& timed_log() const { return log_; }
 
  private:
   void open(const std::string& slot, const std::string& kind, const std::string& target);
@@ -102,7 +104,7 @@ class Nemesis {
   history::Recorder& recorder_;
   // Open windows by slot ("net", "crash n2", "pause n1", "fsync n3", ...): the fault id.
   std::map<std::string, uint64_t> open_;
-  std::vector<std::string> log_;
+  sim::FaultLog log_;
 };
 
 }  // namespace dst::faults

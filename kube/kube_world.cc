@@ -84,7 +84,7 @@ uint64_t KubeWorld::fault(const std::string& kind, const std::string& target) {
   f.kind = kind;
   f.target = target;
   f.start_ns = sim_.now();
-  fault_log_.push_back("t=" + sim::format_seconds(sim_.now()) + " " + kind + " " + target);
+  fault_log_.add(sim_.now(), kind + " " + target);
   return recorder_.fault_started(f);
 }
 
@@ -108,7 +108,7 @@ Status KubeWorld::restart_apiserver(size_t n) {
   ApiserverHost& a = apiservers_[n - 1];
   if (a.crash_fault == kNoFault) return Status::ok();
   end_fault(a.crash_fault);
-  fault_log_.push_back("t=" + sim::format_seconds(sim_.now()) + " restart apiserver" + std::to_string(n));
+  fault_log_.add(sim_.now(), "restart apiserver" + std::to_string(n));
   ++a.restarts;
   launch_apiserver(n - 1);
   return Status::ok();

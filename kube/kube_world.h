@@ -13,6 +13,7 @@
 #include "history/recorder.h"
 #include "kube/apiserver.h"
 #include "kube/controller.h"
+#include "sim/fault_log.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
 
@@ -64,7 +65,7 @@ class KubeWorld {
   size_t controllers() const { return controllers_.size(); }
   // One line per apiserver and controller: what it did.
   std::vector<std::string> summary() const;
-  const std::vector<std::string>& fault_log() const { return fault_log_; }
+  const sim::FaultLog& fault_log() const { return fault_log_; }
 
  private:
   struct ApiserverHost {
@@ -99,7 +100,7 @@ class KubeWorld {
   std::vector<ControllerHost> controllers_;
   sim::TimeNs until_ = 0;
   uint32_t next_client_id_ = 0;
-  std::vector<std::string> fault_log_;
+  sim::FaultLog fault_log_;
 };
 
 }  // namespace dst::kube

@@ -3,13 +3,13 @@
 #include <lua.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "base/assert.h"
 #include "client/kv_client.h"
 #include "node/server/membership.h"
+#include "sim/fault_log.h"
 
 namespace dst::scenarios {
 
@@ -197,14 +197,8 @@ void Scenario::fire(size_t i, sim::TimeNs at) {
 }
 
 std::vector<std::string> Scenario::fault_log() const {
-  std::vector<std::string> log = nemesis_ ? nemesis_->log() : std::vector<std::string>{};
-  if (kube_) {
-    // Two logs of "t=<seconds>s what" lines: merged in time order.
-    log.insert(log.end(), kube_->fault_log().begin(), kube_->fault_log().end());
-    auto at = [](const std::string& line) { return line.rfind("t=", 0) == 0 ? std::strtod(line.c_str() + 2, nullptr) : 0.0; };
-    std::stable_sort(log.begin(), log.end(), [&](const std::string& a, const std::string& b) { return at(a) < at(b); });
-  }
-  return log;
+  return sim::FaultLog::merge(nemesis_ ? nemesis_->timed_log() : sim::FaultLog{},
+                              kube_ ? kube_->fault_log() : sim::FaultLog{});
 }
 
 void Scenario::set_kube_bugs(uint32_t bugs) {
