@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "client/api_client.h"
+#include "client/watch_progress.h"
 
 namespace dst::client {
 
@@ -31,16 +32,9 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
       if ((*conn)->send_watch(call, req).is_ok()) {
         // The first request right after the create, as a watch cache does when it (re)starts
         // and waits to be fresh: a resumed watch is often still catching up then.
-        sim::TimeNs next_progress = options.progress_every > 0 ? sim.now() : until;
+        WatchProgressPacer pacer(sim, options.progress_every, sim.now());
         while (sim.now() < until) {
-          if (options.progress_every > 0 && sim.now() >= next_progress) {
-            etcdserverpb::WatchRequest progress;
-            progress.mutable_progress_request();
-            if (!(*conn)->send_watch(call, progress).is_ok()) break;
-            next_progress = sim.now() + options.progress_every;
-          }
-          auto r = (*conn)->recv_watch(call, std::min(until, next_progress) - sim.now());
-          if (!r.is_ok() && r.status().code() == StatusCode::kTimeout && sim.now() < until) continue;  // time to ask
+          auto r = pacer.next(**conn, call, until);
           if (!r.is_ok()) break;  // timeout at `until`, or the stream broke
           recorder.watch_response(result.watch, history::WatchResponse{sim.now(), *r});
           result.events += static_cast<size_t>(r->events_size());

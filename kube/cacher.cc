@@ -1,12 +1,12 @@
 #include "kube/cacher.h"
 
-#include <algorithm>
 #include <memory>
 
 #include "base/assert.h"
 #include "client/api_client.h"
-#include "client/kv_client.h"
 #include "client/etcdctl/etcdctl_parse.h"
+#include "client/kv_client.h"
+#include "client/watch_progress.h"
 
 namespace dst::kube {
 
@@ -94,17 +94,10 @@ bool Cacher::watch(size_t m, sim::TimeNs until) {
 }
 
 bool Cacher::follow(client::Connection& conn, uint64_t call, sim::TimeNs until) {
-  sim::TimeNs next_progress = options_.progress_every > 0 ? sim_.now() + options_.progress_every : until;
+  client::WatchProgressPacer pacer(sim_, options_.progress_every, sim_.now() + options_.progress_every);
   while (sim_.now() < until) {
-    if (options_.progress_every > 0 && sim_.now() >= next_progress) {
-      etcdserverpb::WatchRequest progress;
-      progress.mutable_progress_request();
-      if (!conn.send_watch(call, progress).is_ok()) return false;
-      next_progress = sim_.now() + options_.progress_every;
-    }
-    auto r = conn.recv_watch(call, std::min(until, next_progress) - sim_.now());
-    if (!r.is_ok() && r.status().code() == StatusCode::kTimeout) continue;  // time to ask, or `until`
-    if (!r.is_ok()) return false;  // the stream broke: resume from the cache's revision elsewhere
+    auto r = pacer.next(conn, call, until);
+    if (!r.is_ok()) return false;  // `until`, or the stream broke: resume from the cache's revision elsewhere
     recorder_.watch_response(recorded_watch_, history::WatchResponse{sim_.now(), *r});
     if (r->created() && !r->canceled()) set_ready(true);
     if (r->canceled()) {
