@@ -7,39 +7,34 @@
 
 #include <string>
 
-#include "history/recorder.h"
+#include "kube/kube_api_test_util.h"
 #include "kube/kube_bugs.h"
 #include "kube/kube_client.h"
-#include "node/server/api_test_util.h"
 
 namespace dst::kube {
 namespace {
 
 using kubeapi::KubeRequest;
 using kubeapi::KubeResponse;
-using node::testing::ApiTest;
 using sim::milliseconds;
 using sim::seconds;
+using testing::kPrefix;
 
-constexpr char kPrefix[] = "/registry/pods/";
-
-class ApiserverTest : public ApiTest {
+class ApiserverTest : public testing::KubeApiTest {
  protected:
   // Starts an apiserver on a host of its own, serving until `for_how_long` from now.
   void start_apiserver(uint32_t bugs = 0, size_t capacity = 100, sim::DurationNs for_how_long = seconds(60)) {
     sim::Simulator& sim = world_->sim();
-    host_ = sim.add_host("apiserver");
     options_.prefix = kPrefix;
-    for (size_t i = 0; i < 3; ++i) options_.members.push_back(world_->member_address(i));
+    options_.members = members();
     options_.cache_capacity = capacity;
     options_.bugs = bugs;
-    options_.next_client_id = [this] { return next_client_++; };
+    options_.next_client_id = [this] { return next_client_id(); };
     const sim::TimeNs until = sim.now() + for_how_long;
-    sim.spawn(sim.start_process(host_, "apiserver"), "apiserver",
-              [this, &sim, until] { run_apiserver(sim, options_, recorder_, until, &stats_); });
+    start_on_apiserver_host("apiserver", [this, &sim, until] { run_apiserver(sim, options_, recorder_, until, &stats_); });
   }
   std::unique_ptr<KubeConnection> connect() {
-    auto c = KubeConnection::open(world_->sim(), sim::Address{host_, kApiserverPort});
+    auto c = KubeConnection::open(world_->sim(), sim::Address{apiserver_host_, kApiserverPort});
     EXPECT_TRUE(c.is_ok()) << c.status().to_string();
     return c.is_ok() ? std::move(c).value() : nullptr;
   }
@@ -75,11 +70,8 @@ class ApiserverTest : public ApiTest {
   // Lets the apiserver's cache catch up (it follows etcd's watch, a few milliseconds behind).
   void settle() { ASSERT_EQ(world_->sim().sleep(milliseconds(300)), sim::WaitResult::kOk); }
 
-  sim::HostId host_ = 0;
   ApiserverOptions options_;
   ApiserverStats stats_;
-  history::MemoryRecorder recorder_;
-  uint32_t next_client_ = 100;
 };
 
 TEST_F(ApiserverTest, WritesFollowKubernetesOptimisticConcurrency) {

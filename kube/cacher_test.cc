@@ -7,36 +7,29 @@
 #include <string>
 #include <vector>
 
-#include "history/recorder.h"
-#include "node/server/api_test_util.h"
+#include "kube/kube_api_test_util.h"
 
 namespace dst::kube {
 namespace {
 
 using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
-using node::testing::ApiTest;
 using sim::milliseconds;
 using sim::seconds;
+using testing::kPrefix;
 
-constexpr char kPrefix[] = "/registry/pods/";
-
-class CacherTest : public ApiTest {
+class CacherTest : public testing::KubeApiTest {
  protected:
   CacherOptions options() {
     CacherOptions o;
     o.prefix = kPrefix;
-    for (size_t i = 0; i < 3; ++i) o.members.push_back(world_->member_address(i));
+    o.members = members();
     o.capacity = 1000;
-    o.next_client_id = [this] { return next_client_++; };
+    o.next_client_id = [this] { return next_client_id(); };
     return o;
   }
   // Starts the cacher on a host of its own (the apiserver's), running until `until`.
-  void start_cacher(Cacher& c, sim::TimeNs until) {
-    sim::Simulator& sim = world_->sim();
-    apiserver_host_ = sim.add_host("apiserver");
-    sim.spawn(sim.start_process(apiserver_host_, "apiserver"), "cacher", [&c, until] { c.run(until); });
-  }
+  void start_cacher(Cacher& c, sim::TimeNs until) { start_on_apiserver_host("cacher", [&c, until] { c.run(until); }); }
   // Cuts (or restores) the apiserver's links to every member, both ways.
   void cut_apiserver(bool cut) {
     for (size_t i = 0; i < 3; ++i) {
@@ -44,10 +37,6 @@ class CacherTest : public ApiTest {
       world_->sim().net().set_reachable(world_->cluster().host(i), apiserver_host_, !cut);
     }
   }
-  sim::HostId apiserver_host_ = 0;
-  // The cache's etcd traffic, recorded as an apiserver's is.
-  history::MemoryRecorder recorder_;
-  uint32_t next_client_ = 100;
   // etcd's objects under the prefix at `rev`, as the cache lists them.
   std::vector<std::string> etcd_at(size_t member, int64_t rev) {
     ApiRequest r = get(kPrefix, false, rev);
