@@ -134,14 +134,14 @@ void StringPool::reserve(size_t strings, size_t bytes) {
   strings_.reserve(strings);
   size_t slots = 64;
   while (slots < 2 * strings) slots *= 2;
-  if (slots > slots_.size()) {
-    slots_.resize(slots / 2);  // grow() doubles it and rehashes
-    grow();
-  }
+  if (slots > slots_.size()) rehash(slots);
 }
 
-void StringPool::grow() {
-  slots_.assign(slots_.empty() ? 64 : slots_.size() * 2, 0);
+void StringPool::grow() { rehash(slots_.empty() ? 64 : slots_.size() * 2); }
+
+void StringPool::rehash(size_t slots) {
+  // One allocation: a check of a short history pays for every block it allocates.
+  slots_.assign(slots, 0);
   const size_t mask = slots_.size() - 1;
   for (uint32_t id = 0; id < strings_.size(); ++id) {
     size_t i = mix64(strings_[id].hash.h) & mask;
@@ -195,8 +195,10 @@ void FlatMap::grow() {
 KvModel::KvModel() : bytes_max_(limits::kCheckerModelBytesMax) {}
 
 void KvModel::reserve(size_t ops, size_t text_bytes) {
-  // Appends add about one value each (more when the search backtracks), twice the bytes at most.
-  values_.reserve(2 * ops + 1, text_bytes + 64);
+  // Strings: appends add about one value each (more when the search backtracks). Bytes: the
+  // texts, and as much again for the append results, each of which copies its prefix (a hint:
+  // long append chains outgrow it).
+  values_.reserve(2 * ops + 1, 2 * text_bytes + 64);
   keys_.reserve(std::min<size_t>(ops, 32), 0);  // a few keys usually: their bytes fit in place
   transitions_.reserve(ops);
   prefix_of_.reserve(ops / 2);  // a few pairs per get at most, asked once each

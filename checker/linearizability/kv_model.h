@@ -70,6 +70,7 @@ class StringPool {
   // Adds the string of hash `h` whose bytes are the arena's from `start` on, at empty slot `slot`.
   uint32_t add(size_t slot, Hash h, size_t start);
   void grow();
+  void rehash(size_t slots);  // a power of two, more than twice the strings
 
   std::string bytes_;
   std::vector<String> strings_;
