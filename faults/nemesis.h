@@ -88,8 +88,7 @@ class Nemesis {
   // Every open window ends now (the fault phase is over; the harness heals everything).
   void finish();
   // One line per action, in order ("t=1.200s partition n1|n2,n3").
-  const std::vector<std::string>& log() const { return log_.lines(); }
-  const sim::FaultLog& timed_log() const { return log_; }
+  const sim::FaultLog& log() const { return log_; }
 
  private:
   void open(const std::string& slot, const std::string& kind, const std::string& target);

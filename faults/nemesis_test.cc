@@ -140,7 +140,7 @@ TEST(Nemesis, DiskAndClockFaults) {
   }
   EXPECT_EQ(kinds, (std::vector<std::string>{"clock-skew", "clock-jump", "clock-drift", "slow-fsync", "disk-full",
                                              "fsync-error"}));
-  EXPECT_EQ(w.nemesis.log().size(), 6u);
+  EXPECT_EQ(w.nemesis.log().lines().size(), 6u);
 }
 
 }  // namespace

@@ -197,7 +197,7 @@ void Scenario::fire(size_t i, sim::TimeNs at) {
 }
 
 std::vector<std::string> Scenario::fault_log() const {
-  return sim::FaultLog::merge(nemesis_ ? nemesis_->timed_log() : sim::FaultLog{},
+  return sim::FaultLog::merge(nemesis_ ? nemesis_->log() : sim::FaultLog{},
                               kube_ ? kube_->fault_log() : sim::FaultLog{});
 }
 

@@ -53,8 +53,7 @@ WaitResult Simulator::block(TimeNs deadline) {
 WaitResult Simulator::yield() {
   Fiber& f = running_fiber("yield");
   if (f.cancel_requested || !f.owner->alive) return WaitResult::kCancelled;
-  f.wake_pending = true;
-  push_ready(&f, EventKind::kFiberWake, WaitResult::kOk);
+  wake_fiber(&f, WaitResult::kOk);  // queued behind what is due now; runs when its turn comes
   f.blocked = true;
   suspend_current();
   return f.wake_result;
