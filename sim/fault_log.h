@@ -3,7 +3,7 @@
 // nemesis, the kube world) merge in time order without reading the times back out of the text.
 #pragma once
 
-#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -14,13 +14,22 @@ namespace dst::sim {
 
 class FaultLog {
  public:
+  // Beyond this many lines a run is a runaway loop, not a fault schedule: later lines are counted
+  // but not kept.
+  static constexpr size_t kLinesMax = 100'000;
+
   // Times never go back within one log: lines are added as the actions happen.
   void add(TimeNs at, const std::string& what) {
     DST_ASSERT(times_.empty() || at >= times_.back());
+    if (lines_.size() >= kLinesMax) {
+      ++dropped_;
+      return;
+    }
     times_.push_back(at);
     lines_.push_back("t=" + format_seconds(at) + " " + what);
   }
   const std::vector<std::string>& lines() const { return lines_; }
+  size_t dropped() const { return dropped_; }
 
   // Both logs' lines in time order; at equal times, `a`'s lines first.
   static std::vector<std::string> merge(const FaultLog& a, const FaultLog& b) {
@@ -37,6 +46,7 @@ class FaultLog {
  private:
   std::vector<TimeNs> times_;
   std::vector<std::string> lines_;
+  size_t dropped_ = 0;
 };
 
 }  // namespace dst::sim

@@ -25,6 +25,13 @@ TEST(FaultLog, MergesByTimeNotByText) {
   EXPECT_TRUE(FaultLog::merge(FaultLog{}, FaultLog{}).empty());
 }
 
+TEST(FaultLog, KeepsABoundedNumberOfLines) {
+  FaultLog log;
+  for (size_t i = 0; i < FaultLog::kLinesMax + 3; ++i) log.add(static_cast<TimeNs>(i), "kill n1");
+  EXPECT_EQ(log.lines().size(), FaultLog::kLinesMax);
+  EXPECT_EQ(log.dropped(), 3u);
+}
+
 TEST(FaultLogDeathTest, TimeNeverGoesBack) {
   FaultLog log;
   log.add(2, "a");
