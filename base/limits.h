@@ -227,6 +227,10 @@ inline constexpr size_t kCheckerCacheBytesMax = 1024ull * 1024 * 1024;
 // Bytes of model states (e.g. the kv model's interned strings) one check may create; past it
 // the search stops with "unknown" instead of growing memory without bound.
 inline constexpr size_t kCheckerModelBytesMax = 1024ull * 1024 * 1024;
+// The block one check's tables and search arrays are carved from (checker/linearizability/
+// arena_resource.h), sized from the history: a check of a longer history takes the rest from the
+// heap, so this bounds only what a single block may hold unused.
+inline constexpr size_t kCheckerArenaBlockBytesMax = 16ull * 1024 * 1024;
 // Operations shown in a counterexample's prefix and in its list of operations that could not be
 // placed: enough to see the conflict, few enough to read.
 inline constexpr size_t kCounterexampleOpsShownMax = 12;

@@ -45,12 +45,12 @@ Operation<Op> timed(const ImportedOp& src, Op op) {
 // fresh model from make_model() for each re-check. The search options are the user's (greedy,
 // memo size; an unpartitioned check is minimised per partition, see Minimizer::locate_partition).
 template <typename MakeModel, typename Op>
-void minimize_into(CheckResult& r, MakeModel&& make_model, const std::vector<Operation<Op>>& ops,
+void minimize_into(CheckResult& r, MakeModel&& make_model, std::span<const Operation<Op>> ops,
                    const SearchOptions& options) {
   if (r.verdict != Verdict::kViolation) return;
   MinimizeOptions mo;
   mo.search = options;
-  r.minimal = minimize_counterexample(make_model, std::span<const Operation<Op>>(ops), r, mo);
+  r.minimal = minimize_counterexample(make_model, ops, r, mo);
 }
 
 Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions& options, bool minimize) {
@@ -74,17 +74,25 @@ Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions
   }
   RegisterModel model;
   CheckResult r = check_linearizable(model, std::span<const Operation<RegisterOp>>(ops), options);
-  if (minimize) minimize_into(r, [] { return RegisterModel{}; }, ops, options);
+  if (minimize) minimize_into(r, [] { return RegisterModel{}; }, std::span<const Operation<RegisterOp>>(ops), options);
   return r;
 }
 
 }  // namespace
 
+namespace {
+
+size_t text_bytes_of(const ImportedHistory& h) {
+  size_t n = 0;
+  for (const ImportedOp& op : h.ops) n += op.key.size() + op.argument.text.size() + op.result.text.size();
+  return n;
+}
+
+}  // namespace
+
 // Deterministic, which is how minimisation gets a model that no search has used (check_kv).
-Status kv_operations(const ImportedHistory& h, KvModel& model, std::vector<Operation<KvOp>>& ops) {
-  size_t text_bytes = 0;
-  for (const ImportedOp& op : h.ops) text_bytes += op.key.size() + op.argument.text.size() + op.result.text.size();
-  model.reserve(h.ops.size(), text_bytes);
+Status kv_operations(const ImportedHistory& h, KvModel& model, std::pmr::vector<Operation<KvOp>>& ops) {
+  model.reserve(h.ops.size(), text_bytes_of(h));
   ops.clear();
   ops.reserve(h.ops.size());
   for (const ImportedOp& op : h.ops) {
@@ -104,20 +112,25 @@ Status kv_operations(const ImportedHistory& h, KvModel& model, std::vector<Opera
 namespace {
 
 Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& options, bool minimize) {
-  KvModel model;
-  std::vector<Operation<KvOp>> ops;
+  // One block for the model's tables, the operations and the search. The partitions are the
+  // keys, not known yet: room for a few dozen (more spill to the heap).
+  const size_t n = h.ops.size();
+  ArenaResource arena(KvModel::reserved_bytes(n, text_bytes_of(h)) + n * sizeof(Operation<KvOp>) +
+                      search_bytes_for<KvModel>(n, std::min<size_t>(n, 64)));
+  KvModel model(&arena);
+  std::pmr::vector<Operation<KvOp>> ops(&arena);
   if (Status st = kv_operations(h, model, ops); !st.is_ok()) return st;
-  CheckResult r = check_linearizable(model, std::span<const Operation<KvOp>>(ops), options);
+  CheckResult r = check_linearizable(model, std::span<const Operation<KvOp>>(ops), options, &arena);
   if (!minimize || r.verdict != Verdict::kViolation) return r;
   // `model` has served its search; a second conversion gives an unused one with the same ids, and
   // each re-check copies it (copying is cheaper than converting again).
   KvModel pristine;
-  std::vector<Operation<KvOp>> again;
+  std::pmr::vector<Operation<KvOp>> again;
   const Status st = kv_operations(h, pristine, again);
   DST_ASSERT_MSG(st.is_ok(), st.to_string());
   DST_ASSERT_EQ(again.size(), ops.size());
   for (size_t i = 0; i < ops.size(); ++i) DST_ASSERT_EQ(again[i].op.index, ops[i].op.index);
-  minimize_into(r, [&pristine] { return pristine; }, ops, options);
+  minimize_into(r, [&pristine] { return pristine; }, std::span<const Operation<KvOp>>(ops), options);
   return r;
 }
 

@@ -2,6 +2,7 @@
 // or the kv model, and the text report `dst check` prints.
 #pragma once
 
+#include <memory_resource>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ Result<CheckResult> check_imported(const history::ImportedHistory& h, ImportedMo
 // The kv model's operations of a Porcupine history, interned in `model` (left sealed, unsearched),
 // as check_imported converts them: the same history gives the same operations in every fresh
 // model. For tests and tools that re-check parts of the history.
-Status kv_operations(const history::ImportedHistory& h, KvModel& model, std::vector<Operation<KvOp>>& ops);
+Status kv_operations(const history::ImportedHistory& h, KvModel& model, std::pmr::vector<Operation<KvOp>>& ops);
 
 // The verdict, steps per partition (the busiest few), the minimal counterexample and the
 // prefix counterexample, with line numbers.

@@ -51,6 +51,25 @@ bool starts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
+// Open-addressing tables are at most half full: the power of two, at least `least`, above 2n.
+size_t slots_for(size_t n, size_t least) {
+  size_t slots = least;
+  while (slots < 2 * n) slots *= 2;
+  return slots;
+}
+
+// KvModel::reserve's sizes, which KvModel::reserved_bytes adds up.
+struct Reservation {
+  size_t value_strings, value_bytes, key_strings, transitions, prefix_pairs;
+};
+Reservation reservation(size_t ops, size_t text_bytes) {
+  // Values: appends add about one value each (more when the search backtracks). Bytes: the
+  // texts, and as much again for the append results, each of which copies its prefix (a hint:
+  // long append chains outgrow it). Keys: a few usually, their bytes fit in place. Prefix
+  // pairs: a few per get at most, asked once each.
+  return Reservation{2 * ops + 1, 2 * text_bytes + 64, std::min<size_t>(ops, 32), ops, ops / 2};
+}
+
 }  // namespace
 
 namespace kv_detail {
@@ -132,9 +151,12 @@ uint32_t StringPool::add(size_t slot, Hash h, size_t start) {
 void StringPool::reserve(size_t strings, size_t bytes) {
   bytes_.reserve(bytes);
   strings_.reserve(strings);
-  size_t slots = 64;
-  while (slots < 2 * strings) slots *= 2;
+  const size_t slots = slots_for(strings, 64);
   if (slots > slots_.size()) rehash(slots);
+}
+
+size_t StringPool::reserved_bytes(size_t strings, size_t bytes) {
+  return bytes + 1 + strings * sizeof(String) + slots_for(strings, 64) * sizeof(uint32_t);
 }
 
 void StringPool::grow() { rehash(slots_.empty() ? 64 : slots_.size() * 2); }
@@ -170,19 +192,16 @@ void FlatMap::insert(uint64_t key, uint32_t value) {
 }
 
 void FlatMap::reserve(size_t n) {
-  size_t slots = 32;
-  while (slots < 2 * n) slots *= 2;
-  if (slots <= slots_.size()) return;
-  std::vector<Slot> old(slots, Slot{~uint64_t{0}, 0});
-  old.swap(slots_);
-  size_ = 0;
-  for (const Slot& s : old) {
-    if (s.key != ~uint64_t{0}) insert(s.key, s.value);
-  }
+  const size_t slots = slots_for(n, 32);
+  if (slots > slots_.size()) rehash(slots);
 }
 
-void FlatMap::grow() {
-  std::vector<Slot> old(slots_.empty() ? 32 : slots_.size() * 2, Slot{~uint64_t{0}, 0});
+size_t FlatMap::reserved_bytes(size_t n) { return slots_for(n, 32) * sizeof(Slot); }
+
+void FlatMap::grow() { rehash(slots_.empty() ? 32 : slots_.size() * 2); }
+
+void FlatMap::rehash(size_t slots) {
+  std::pmr::vector<Slot> old(slots, Slot{~uint64_t{0}, 0}, slots_.get_allocator());
   old.swap(slots_);
   size_ = 0;
   for (const Slot& s : old) {
@@ -192,16 +211,31 @@ void FlatMap::grow() {
 
 }  // namespace kv_detail
 
-KvModel::KvModel() : bytes_max_(limits::kCheckerModelBytesMax) {}
+KvModel::KvModel(std::pmr::memory_resource* memory)
+    : keys_(memory),
+      short_keys_(memory),
+      values_(memory),
+      transitions_(memory),
+      tuples_(memory),
+      prefix_of_(memory),
+      tuple_ids_(memory),
+      scratch_(memory),
+      bytes_max_(limits::kCheckerModelBytesMax) {}
 
 void KvModel::reserve(size_t ops, size_t text_bytes) {
-  // Strings: appends add about one value each (more when the search backtracks). Bytes: the
-  // texts, and as much again for the append results, each of which copies its prefix (a hint:
-  // long append chains outgrow it).
-  values_.reserve(2 * ops + 1, 2 * text_bytes + 64);
-  keys_.reserve(std::min<size_t>(ops, 32), 0);  // a few keys usually: their bytes fit in place
-  transitions_.reserve(ops);
-  prefix_of_.reserve(ops / 2);  // a few pairs per get at most, asked once each
+  const Reservation r = reservation(ops, text_bytes);
+  values_.reserve(r.value_strings, r.value_bytes);
+  keys_.reserve(r.key_strings, 0);
+  transitions_.reserve(r.transitions);
+  prefix_of_.reserve(r.prefix_pairs);
+}
+
+size_t KvModel::reserved_bytes(size_t ops, size_t text_bytes) {
+  const Reservation r = reservation(ops, text_bytes);
+  // Plus the short-key table's first fill and the keys' bytes, which reserve() leaves to grow.
+  return kv_detail::StringPool::reserved_bytes(r.value_strings, r.value_bytes) +
+         kv_detail::StringPool::reserved_bytes(r.key_strings, 0) + kv_detail::FlatMap::reserved_bytes(r.transitions) +
+         kv_detail::FlatMap::reserved_bytes(r.prefix_pairs) + kv_detail::FlatMap::reserved_bytes(16) + 256;
 }
 
 uint32_t KvModel::intern_key(std::string_view key) {
@@ -276,7 +310,7 @@ std::optional<KvModel::State> KvModel::step_whole(State s, const Op& op) {
   return next;
 }
 
-KvModel::State KvModel::intern_tuple(const std::vector<uint32_t>& t) {
+KvModel::State KvModel::intern_tuple(std::span<const uint32_t> t) {
   // Tuples with equal hashes are chained by rehashing the key.
   for (uint64_t h = hash_tuple(t.data(), t.size()) >> 1;; h = mix64(h) >> 1) {
     const uint32_t s = tuple_ids_.find(h);

@@ -7,11 +7,14 @@
 // Searched per key (set_partitioned(true)), a state is just that key's value id; searched whole,
 // it is the id of an interned tuple of value ids, one per key.
 //
-// The tables are flat (open addressing over arrays, strings in one byte arena): a check of a
-// short history allocates a handful of blocks, not one per key, value or state.
+// The tables are flat (open addressing over arrays, strings in one byte arena), from the memory
+// resource the model is given (the check's arena, arena_resource.h): a check of a short history
+// allocates one block for everything, not one per table, key, value or state. A copy of a model
+// takes its memory from the default resource, so it may outlive the original's arena.
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
 #include <optional>
 #include <span>
 #include <string>
@@ -35,6 +38,7 @@ namespace kv_detail {
 // Interned strings: ids in order of first appearance, bytes in one arena.
 class StringPool {
  public:
+  explicit StringPool(std::pmr::memory_resource* memory) : bytes_(memory), strings_(memory), slots_(memory) {}
   uint32_t intern(std::string_view s);
   // Stores `s` under a new id that intern() never returns: for strings that are only ever an
   // argument of intern_concat(), never compared whole (an append's argument), which saves the
@@ -48,6 +52,7 @@ class StringPool {
   uint32_t size() const { return static_cast<uint32_t>(strings_.size()); }
   // Room for `strings` strings of `bytes` bytes in all without growing.
   void reserve(size_t strings, size_t bytes);
+  static size_t reserved_bytes(size_t strings, size_t bytes);  // what reserve() allocates
   size_t bytes() const { return bytes_.capacity() + strings_.capacity() * sizeof(String) + slots_.capacity() * 4; }
 
  private:
@@ -72,19 +77,21 @@ class StringPool {
   void grow();
   void rehash(size_t slots);  // a power of two, more than twice the strings
 
-  std::string bytes_;
-  std::vector<String> strings_;
-  std::vector<uint32_t> slots_;  // 0: empty; else 1 + id
+  std::pmr::string bytes_;
+  std::pmr::vector<String> strings_;
+  std::pmr::vector<uint32_t> slots_;  // 0: empty; else 1 + id
 };
 
 // uint64 -> uint32, open addressing; the key ~0 is reserved.
 class FlatMap {
  public:
+  explicit FlatMap(std::pmr::memory_resource* memory) : slots_(memory) {}
   static constexpr uint32_t kAbsent = UINT32_MAX;
   uint32_t find(uint64_t key) const;
   void insert(uint64_t key, uint32_t value);  // key absent
   size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
   void reserve(size_t n);  // room for n entries without growing
+  static size_t reserved_bytes(size_t n);  // what reserve() allocates
 
  private:
   struct Slot {
@@ -92,7 +99,8 @@ class FlatMap {
     uint32_t value;
   };
   void grow();
-  std::vector<Slot> slots_;
+  void rehash(size_t slots);  // a power of two, more than twice the entries
+  std::pmr::vector<Slot> slots_;
   size_t size_ = 0;
 };
 
@@ -103,10 +111,13 @@ class KvModel {
   using State = uint32_t;  // per key: a value id; whole: an interned tuple of value ids
   using Op = KvOp;
 
-  KvModel();
+  // `memory` must outlive the model (not its copies).
+  explicit KvModel(std::pmr::memory_resource* memory = std::pmr::get_default_resource());
   // Optional, before interning: room for `ops` operations whose keys and values have `text_bytes`
   // bytes in all, so that setup and the first appends do not regrow the tables.
   void reserve(size_t ops, size_t text_bytes);
+  // What reserve(ops, text_bytes) allocates, for sizing an arena.
+  static size_t reserved_bytes(size_t ops, size_t text_bytes);
 
   uint32_t intern_key(std::string_view key);
   uint32_t intern_value(std::string_view value);
@@ -152,7 +163,7 @@ class KvModel {
   State append(uint32_t v, uint32_t arg);
   std::optional<State> step_whole(State s, const Op& op);
   const uint32_t* tuple(State s) const { return &tuples_[static_cast<size_t>(s) * keys_.size()]; }
-  State intern_tuple(const std::vector<uint32_t>& t);
+  State intern_tuple(std::span<const uint32_t> t);
 
   kv_detail::StringPool keys_;
   // Keys of at most 7 bytes (most histories' keys), packed with their length into one integer:
@@ -160,10 +171,10 @@ class KvModel {
   kv_detail::FlatMap short_keys_;
   kv_detail::StringPool values_;
   kv_detail::FlatMap transitions_;  // per key: (value << 32 | append arg) -> value; whole: (state << 32 | op index) -> state
-  std::vector<uint32_t> tuples_;    // whole: keys_.size() value ids per state
+  std::pmr::vector<uint32_t> tuples_;  // whole: keys_.size() value ids per state
   kv_detail::FlatMap prefix_of_;    // (value << 32 | get's value) -> 1 if the get's value extends it, else 0
   kv_detail::FlatMap tuple_ids_;    // whole: tuple hash -> first state with it (then linear probing by hash + 1)
-  std::vector<uint32_t> scratch_;
+  std::pmr::vector<uint32_t> scratch_;
   uint32_t next_index_ = 0;
   bool sealed_ = false;
   bool per_key_ = true;

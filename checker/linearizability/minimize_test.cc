@@ -368,9 +368,9 @@ TEST(MinimizeKv, BadLogsHaveSmallMinimalCores) {
     EXPECT_EQ(r->counterexample->prefix_length, plain->counterexample->prefix_length);
     // Re-check it from scratch: the core NOT linearizable, each single weakening linearizable.
     KvModel pristine;
-    std::vector<Operation<KvOp>> ops;
+    std::pmr::vector<Operation<KvOp>> ops;
     ASSERT_TRUE(kv_operations(h, pristine, ops).is_ok());
-    expect_minimal_core(ops, m, [&pristine] { return pristine; }, name);
+    expect_minimal_core(std::vector<Operation<KvOp>>(ops.begin(), ops.end()), m, [&pristine] { return pristine; }, name);
     // The report leads with the core.
     const std::string report = format_check_report(h, *r);
     const size_t at = report.find("these " + std::to_string(m.core.size()) + " operation(s) in " + m.partition +
@@ -408,7 +408,7 @@ TEST(MinimizeKv, UnpartitionedCheckIsMinimisedPerKey) {
 TEST(MinimizeKv, C50MinimisationTime) {
   const history::ImportedHistory h = load("c50-bad");
   KvModel pristine;
-  std::vector<Operation<KvOp>> ops;
+  std::pmr::vector<Operation<KvOp>> ops;
   ASSERT_TRUE(kv_operations(h, pristine, ops).is_ok());
   KvModel searched = pristine;
   const CheckResult r = check_linearizable(searched, std::span<const Operation<KvOp>>(ops));

@@ -18,7 +18,8 @@
 //   scratch are carved out of one allocation shared by the whole check (SearchArena::allocate),
 //   short lists are insertion-sorted, the counterexample reuses the arena's scratch, and the
 //   memo stores failed nodes only (so a partition that never backtracks never allocates one;
-//   see backtrack()).
+//   see backtrack()). All of it comes from one memory resource per check (arena_resource.h):
+//   one heap block for a short history instead of a few dozen.
 // - A step budget: when it runs out the verdict is kUnknown, never a guess.
 //
 // Operations with unknown outcome have no return entry: they may be linearized at any point after
@@ -30,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,6 +40,7 @@
 
 #include "base/assert.h"
 #include "base/limits.h"
+#include "checker/linearizability/arena_resource.h"
 #include "checker/linearizability/verdict.h"
 #include "checker/linearizability/visited_set.h"
 
@@ -106,6 +109,13 @@ inline uint64_t mix64(uint64_t x) {  // splitmix64's finalizer
 // fixed costs, allocations first, are most of its time.
 template <typename M>
 struct SearchArena {
+  explicit SearchArena(std::pmr::memory_resource* memory) : ops(memory), frames(memory), memory_(memory) {}
+  SearchArena(const SearchArena&) = delete;
+  SearchArena& operator=(const SearchArena&) = delete;
+  ~SearchArena() {
+    if (block != nullptr) memory_->deallocate(block, block_bytes_, alignof(uint64_t));
+  }
+
   using Op = typename M::Op;
   using State = typename M::State;
   // The entry list of a partition: its block starts with the head sentinel (local index 0);
@@ -122,9 +132,9 @@ struct SearchArena {
     bool forced;  // linearized by the greedy rule: no alternatives to try at its node
     State before;
   };
-  std::vector<Operation<Op>> ops;  // grouped by partition, in input order within one
-  std::unique_ptr<Frame[]> frames;  // the stack: one per op of the partition at most
-  std::unique_ptr<std::byte[]> block;
+  std::pmr::vector<Operation<Op>> ops;  // grouped by partition, in input order within one
+  std::pmr::vector<Frame> frames;       // the stacks: one frame per op of the partition at most
+  std::byte* block = nullptr;
   uint64_t* sets = nullptr;         // the linearized set: (ops + 63) / 64 words per partition
   uint64_t* keys = nullptr;         // set-hash key of local operation i (same in every partition)
   const Op** window = nullptr;      // scratch for greedy_scan: the largest partition's ops
@@ -142,9 +152,11 @@ struct SearchArena {
     const size_t w_entries = words(entries_total * sizeof(Entry)), w_best = words(ops_total * 4);
     const size_t w_scratch = words(largest * 4);
     // Bytes, so that the arrays' objects begin their lifetime implicitly; each starts on a
-    // multiple of 8 (new[] aligns the block for any fundamental type).
-    block.reset(new std::byte[8 * (w_sets + w_keys + w_window + w_entries + w_best + 3 * w_scratch)]);
-    std::byte* at = block.get();
+    // multiple of 8.
+    DST_ASSERT(block == nullptr);
+    block_bytes_ = 8 * (w_sets + w_keys + w_window + w_entries + w_best + 3 * w_scratch);
+    block = static_cast<std::byte*>(memory_->allocate(block_bytes_, alignof(uint64_t)));
+    std::byte* at = block;
     auto carve = [&at](size_t w) { std::byte* p = at; at += 8 * w; return p; };
     sets = reinterpret_cast<uint64_t*>(carve(w_sets));
     std::fill(sets, sets + set_words, 0);
@@ -155,8 +167,19 @@ struct SearchArena {
     scratch_calls = reinterpret_cast<uint32_t*>(carve(w_scratch));
     scratch_returns = reinterpret_cast<uint32_t*>(carve(w_scratch));
     scratch_call_entry = reinterpret_cast<uint32_t*>(carve(w_scratch));
-    frames.reset(new Frame[ops_total]);
+    frames.resize(ops_total);
   }
+
+  // An upper bound on what allocate() and the operations take for `ops_total` operations in at
+  // most `parts` partitions, for sizing the check's arena.
+  static size_t bytes_for(size_t ops_total, size_t parts) {
+    const size_t per_op = sizeof(Operation<Op>) + sizeof(Frame) + 3 * sizeof(uint64_t) + 2 * sizeof(Entry) + 4 * 4;
+    return ops_total * per_op + parts * (sizeof(Entry) + 2 * sizeof(uint64_t)) + 256;
+  }
+
+ private:
+  std::pmr::memory_resource* memory_;
+  size_t block_bytes_ = 0;
 };
 
 // Where one partition's blocks start in the arena.
@@ -180,7 +203,9 @@ class PartitionSearch {
   using Frame = typename Arena::Frame;
   enum class Progress { kRunning, kLinearizable, kViolation };
 
-  PartitionSearch() = default;
+  // Allocator-aware: a pmr vector of searches gives each one's memo the check's resource.
+  using allocator_type = std::pmr::polymorphic_allocator<>;
+  explicit PartitionSearch(const allocator_type& a) : visited_(a) {}
   PartitionSearch(const PartitionSearch&) = delete;
   PartitionSearch& operator=(const PartitionSearch&) = delete;
 
@@ -195,7 +220,7 @@ class PartitionSearch {
     ent_ = arena.entries + at.entry_begin;
     set_ = arena.sets + at.set_begin;
     words_ = (n_ + 63) / 64;
-    frames_ = arena.frames.get() + at.op_begin;
+    frames_ = arena.frames.data() + at.op_begin;
     best_ = arena.best + at.op_begin;
     keys_ = arena.keys;
     state_ = model.initial_state();
@@ -494,8 +519,9 @@ class PartitionSearch {
 // Buckets the operations by partition (one counting pass, input order kept within a partition),
 // sizes the arena for all of them and returns each non-empty partition's layout.
 template <Model M>
-std::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operation<typename M::Op>> ops,
-                                                bool partition, SearchArena<M>& arena) {
+std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operation<typename M::Op>> ops,
+                                                     bool partition, SearchArena<M>& arena,
+                                                     std::pmr::memory_resource* memory) {
   const uint32_t parts = partition ? model.partition_count() : 1;
   auto part_of = [&](size_t i) {
     const uint32_t p = partition ? model.partition_of(ops[i].op) : 0;
@@ -504,7 +530,7 @@ std::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operat
   };
   // Indexed by partition number until the operations are placed, then compacted to the
   // non-empty partitions.
-  std::vector<PartitionLayout> layout(parts);
+  std::pmr::vector<PartitionLayout> layout(parts, memory);
   for (size_t i = 0; i < ops.size(); ++i) {
     PartitionLayout& l = layout[part_of(i)];
     ++l.ops;
@@ -538,19 +564,33 @@ std::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operat
   return layout;
 }
 
+// What check_linearizable allocates for `ops` operations, at most: for sizing an arena that also
+// serves the model (imported_check.cc).
+template <Model M>
+size_t search_bytes_for(size_t ops, size_t parts) {
+  return SearchArena<M>::bytes_for(ops, parts) + parts * (sizeof(PartitionLayout) + sizeof(PartitionSearch<M>)) +
+         VisitedSet<typename M::State>::first_fill_bytes((ops + 63) / 64) + 256;
+}
+
 // Checks a whole history: partitions it, interleaves the partitions' searches round-robin, and
-// stops at the first violation or when the budget runs out.
+// stops at the first violation or when the budget runs out. Its working memory comes from
+// `memory`, which must outlive the call; without one, from an arena of its own.
 template <Model M>
 CheckResult check_linearizable(M& model, std::span<const Operation<typename M::Op>> ops,
-                               const SearchOptions& options = {}) {
+                               const SearchOptions& options = {}, std::pmr::memory_resource* memory = nullptr) {
   if constexpr (requires { model.set_partitioned(true); }) model.set_partitioned(options.partition);
-  SearchArena<M> arena;
-  const std::vector<PartitionLayout> parts = lay_out_partitions(model, ops, options.partition, arena);
+  std::optional<ArenaResource> own;
+  if (memory == nullptr) {
+    memory = &own.emplace(search_bytes_for<M>(ops.size(), options.partition ? model.partition_count() : 1));
+  }
+  SearchArena<M> arena(memory);
+  const std::pmr::vector<PartitionLayout> parts = lay_out_partitions(model, ops, options.partition, arena, memory);
   CheckResult result;
   result.partitions.reserve(parts.size());
   size_t cache_bytes_used = 0;
-  typename VisitedSet<typename M::State>::Spare spare_memo;  // outlives the searches
-  std::vector<PartitionSearch<M>> searches(parts.size());
+  typename VisitedSet<typename M::State>::Spare spare_memo(memory);  // outlives the searches
+  // Each constructed with `memory` (uses-allocator construction: PartitionSearch::allocator_type).
+  std::pmr::vector<PartitionSearch<M>> searches(parts.size(), memory);
   for (size_t i = 0; i < parts.size(); ++i) {
     searches[i].init(model, arena, parts[i], options, &cache_bytes_used, &spare_memo);
     std::string name = options.partition ? std::string(model.partition_name(parts[i].partition)) : "all operations";

@@ -7,13 +7,15 @@
 // never need one); memory is bounded by a byte budget shared by all partitions: past it nothing
 // new is remembered (still sound, only slower). A decided partition hands its emptied tables to
 // the check's Spare, and the next partition that needs a memo takes them: a short history with
-// many keys allocates one memo, not one per key that backtracks.
+// many keys allocates one memo, not one per key that backtracks. The tables come from the
+// check's memory resource (arena_resource.h), the same for every set of a check and its Spare.
 #pragma once
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory_resource>
 #include <vector>
 
 #include "base/assert.h"
@@ -28,15 +30,23 @@ class VisitedSet {
   };
 
  public:
+  // Allocator-aware, so that a pmr container of searches constructs each one's set with its
+  // resource.
+  using allocator_type = std::pmr::polymorphic_allocator<>;
+
   // The tables of a released VisitedSet, emptied but keeping their capacity. Shared by the
-  // VisitedSets of one check (one at a time: a set takes them on its first insert).
+  // VisitedSets of one check (one at a time: a set takes them on its first insert), and from
+  // the same resource as theirs: tables are swapped, never copied.
   struct Spare {
-    std::vector<uint32_t> slots;
-    std::vector<Entry> entries;
-    std::vector<uint64_t> sets;
+    Spare() = default;
+    explicit Spare(const allocator_type& a) : slots(a), entries(a), sets(a) {}
+    std::pmr::vector<uint32_t> slots;
+    std::pmr::vector<Entry> entries;
+    std::pmr::vector<uint64_t> sets;
   };
 
   VisitedSet() = default;
+  explicit VisitedSet(const allocator_type& a) : slots_(a), entries_(a), sets_(a) {}
   // `words`: 64-bit words per linearized set. `bytes_used` is shared by all VisitedSets of one
   // check and must stay below `bytes_max`.
   VisitedSet(size_t words, size_t* bytes_used, size_t bytes_max) { configure(words, bytes_used, bytes_max); }
@@ -47,6 +57,8 @@ class VisitedSet {
   // `spare` (optional) must outlive this set.
   void configure(size_t words, size_t* bytes_used, size_t bytes_max, Spare* spare = nullptr) {
     DST_ASSERT(entries_.empty());
+    DST_ASSERT_MSG(spare == nullptr || spare->entries.get_allocator() == entries_.get_allocator(),
+                   "a VisitedSet and its Spare must share one memory resource");
     words_ = words;
     bytes_used_ = bytes_used;
     bytes_max_ = bytes_max;
@@ -65,9 +77,9 @@ class VisitedSet {
       entries_.swap(spare_->entries);
       sets_.swap(spare_->sets);
     }
-    std::vector<uint32_t>().swap(slots_);
-    std::vector<Entry>().swap(entries_);
-    std::vector<uint64_t>().swap(sets_);
+    std::pmr::vector<uint32_t>(slots_.get_allocator()).swap(slots_);
+    std::pmr::vector<Entry>(entries_.get_allocator()).swap(entries_);
+    std::pmr::vector<uint64_t>(sets_.get_allocator()).swap(sets_);
   }
 
   bool contains(uint64_t hash, const State& state, const uint64_t* set) const {
@@ -108,6 +120,10 @@ class VisitedSet {
 
   size_t size() const { return entries_.size(); }
   bool full() const { return full_; }
+  // What the first insert allocates, for sizing a check's arena.
+  static constexpr size_t first_fill_bytes(size_t words) {
+    return kFirstEntries * (sizeof(Entry) + words * sizeof(uint64_t)) + 2 * kFirstEntries * sizeof(uint32_t);
+  }
 
  private:
   static constexpr size_t kFirstEntries = 128;
@@ -140,9 +156,9 @@ class VisitedSet {
   size_t bytes_mine_ = 0;
   bool full_ = false;
   Spare* spare_ = nullptr;
-  std::vector<uint32_t> slots_;  // 0: empty; else 1 + index into entries_
-  std::vector<Entry> entries_;
-  std::vector<uint64_t> sets_;   // words_ per entry
+  std::pmr::vector<uint32_t> slots_;  // 0: empty; else 1 + index into entries_
+  std::pmr::vector<Entry> entries_;
+  std::pmr::vector<uint64_t> sets_;   // words_ per entry
 };
 
 }  // namespace dst::checker

@@ -1,0 +1,46 @@
+// See arena_resource.h.
+#include "checker/linearizability/arena_resource.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "base/assert.h"
+#include "base/limits.h"
+
+namespace dst::checker {
+
+ArenaResource::ArenaResource(size_t block_bytes) {
+  block_bytes = std::min(block_bytes, limits::kCheckerArenaBlockBytesMax);
+  if (block_bytes == 0) return;
+  // Uninitialised: every user writes before it reads (vectors construct their elements).
+  block_.reset(new std::byte[block_bytes]);
+  at_ = block_.get();
+  end_ = at_ + block_bytes;
+}
+
+void* ArenaResource::do_allocate(size_t bytes, size_t alignment) {
+  DST_ASSERT_MSG(alignment != 0 && (alignment & (alignment - 1)) == 0, "alignment must be a power of two");
+  if (at_ != nullptr && alignment <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
+    const auto address = reinterpret_cast<uintptr_t>(at_);
+    const size_t pad = (alignment - address % alignment) % alignment;
+    if (bytes <= static_cast<size_t>(end_ - at_) && pad <= static_cast<size_t>(end_ - at_) - bytes) {
+      std::byte* p = at_ + pad;
+      at_ = p + bytes;
+      return p;
+    }
+  }
+  ++heap_allocations_;
+  return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+}
+
+void ArenaResource::do_deallocate(void* p, size_t bytes, size_t alignment) {
+  // Compared as integers: p may come from another allocation, which `<` on pointers does not order.
+  const auto address = reinterpret_cast<uintptr_t>(p);
+  if (block_ != nullptr && address >= reinterpret_cast<uintptr_t>(block_.get()) &&
+      address < reinterpret_cast<uintptr_t>(end_)) {
+    return;  // carved: freed with the block
+  }
+  std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+}
+
+}  // namespace dst::checker
