@@ -20,6 +20,9 @@
 //   memo stores failed nodes only (so a partition that never backtracks never allocates one;
 //   see backtrack()). All of it comes from one memory resource per check (arena_resource.h):
 //   one heap block for a short history instead of a few dozen.
+// - A partition whose operations are sequential (each returns before the next is called, none of
+//   unknown outcome) has one order that respects real time: it is replayed in that order, no
+//   list, no memo (Porcupine's c01 files, one client, are all such partitions).
 // - A step budget: when it runs out the verdict is kUnknown, never a guess.
 //
 // Operations with unknown outcome have no return entry: they may be linearized at any point after
@@ -92,6 +95,7 @@ struct SearchOptions {
   uint64_t step_budget = limits::kCheckerStepsDefault;  // over all partitions
   bool partition = true;                                // use the model's partitions
   bool greedy = true;                                   // greedy no-op linearization
+  bool replay_sequential = true;                        // replay sequential partitions (tests compare)
   uint64_t quantum_steps = limits::kCheckerQuantumSteps;
   size_t cache_bytes_max = limits::kCheckerCacheBytesMax;
 };
@@ -226,11 +230,13 @@ class PartitionSearch {
     state_ = model.initial_state();
     best_state_ = state_;
     visited_.configure(words_, cache_bytes_used, options.cache_bytes_max, spare_memo);
-    build_entries(1 + at.ops + at.definite);
+    sequential_ = options.replay_sequential && is_sequential();
+    if (!sequential_) build_entries(1 + at.ops + at.definite);
   }
 
   Progress run(uint64_t max_steps) {
     if (done_ != Progress::kRunning) return done_;
+    if (sequential_) return replay(max_steps);
     const uint64_t stop = steps_ + max_steps;
     while (steps_ < stop) {
       if (definite_left_ == 0) return done_ = Progress::kLinearizable;
@@ -310,6 +316,35 @@ class PartitionSearch {
   // a few more catch a get that returns just after an append; more costs more than it prunes
   // (measured on the Porcupine kv files: 2 makes c50 5x slower, 8 makes c10 1.5x slower than 4).
   static constexpr size_t kPruneReturnsChecked = 4;
+
+  // Whether the operations, in their order, each return before the next is called (a tie is an
+  // overlap, as in the entry list: calls before returns), none of unknown outcome: then the
+  // only order that respects real time is theirs.
+  bool is_sequential() const {
+    for (size_t i = 0; i < n_; ++i) {
+      DST_ASSERT_LE(ops_[i].call, ops_[i].ret);
+      if (ops_[i].ret == kNeverReturns) return false;
+      if (i > 0 && ops_[i - 1].ret >= ops_[i].call) return false;
+    }
+    return true;
+  }
+
+  // The search of a sequential partition: each operation in turn (depth_ of them done). The
+  // prefix before a failing one is the longest linearizable prefix, as the search would find.
+  Progress replay(uint64_t max_steps) {
+    const uint64_t stop = steps_ + max_steps;
+    for (; depth_ < n_; ++depth_) {
+      if (steps_ >= stop) return Progress::kRunning;
+      ++steps_;
+      std::optional<State> next = model_->step(state_, ops_[depth_].op);
+      if (!next) break;
+      state_ = std::move(*next);
+    }
+    for (size_t k = 0; k < depth_; ++k) best_[k] = static_cast<uint32_t>(k);
+    best_len_ = depth_;
+    best_state_ = state_;
+    return done_ = depth_ == n_ ? Progress::kLinearizable : Progress::kViolation;
+  }
 
   // Fills the partition's `count` entries (head included) and links them in a circular list.
   // Calls are ordered by (call, op) and returns by (ret, op), then merged, calls first on a tie:
@@ -506,6 +541,7 @@ class PartitionSearch {
   Frame* frames_ = nullptr;
   size_t depth_ = 0;
   bool scan_pending_ = true;
+  bool sequential_ = false;  // replayed, not searched: no entries, frames or memo
   uint64_t steps_ = 0;
   Progress done_ = Progress::kRunning;
   // The longest prefix linearized so far (ops), valid up to diverged_ against the stack.

@@ -99,6 +99,36 @@ TEST(RegisterSearch, GreedyAndPlainAgree) {
   for (const auto& c : cases) EXPECT_EQ(verdict(c, true), verdict(c, false));
 }
 
+// Sequential histories are replayed, not searched; the search must agree. Also the near misses
+// that are not sequential: a tie between a return and the next call, an unknown outcome.
+TEST(RegisterSearch, SequentialReplayAgreesWithTheSearch) {
+  const std::vector<std::vector<Op>> histories = {
+      {at(0, 1, W(1)), at(2, 3, C(1, 2)), at(4, 5, R(2))},
+      {at(0, 1, W(1)), at(2, 3, C(2, 3)), at(4, 5, R(1))},  // a cas recorded as done must apply
+      {at(0, 1, W(1)), at(2, 3, W(2)), at(4, 5, R(1))},     // stale read
+      {at(0, 1, W(1)), at(1, 3, W(2)), at(3, 5, R(1))},     // ties: concurrent, so legal
+      {at(0, 1, W(1)), at(2, kNeverReturns, W(2)), at(4, 5, R(1))},  // unknown: maybe never
+      {at(0, 1, Rnil()), at(2, 3, R(0))},
+  };
+  const Verdict expected[] = {Verdict::kLinearizable, Verdict::kViolation,    Verdict::kViolation,
+                              Verdict::kLinearizable, Verdict::kLinearizable, Verdict::kViolation};
+  for (size_t i = 0; i < histories.size(); ++i) {
+    SearchOptions searched;
+    searched.replay_sequential = false;
+    const CheckResult a = check(histories[i]), b = check(histories[i], searched);
+    EXPECT_EQ(a.verdict, expected[i]) << "history " << i;
+    EXPECT_EQ(b.verdict, expected[i]) << "history " << i;
+    ASSERT_EQ(a.counterexample.has_value(), b.counterexample.has_value());
+    if (!a.counterexample) continue;
+    EXPECT_EQ(a.counterexample->prefix_length, b.counterexample->prefix_length) << "history " << i;
+    EXPECT_EQ(a.counterexample->state_after_prefix, b.counterexample->state_after_prefix) << "history " << i;
+    ASSERT_EQ(a.counterexample->unplaced.size(), 1u) << "history " << i;
+    ASSERT_EQ(b.counterexample->unplaced.size(), 1u) << "history " << i;
+    EXPECT_EQ(a.counterexample->unplaced[0].id, b.counterexample->unplaced[0].id) << "history " << i;
+    EXPECT_EQ(a.counterexample->unplaced[0].note, b.counterexample->unplaced[0].note) << "history " << i;
+  }
+}
+
 // Many overlapping writes of distinct values, each read back: hard for a search without memo.
 std::vector<Op> hard_history(int writers) {
   std::vector<Op> ops;
