@@ -10,12 +10,67 @@ namespace dst::checker {
 
 namespace {
 
-constexpr uint64_t kP = 0x100000001b3ull * 0x9e3779b97f4a7c15ull | 1;  // odd
 
-constexpr uint64_t power(uint64_t x, unsigned n) {
-  uint64_t r = 1;
-  for (unsigned i = 0; i < n; ++i) r *= x;
-  return r;
+// Most keys and values of these histories are a few bytes long, where calling memcmp or memcpy
+// costs more than the work: up to 16 bytes are done with two (overlapping) loads each side.
+uint64_t load64(const char* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  return x;
+}
+uint32_t load32(const char* p) {
+  uint32_t x;
+  std::memcpy(&x, p, 4);
+  return x;
+}
+
+// The n <= 7 bytes at p as a little-endian number (two overlapping loads from 4 bytes on).
+uint64_t load_small(const char* p, size_t n) {
+  if (n >= 4) return load32(p) | (static_cast<uint64_t>(load32(p + n - 4)) << (8 * (n - 4)));
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  if (n == 0) return 0;
+  return u[0] | (static_cast<uint64_t>(u[n / 2]) << (8 * (n / 2))) | (static_cast<uint64_t>(u[n - 1]) << (8 * (n - 1)));
+}
+
+// Arithmetic modulo M = 2^61 - 1 on values in [0, M) (StringPool's hash).
+constexpr uint64_t kM61 = (uint64_t{1} << 61) - 1;
+// x * 2^k mod M, for k < 61: 2^61 = 1 mod M makes it a rotation of 61 bits.
+uint64_t rotate61(uint64_t x, unsigned k) { return ((x << k) | (x >> (61 - k))) & kM61; }
+uint64_t add61(uint64_t a, uint64_t b) {
+  uint64_t s = a + b;  // < 2^62
+  s = (s & kM61) + (s >> 61);
+  return s >= kM61 ? s - kM61 : s;
+}
+// 256^n = 2^(8n) mod M, as a rotation count.
+unsigned shift_of_length(size_t n) { return static_cast<unsigned>((8 * (n % 61)) % 61); }
+
+bool equal_bytes(const char* a, const char* b, size_t n) {
+  if (n >= 8 && n <= 16) return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+  if (n >= 4 && n < 8) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+  if (n < 4) {
+    for (size_t i = 0; i < n; ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
+  return std::memcmp(a, b, n) == 0;
+}
+
+// `to` and `from` do not overlap.
+void copy_bytes(char* to, const char* from, size_t n) {
+  if (n >= 8 && n <= 16) {
+    const uint64_t head = load64(from), tail = load64(from + n - 8);
+    std::memcpy(to, &head, 8);
+    std::memcpy(to + n - 8, &tail, 8);
+  } else if (n >= 4 && n < 8) {
+    const uint32_t head = load32(from), tail = load32(from + n - 4);
+    std::memcpy(to, &head, 4);
+    std::memcpy(to + n - 4, &tail, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; ++i) to[i] = from[i];
+  } else {
+    std::memcpy(to, from, n);
+  }
 }
 
 uint64_t hash_tuple(const uint32_t* t, size_t n) {
@@ -67,7 +122,7 @@ Reservation reservation(size_t ops, size_t text_bytes) {
   // texts, and as much again for the append results, each of which copies its prefix (a hint:
   // long append chains outgrow it). Keys: a few usually, their bytes fit in place. Prefix
   // pairs: a few per get at most, asked once each.
-  return Reservation{2 * ops + 1, 2 * text_bytes + 64, std::min<size_t>(ops, 32), ops, ops / 2};
+  return Reservation{2 * ops + 1, 2 * text_bytes + 64, std::min<size_t>(ops, 32), ops, ops};
 }
 
 }  // namespace
@@ -75,23 +130,41 @@ Reservation reservation(size_t ops, size_t text_bytes) {
 namespace kv_detail {
 
 StringPool::Hash StringPool::hash_of(std::string_view s) {
-  // Eight bytes per round: h * P^8 + (c0 P^7 + ... + c7); the eight products are independent.
-  static constexpr uint64_t kPow[9] = {power(kP, 0), power(kP, 1), power(kP, 2), power(kP, 3), power(kP, 4),
-                                       power(kP, 5), power(kP, 6), power(kP, 7), power(kP, 8)};
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  size_t n = s.size();
-  uint64_t h = 0, p_len = 1;
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t block = 0;
-    for (int i = 0; i < 8; ++i) block += p[i] * kPow[7 - i];
-    h = h * kPow[8] + block;
-    p_len *= kPow[8];
+  const char* p = s.data();
+  const size_t n = s.size();
+  if (n <= 7) return load_small(p, n);  // below 2^56 < M: its own hash
+  // Horner's rule over 8-byte chunks from the last: h = w_0 + 2^64 (w_1 + 2^64 (...)), and
+  // 2^64 = 8 mod M. For any 64-bit x, 8x mod M = ((x << 3) & M) + (x >> 58) and x mod M =
+  // (x & M) + (x >> 61), each up to a few multiples of M too large, so h stays below 2^63 with
+  // no branch in the loop; it is made canonical at the end.
+  size_t chunks = n / 8;
+  uint64_t h = load_small(p + 8 * chunks, n % 8);
+  while (chunks-- > 0) {
+    const uint64_t w = load64(p + 8 * chunks);
+    h = ((h << 3) & kM61) + (h >> 58) + (w & kM61) + (w >> 61);
   }
-  for (; n > 0; ++p, --n) {
-    h = h * kP + *p;
-    p_len *= kP;
-  }
-  return Hash{h, p_len};
+  h = (h & kM61) + (h >> 61);
+  return h >= kM61 ? h - kM61 : h;
+}
+
+ByteBuffer::ByteBuffer(const ByteBuffer& other) : memory_(std::pmr::get_default_resource()) {
+  reserve(other.size_);
+  if (other.size_ > 0) std::memcpy(data_, other.data_, other.size_);
+  size_ = other.size_;
+}
+
+ByteBuffer::~ByteBuffer() {
+  if (data_ != nullptr) memory_->deallocate(data_, capacity_, 1);
+}
+
+void ByteBuffer::reallocate(size_t capacity) {
+  DST_ASSERT_GE(capacity, size_);
+  capacity = std::max<size_t>(capacity, 64);
+  auto* grown = static_cast<char*>(memory_->allocate(capacity, 1));
+  if (size_ > 0) std::memcpy(grown, data_, size_);
+  if (data_ != nullptr) memory_->deallocate(data_, capacity_, 1);
+  data_ = grown;
+  capacity_ = capacity;
 }
 
 uint32_t StringPool::intern(std::string_view s) {
@@ -100,7 +173,8 @@ uint32_t StringPool::intern(std::string_view s) {
   const size_t slot = find(h, s, {});
   if (slots_[slot] != 0) return slots_[slot] - 1;
   const size_t start = bytes_.size();
-  bytes_.append(s);
+  copy_bytes(bytes_.room(s.size()), s.data(), s.size());
+  bytes_.commit(s.size());
   return add(slot, h, start);
 }
 
@@ -108,32 +182,34 @@ uint32_t StringPool::store(std::string_view s) {
   const Hash h = hash_of(s);
   const auto id = static_cast<uint32_t>(strings_.size());
   strings_.push_back(String{h, bytes_.size(), s.size()});
-  bytes_.append(s);
+  copy_bytes(bytes_.room(s.size()), s.data(), s.size());
+  bytes_.commit(s.size());
   return id;
 }
 
 uint32_t StringPool::intern_concat(uint32_t a, uint32_t b) {
   const String sa = strings_[a], sb = strings_[b];
-  const Hash h{sa.hash.h * sb.hash.p_len + sb.hash.h, sa.hash.p_len * sb.hash.p_len};
+  const Hash h = add61(sa.hash, rotate61(sb.hash, shift_of_length(sa.length)));
   const size_t slot = find(h, view(a), view(b));
   if (slots_[slot] != 0) return slots_[slot] - 1;
-  // Appending from the arena to itself: make room first, so that the sources stay put.
+  // Copying within the arena: make room first (it may move), then copy from its used part to
+  // past it (no overlap).
   const size_t start = bytes_.size();
-  if (bytes_.capacity() < start + sa.length + sb.length) bytes_.reserve(std::max(2 * bytes_.capacity(), start + sa.length + sb.length));
-  bytes_.append(bytes_.data() + sa.start, sa.length);
-  bytes_.append(bytes_.data() + sb.start, sb.length);
+  char* to = bytes_.room(sa.length + sb.length);
+  copy_bytes(to, bytes_.data() + sa.start, sa.length);
+  copy_bytes(to + sa.length, bytes_.data() + sb.start, sb.length);
+  bytes_.commit(sa.length + sb.length);
   return add(slot, h, start);
 }
 
 size_t StringPool::find(Hash h, std::string_view head, std::string_view tail) const {
   const size_t mask = slots_.size() - 1;
-  size_t i = mix64(h.h) & mask;
+  size_t i = mix64(h) & mask;
   for (; slots_[i] != 0; i = (i + 1) & mask) {
     const String& c = strings_[slots_[i] - 1];
-    if (c.hash.h != h.h || c.length != head.size() + tail.size()) continue;
+    if (c.hash != h || c.length != head.size() + tail.size()) continue;
     const char* at = bytes_.data() + c.start;
-    if ((head.empty() || std::memcmp(at, head.data(), head.size()) == 0) &&
-        (tail.empty() || std::memcmp(at + head.size(), tail.data(), tail.size()) == 0)) {
+    if (equal_bytes(at, head.data(), head.size()) && equal_bytes(at + head.size(), tail.data(), tail.size())) {
       return i;
     }
   }
@@ -156,7 +232,7 @@ void StringPool::reserve(size_t strings, size_t bytes) {
 }
 
 size_t StringPool::reserved_bytes(size_t strings, size_t bytes) {
-  return bytes + 1 + strings * sizeof(String) + slots_for(strings, 64) * sizeof(uint32_t);
+  return bytes + strings * sizeof(String) + slots_for(strings, 64) * sizeof(uint32_t);
 }
 
 void StringPool::grow() { rehash(slots_.empty() ? 64 : slots_.size() * 2); }
@@ -166,18 +242,9 @@ void StringPool::rehash(size_t slots) {
   slots_.assign(slots, 0);
   const size_t mask = slots_.size() - 1;
   for (uint32_t id = 0; id < strings_.size(); ++id) {
-    size_t i = mix64(strings_[id].hash.h) & mask;
+    size_t i = mix64(strings_[id].hash) & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = id + 1;
-  }
-}
-
-uint32_t FlatMap::find(uint64_t key) const {
-  if (slots_.empty()) return kAbsent;
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
-    if (slots_[i].key == key) return slots_[i].value;
-    if (slots_[i].key == ~uint64_t{0}) return kAbsent;
   }
 }
 
@@ -186,8 +253,8 @@ void FlatMap::insert(uint64_t key, uint32_t value) {
   if ((size_ + 1) * 2 > slots_.size()) grow();
   const size_t mask = slots_.size() - 1;
   size_t i = mix64(key) & mask;
-  while (slots_[i].key != ~uint64_t{0}) i = (i + 1) & mask;
-  slots_[i] = Slot{key, value};
+  while (slots_[i].key_plus_1 != 0) i = (i + 1) & mask;
+  slots_[i] = Slot{key + 1, value};
   ++size_;
 }
 
@@ -201,11 +268,11 @@ size_t FlatMap::reserved_bytes(size_t n) { return slots_for(n, 32) * sizeof(Slot
 void FlatMap::grow() { rehash(slots_.empty() ? 32 : slots_.size() * 2); }
 
 void FlatMap::rehash(size_t slots) {
-  std::pmr::vector<Slot> old(slots, Slot{~uint64_t{0}, 0}, slots_.get_allocator());
+  std::pmr::vector<Slot> old(slots, slots_.get_allocator());  // zeroed: all empty
   old.swap(slots_);
   size_ = 0;
   for (const Slot& s : old) {
-    if (s.key != ~uint64_t{0}) insert(s.key, s.value);
+    if (s.key_plus_1 != 0) insert(s.key_plus_1 - 1, s.value);
   }
 }
 
@@ -241,8 +308,8 @@ size_t KvModel::reserved_bytes(size_t ops, size_t text_bytes) {
 uint32_t KvModel::intern_key(std::string_view key) {
   DST_ASSERT_MSG(!sealed_, "keys are fixed once the model is sealed");
   if (key.size() > 7) return keys_.intern(key);
-  uint64_t packed = static_cast<uint64_t>(key.size()) << 56;  // never ~0: the length is at most 7
-  for (size_t i = 0; i < key.size(); ++i) packed |= static_cast<uint64_t>(static_cast<unsigned char>(key[i])) << (8 * i);
+  // Never ~0: the length is at most 7.
+  const uint64_t packed = (static_cast<uint64_t>(key.size()) << 56) | load_small(key.data(), key.size());
   if (const uint32_t id = short_keys_.find(packed); id != kv_detail::FlatMap::kAbsent) return id;
   const uint32_t id = keys_.intern(key);
   short_keys_.insert(packed, id);
@@ -285,11 +352,9 @@ KvModel::State KvModel::initial_state() const {
   return 0;  // per key: the value ""; whole: the tuple of ""
 }
 
-KvModel::State KvModel::append(uint32_t v, uint32_t arg) {
-  const uint64_t memo_key = (static_cast<uint64_t>(v) << 32) | arg;
-  if (const uint32_t next = transitions_.find(memo_key); next != kv_detail::FlatMap::kAbsent) return next;
+KvModel::State KvModel::append_first_time(uint32_t v, uint32_t arg) {
   const uint32_t next = values_.intern_concat(v, arg);
-  transitions_.insert(memo_key, next);
+  transitions_.insert((static_cast<uint64_t>(v) << 32) | arg, next);
   return next;
 }
 
@@ -325,10 +390,7 @@ KvModel::State KvModel::intern_tuple(std::span<const uint32_t> t) {
   return s;
 }
 
-bool KvModel::may_become_legal(State s, const Op* target, std::span<const Op* const> window) {
-  if (target->kind != Op::Kind::kGet) return true;
-  const uint32_t now_id = value_of(s, target->key);
-  if (now_id == target->value || now_id == kEmpty) return true;
+bool KvModel::value_may_become(uint32_t now_id, const Op* target, std::span<const Op* const> window) {
   const std::string_view want = values_.view(target->value);
   // Whether `want` extends the current value: remembered per pair (the same few pairs are asked
   // about at every node while the value stays).

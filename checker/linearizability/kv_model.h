@@ -13,6 +13,7 @@
 // takes its memory from the default resource, so it may outlive the original's arena.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory_resource>
 #include <optional>
@@ -35,6 +36,37 @@ struct KvOp {
 
 namespace kv_detail {
 
+// A growable byte array from a memory resource, whose capacity is not initialised until written
+// (a vector<char> zeroes what it grows into, and a string copies through an out-of-line call).
+class ByteBuffer {
+ public:
+  explicit ByteBuffer(std::pmr::memory_resource* memory) : memory_(memory) {}
+  // A copy takes the default resource, as pmr containers do: it may outlive the original's.
+  ByteBuffer(const ByteBuffer& other);
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
+  ~ByteBuffer();
+
+  const char* data() const { return data_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  void reserve(size_t n) {
+    if (n > capacity_) reallocate(n);
+  }
+  // Where the next n bytes go; commit(n) once they are written.
+  char* room(size_t n) {
+    if (capacity_ - size_ < n) reallocate(std::max(2 * capacity_, size_ + n));
+    return data_ + size_;
+  }
+  void commit(size_t n) { size_ += n; }
+
+ private:
+  void reallocate(size_t capacity);
+  std::pmr::memory_resource* memory_;
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
 // Interned strings: ids in order of first appearance, bytes in one arena.
 class StringPool {
  public:
@@ -56,13 +88,12 @@ class StringPool {
   size_t bytes() const { return bytes_.capacity() + strings_.capacity() * sizeof(String) + slots_.capacity() * 4; }
 
  private:
-  // Strings are hashed polynomially, h(s) = sum s[i] * P^(n-1-i) mod 2^64, so that
-  // h(a + b) = h(a) * P^|b| + h(b): interning an append's result costs no pass over the value.
+  // Strings are hashed as base-256 numbers, first byte lowest, modulo the prime M = 2^61 - 1:
+  // h(s) = sum s[i] * 256^i mod M. Then h(a + b) = h(a) + 256^|a| h(b), and since 2^61 = 1 mod M,
+  // multiplying by 256^|a| is a rotation of 61 bits: interning an append's result costs no pass
+  // over the value and no multiplication, and a string of up to 7 bytes hashes to its own bytes.
   // (Only speed depends on the hash: a hit compares the bytes.)
-  struct Hash {
-    uint64_t h;
-    uint64_t p_len;  // P^|s|
-  };
+  using Hash = uint64_t;
   struct String {
     Hash hash;
     size_t start;  // in bytes_
@@ -77,17 +108,25 @@ class StringPool {
   void grow();
   void rehash(size_t slots);  // a power of two, more than twice the strings
 
-  std::pmr::string bytes_;
+  ByteBuffer bytes_;
   std::pmr::vector<String> strings_;
   std::pmr::vector<uint32_t> slots_;  // 0: empty; else 1 + id
 };
 
-// uint64 -> uint32, open addressing; the key ~0 is reserved.
+// uint64 -> uint32, open addressing; the key ~0 is reserved (keys are stored plus one, so that a
+// zeroed table is an empty one).
 class FlatMap {
  public:
   explicit FlatMap(std::pmr::memory_resource* memory) : slots_(memory) {}
   static constexpr uint32_t kAbsent = UINT32_MAX;
-  uint32_t find(uint64_t key) const;
+  uint32_t find(uint64_t key) const {  // inline: the search asks at every append step
+    if (slots_.empty()) return kAbsent;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+      if (slots_[i].key_plus_1 == key + 1) return slots_[i].value;
+      if (slots_[i].key_plus_1 == 0) return kAbsent;
+    }
+  }
   void insert(uint64_t key, uint32_t value);  // key absent
   size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
   void reserve(size_t n);  // room for n entries without growing
@@ -95,7 +134,7 @@ class FlatMap {
 
  private:
   struct Slot {
-    uint64_t key;
+    uint64_t key_plus_1;  // 0: empty
     uint32_t value;
   };
   void grow();
@@ -144,8 +183,14 @@ class KvModel {
     return op.kind == Op::Kind::kGet || (op.kind == Op::Kind::kAppend && op.value == kEmpty);
   }
   // A get whose value does not extend the key's current value can only become legal through a put
-  // (of a prefix of that value) among the operations that may still come before it.
-  bool may_become_legal(State s, const Op* target, std::span<const Op* const> window);
+  // (of a prefix of that value) among the operations that may still come before it. (The
+  // common answers inline: the search asks at every node.)
+  bool may_become_legal(State s, const Op* target, std::span<const Op* const> window) {
+    if (target->kind != Op::Kind::kGet) return true;
+    const uint32_t now_id = value_of(s, target->key);
+    if (now_id == target->value || now_id == kEmpty) return true;
+    return value_may_become(now_id, target, window);
+  }
   uint32_t partition_count() const { return keys_.size(); }
   uint32_t partition_of(const Op& op) const { return op.key; }
   std::string partition_name(uint32_t key) const;
@@ -160,7 +205,13 @@ class KvModel {
 
   uint32_t value_of(State s, uint32_t key) const { return per_key_ ? s : tuple(s)[key]; }
   // The value id of value `v` with `arg` appended (remembered per pair).
-  State append(uint32_t v, uint32_t arg);
+  State append(uint32_t v, uint32_t arg) {
+    const uint32_t next = transitions_.find((static_cast<uint64_t>(v) << 32) | arg);
+    return next != kv_detail::FlatMap::kAbsent ? next : append_first_time(v, arg);
+  }
+  State append_first_time(uint32_t v, uint32_t arg);
+  // may_become_legal when the key's value `now_id` is neither empty nor the get's.
+  bool value_may_become(uint32_t now_id, const Op* target, std::span<const Op* const> window);
   std::optional<State> step_whole(State s, const Op& op);
   const uint32_t* tuple(State s) const { return &tuples_[static_cast<size_t>(s) * keys_.size()]; }
   State intern_tuple(std::span<const uint32_t> t);

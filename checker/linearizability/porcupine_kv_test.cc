@@ -206,5 +206,42 @@ TEST(KvModelInterning, AppendArgumentsLongAndShortKeys) {
   EXPECT_EQ(run(true), Verdict::kViolation);
 }
 
+// An append's result is interned from the hashes of its parts, a get's value from its bytes: the
+// two must meet for every split of every length (the hash works in 7-byte chunks), and a value
+// that differs in one byte must not. Keys of every length from 0 to 9 (packed up to 7).
+TEST(KvModelInterning, AppendResultsEqualReadValuesOfEveryLength) {
+  using K = KvOp::Kind;
+  const std::string text = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";  // 46 bytes
+  for (size_t length = 0; length <= text.size(); ++length) {
+    for (bool corrupt : {false, true}) {
+      if (corrupt && length == 0) continue;
+      KvModel m;
+      std::vector<Operation<KvOp>> ops;
+      int64_t t = 0;
+      auto add = [&](K kind, const std::string& key, const std::string& value) {
+        ops.push_back(Operation<KvOp>{m.make(kind, key, value), t, t + 1, ops.size()});
+        t += 2;
+      };
+      std::string seen = text.substr(0, length);
+      if (corrupt) seen[length / 2] ^= 1;
+      // Key i: put the first `split` bytes, append the rest (twice split in three for some), read.
+      for (size_t split = 0; split <= length; ++split) {
+        const std::string key(split % 10, 'k');
+        add(K::kPut, key, text.substr(0, split));
+        if (split % 3 == 0 && split + 2 <= length) {
+          add(K::kAppend, key, text.substr(split, 2));
+          add(K::kAppend, key, text.substr(split + 2, length - split - 2));
+        } else {
+          add(K::kAppend, key, text.substr(split, length - split));
+        }
+        add(K::kGet, key, seen);
+      }
+      m.seal();
+      const Verdict v = check_linearizable(m, std::span<const Operation<KvOp>>(ops)).verdict;
+      EXPECT_EQ(v, corrupt ? Verdict::kViolation : Verdict::kLinearizable) << "length " << length;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dst::checker
