@@ -13,24 +13,9 @@ namespace {
 
 // Most keys and values of these histories are a few bytes long, where calling memcmp or memcpy
 // costs more than the work: up to 16 bytes are done with two (overlapping) loads each side.
-uint64_t load64(const char* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  return x;
-}
-uint32_t load32(const char* p) {
-  uint32_t x;
-  std::memcpy(&x, p, 4);
-  return x;
-}
-
-// The n <= 7 bytes at p as a little-endian number (two overlapping loads from 4 bytes on).
-uint64_t load_small(const char* p, size_t n) {
-  if (n >= 4) return load32(p) | (static_cast<uint64_t>(load32(p + n - 4)) << (8 * (n - 4)));
-  const auto* u = reinterpret_cast<const unsigned char*>(p);
-  if (n == 0) return 0;
-  return u[0] | (static_cast<uint64_t>(u[n / 2]) << (8 * (n / 2))) | (static_cast<uint64_t>(u[n - 1]) << (8 * (n - 1)));
-}
+using kv_detail::load32;
+using kv_detail::load64;
+using kv_detail::load_small;
 
 // Arithmetic modulo M = 2^61 - 1 on values in [0, M) (StringPool's hash).
 constexpr uint64_t kM61 = (uint64_t{1} << 61) - 1;
@@ -239,7 +224,7 @@ void StringPool::grow() { rehash(slots_.empty() ? 64 : slots_.size() * 2); }
 
 void StringPool::rehash(size_t slots) {
   // One allocation: a check of a short history pays for every block it allocates.
-  slots_.assign(slots, 0);
+  slots_.reset_zeroed(slots);
   const size_t mask = slots_.size() - 1;
   for (uint32_t id = 0; id < strings_.size(); ++id) {
     size_t i = mix64(strings_[id].hash) & mask;
@@ -268,11 +253,12 @@ size_t FlatMap::reserved_bytes(size_t n) { return slots_for(n, 32) * sizeof(Slot
 void FlatMap::grow() { rehash(slots_.empty() ? 32 : slots_.size() * 2); }
 
 void FlatMap::rehash(size_t slots) {
-  std::pmr::vector<Slot> old(slots, slots_.get_allocator());  // zeroed: all empty
+  ZeroedArray<Slot> old(slots_.resource());
+  old.reset_zeroed(slots);  // all empty
   old.swap(slots_);
   size_ = 0;
-  for (const Slot& s : old) {
-    if (s.key_plus_1 != 0) insert(s.key_plus_1 - 1, s.value);
+  for (size_t i = 0; i < old.size(); ++i) {
+    if (old[i].key_plus_1 != 0) insert(old[i].key_plus_1 - 1, old[i].value);
   }
 }
 
@@ -295,45 +281,32 @@ void KvModel::reserve(size_t ops, size_t text_bytes) {
   keys_.reserve(r.key_strings, 0);
   transitions_.reserve(r.transitions);
   prefix_of_.reserve(r.prefix_pairs);
+  short_keys_.reserve(r.key_strings);
+  if (values_.size() == 0) intern_empty_value();
 }
 
 size_t KvModel::reserved_bytes(size_t ops, size_t text_bytes) {
   const Reservation r = reservation(ops, text_bytes);
-  // Plus the short-key table's first fill and the keys' bytes, which reserve() leaves to grow.
+  // Plus the keys' bytes, which reserve() leaves to grow.
   return kv_detail::StringPool::reserved_bytes(r.value_strings, r.value_bytes) +
          kv_detail::StringPool::reserved_bytes(r.key_strings, 0) + kv_detail::FlatMap::reserved_bytes(r.transitions) +
-         kv_detail::FlatMap::reserved_bytes(r.prefix_pairs) + kv_detail::FlatMap::reserved_bytes(16) + 256;
+         kv_detail::FlatMap::reserved_bytes(r.prefix_pairs) + kv_detail::FlatMap::reserved_bytes(r.key_strings) + 256;
 }
 
-uint32_t KvModel::intern_key(std::string_view key) {
+uint32_t KvModel::intern_new_key(std::string_view key) {
   DST_ASSERT_MSG(!sealed_, "keys are fixed once the model is sealed");
-  if (key.size() > 7) return keys_.intern(key);
-  // Never ~0: the length is at most 7.
-  const uint64_t packed = (static_cast<uint64_t>(key.size()) << 56) | load_small(key.data(), key.size());
-  if (const uint32_t id = short_keys_.find(packed); id != kv_detail::FlatMap::kAbsent) return id;
   const uint32_t id = keys_.intern(key);
-  short_keys_.insert(packed, id);
+  if (key.size() <= 7) short_keys_.insert(packed_key(key), id);
   return id;
 }
 
-uint32_t KvModel::intern_value(std::string_view value) {
-  // "" first, so that it is kEmpty (not in the constructor: reserve() comes after it).
-  if (values_.size() == 0) values_.intern("");
-  return values_.intern(value);
-}
-
-KvOp KvModel::make(Op::Kind kind, std::string_view key, std::string_view value) {
-  // An append's argument is only ever appended (append(), step_whole()), never compared whole:
-  // it needs bytes and a hash, not a canonical id. The empty one must be kEmpty (is_read_only).
-  if (kind == Op::Kind::kAppend && !value.empty()) {
-    if (values_.size() == 0) values_.intern("");
-    return Op{kind, intern_key(key), values_.store(value), next_index_++};
-  }
-  return Op{kind, intern_key(key), intern_value(value), next_index_++};
+void KvModel::intern_empty_value() {
+  DST_ASSERT_EQ(values_.size(), 0u);
+  values_.intern("");
 }
 
 void KvModel::seal() {
-  intern_value("");  // a history without values still has the value of every key
+  if (values_.size() == 0) intern_empty_value();  // a history without values still has the value of every key
   sealed_ = true;
 }
 
@@ -390,17 +363,18 @@ KvModel::State KvModel::intern_tuple(std::span<const uint32_t> t) {
   return s;
 }
 
-bool KvModel::value_may_become(uint32_t now_id, const Op* target, std::span<const Op* const> window) {
-  const std::string_view want = values_.view(target->value);
-  // Whether `want` extends the current value: remembered per pair (the same few pairs are asked
-  // about at every node while the value stays).
-  const uint64_t pair = (static_cast<uint64_t>(now_id) << 32) | target->value;
+bool KvModel::extends_value(uint32_t now_id, uint32_t get_value) {
+  const uint64_t pair = (static_cast<uint64_t>(now_id) << 32) | get_value;
   uint32_t extends = prefix_of_.find(pair);
   if (extends == kv_detail::FlatMap::kAbsent) {
-    extends = starts_with(want, values_.view(now_id)) ? 1 : 0;
+    extends = starts_with(values_.view(get_value), values_.view(now_id)) ? 1 : 0;
     prefix_of_.insert(pair, extends);
   }
-  if (extends == 1) return true;
+  return extends == 1;
+}
+
+bool KvModel::put_may_lead_to(const Op* target, std::span<const Op* const> window) const {
+  const std::string_view want = values_.view(target->value);
   for (const Op* op : window) {
     if (op->kind != Op::Kind::kPut || op->key != target->key) continue;
     if (starts_with(want, values_.view(op->value))) return true;

@@ -15,11 +15,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory_resource>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "checker/linearizability/search.h"
@@ -35,6 +38,24 @@ struct KvOp {
 };
 
 namespace kv_detail {
+
+inline uint64_t load64(const char* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  return x;
+}
+inline uint32_t load32(const char* p) {
+  uint32_t x;
+  std::memcpy(&x, p, 4);
+  return x;
+}
+// The n <= 7 bytes at p as a little-endian number (two overlapping loads from 4 bytes on).
+inline uint64_t load_small(const char* p, size_t n) {
+  if (n >= 4) return load32(p) | (static_cast<uint64_t>(load32(p + n - 4)) << (8 * (n - 4)));
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  if (n == 0) return 0;
+  return u[0] | (static_cast<uint64_t>(u[n / 2]) << (8 * (n / 2))) | (static_cast<uint64_t>(u[n - 1]) << (8 * (n - 1)));
+}
 
 // A growable byte array from a memory resource, whose capacity is not initialised until written
 // (a vector<char> zeroes what it grows into, and a string copies through an out-of-line call).
@@ -67,6 +88,54 @@ class ByteBuffer {
   size_t capacity_ = 0;
 };
 
+// A fixed-size array of a trivially copyable T from a memory resource, zeroed with one memset when
+// sized: the open-addressing tables, whose empty slot is all zero bits (a vector would fill
+// them element by element).
+template <typename T>
+class ZeroedArray {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  explicit ZeroedArray(std::pmr::memory_resource* memory) : memory_(memory) {}
+  // A copy takes the default resource, as pmr containers do: it may outlive the original's.
+  ZeroedArray(const ZeroedArray& other) : memory_(std::pmr::get_default_resource()) {
+    if (other.size_ == 0) return;
+    data_ = static_cast<T*>(memory_->allocate(other.size_ * sizeof(T), alignof(T)));
+    std::memcpy(data_, other.data_, other.size_ * sizeof(T));
+    size_ = other.size_;
+  }
+  ZeroedArray& operator=(const ZeroedArray&) = delete;
+  ~ZeroedArray() { release(); }
+
+  // Now `n` zeroed elements; the old ones are gone.
+  void reset_zeroed(size_t n) {
+    release();
+    data_ = static_cast<T*>(memory_->allocate(n * sizeof(T), alignof(T)));
+    std::memset(data_, 0, n * sizeof(T));
+    size_ = n;
+  }
+  void swap(ZeroedArray& other) {
+    std::swap(memory_, other.memory_);
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+  }
+  std::pmr::memory_resource* resource() const { return memory_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  void release() {
+    if (data_ != nullptr) memory_->deallocate(data_, size_ * sizeof(T), alignof(T));
+    data_ = nullptr;
+    size_ = 0;
+  }
+  std::pmr::memory_resource* memory_;
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 // Interned strings: ids in order of first appearance, bytes in one arena.
 class StringPool {
  public:
@@ -85,7 +154,7 @@ class StringPool {
   // Room for `strings` strings of `bytes` bytes in all without growing.
   void reserve(size_t strings, size_t bytes);
   static size_t reserved_bytes(size_t strings, size_t bytes);  // what reserve() allocates
-  size_t bytes() const { return bytes_.capacity() + strings_.capacity() * sizeof(String) + slots_.capacity() * 4; }
+  size_t bytes() const { return bytes_.capacity() + strings_.capacity() * sizeof(String) + slots_.size() * 4; }
 
  private:
   // Strings are hashed as base-256 numbers, first byte lowest, modulo the prime M = 2^61 - 1:
@@ -110,7 +179,7 @@ class StringPool {
 
   ByteBuffer bytes_;
   std::pmr::vector<String> strings_;
-  std::pmr::vector<uint32_t> slots_;  // 0: empty; else 1 + id
+  ZeroedArray<uint32_t> slots_;  // 0: empty; else 1 + id
 };
 
 // uint64 -> uint32, open addressing; the key ~0 is reserved (keys are stored plus one, so that a
@@ -128,7 +197,7 @@ class FlatMap {
     }
   }
   void insert(uint64_t key, uint32_t value);  // key absent
-  size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
+  size_t bytes() const { return slots_.size() * sizeof(Slot); }
   void reserve(size_t n);  // room for n entries without growing
   static size_t reserved_bytes(size_t n);  // what reserve() allocates
 
@@ -139,7 +208,7 @@ class FlatMap {
   };
   void grow();
   void rehash(size_t slots);  // a power of two, more than twice the entries
-  std::pmr::vector<Slot> slots_;
+  ZeroedArray<Slot> slots_;
   size_t size_ = 0;
 };
 
@@ -158,10 +227,31 @@ class KvModel {
   // What reserve(ops, text_bytes) allocates, for sizing an arena.
   static size_t reserved_bytes(size_t ops, size_t text_bytes);
 
-  uint32_t intern_key(std::string_view key);
-  uint32_t intern_value(std::string_view value);
+  // Inline, with make(): converting a history interns every operation's key and value, and on
+  // short histories that is a good part of the check.
+  uint32_t intern_key(std::string_view key) {
+    if (key.size() <= 7) {
+      if (const uint32_t id = short_keys_.find(packed_key(key)); id != kv_detail::FlatMap::kAbsent) return id;
+    }
+    return intern_new_key(key);
+  }
+  uint32_t intern_value(std::string_view value) {
+    DST_ASSERT_MSG(!sealed_, "values of operations are fixed once the model is sealed");
+    if (values_.size() == 0) intern_empty_value();  // "" is kEmpty (reserve() does this first)
+    return values_.intern(value);
+  }
   // Builds an operation (assigns its index).
-  Op make(Op::Kind kind, std::string_view key, std::string_view value);
+  Op make(Op::Kind kind, std::string_view key, std::string_view value) {
+    const uint32_t k = intern_key(key);
+    // An append's argument is only ever appended (append(), step_whole()), never compared whole:
+    // it needs bytes and a hash, not a canonical id. The empty one must be kEmpty (is_read_only).
+    if (kind == Op::Kind::kAppend && !value.empty()) {
+      DST_ASSERT_MSG(!sealed_, "values of operations are fixed once the model is sealed");
+      if (values_.size() == 0) intern_empty_value();
+      return Op{kind, k, values_.store(value), next_index_++};
+    }
+    return Op{kind, k, intern_value(value), next_index_++};
+  }
   // Call after all keys are interned, before the search.
   void seal();
   // The search calls this once, before initial_state(); per key unless told otherwise.
@@ -185,7 +275,8 @@ class KvModel {
   // A get whose value does not extend the key's current value can only become legal through a put
   // (of a prefix of that value) among the operations that may still come before it. (The
   // common answers inline: the search asks at every node.)
-  bool may_become_legal(State s, const Op* target, std::span<const Op* const> window) {
+  template <typename Window>  // window() -> std::span<const Op* const>
+  bool may_become_legal(State s, const Op* target, Window&& window) {
     if (target->kind != Op::Kind::kGet) return true;
     const uint32_t now_id = value_of(s, target->key);
     if (now_id == target->value || now_id == kEmpty) return true;
@@ -204,6 +295,12 @@ class KvModel {
   static constexpr uint32_t kEmpty = 0;  // the value id of ""
 
   uint32_t value_of(State s, uint32_t key) const { return per_key_ ? s : tuple(s)[key]; }
+  // A key of at most 7 bytes packed with its length into one integer (never ~0).
+  static uint64_t packed_key(std::string_view key) {
+    return (static_cast<uint64_t>(key.size()) << 56) | kv_detail::load_small(key.data(), key.size());
+  }
+  uint32_t intern_new_key(std::string_view key);
+  void intern_empty_value();
   // The value id of value `v` with `arg` appended (remembered per pair).
   State append(uint32_t v, uint32_t arg) {
     const uint32_t next = transitions_.find((static_cast<uint64_t>(v) << 32) | arg);
@@ -211,7 +308,15 @@ class KvModel {
   }
   State append_first_time(uint32_t v, uint32_t arg);
   // may_become_legal when the key's value `now_id` is neither empty nor the get's.
-  bool value_may_become(uint32_t now_id, const Op* target, std::span<const Op* const> window);
+  template <typename Window>
+  bool value_may_become(uint32_t now_id, const Op* target, Window& window) {
+    return extends_value(now_id, target->value) || put_may_lead_to(target, window());
+  }
+  // Whether the value `get_value` starts with the value `now_id` (remembered per pair: the same
+  // few pairs are asked about at every node while the value stays).
+  bool extends_value(uint32_t now_id, uint32_t get_value);
+  // Whether a put in `window` of a prefix of the get's value could make it legal.
+  bool put_may_lead_to(const Op* target, std::span<const Op* const> window) const;
   std::optional<State> step_whole(State s, const Op& op);
   const uint32_t* tuple(State s) const { return &tuples_[static_cast<size_t>(s) * keys_.size()]; }
   State intern_tuple(std::span<const uint32_t> t);

@@ -61,6 +61,8 @@ struct Operation {
 
 // A sequential specification.
 //   State: small, copyable, equality-comparable (integer-coded where possible).
+//   hash_state(s): equal states hash equal; well mixed (every bit depends on the whole state),
+//     since the memo's table indexes by its low bits unmixed.
 //   step(s, op): the state after op if op (with its recorded output) is legal from s, else nullopt.
 //     Non-const: a model may intern states as it meets them.
 //   is_read_only(op): true only if step(s, op) is s or nullopt for every s (a read, a failed
@@ -70,8 +72,9 @@ struct Operation {
 //     everything is always correct. partition_name(p) names group p in reports.
 //   resources_exhausted(): the model's own memory bound was hit; the search stops with kUnknown.
 // Optional: may_become_legal(s, target, window) -> bool: false only if no sequence of operations
-//   from `window` (the calls before target's return, target among them) taken from s can make
-//   target legal. The search asks it about the operation whose return comes first, and prunes.
+//   from window() (a span of the calls before target's return, target among them) taken from s
+//   can make target legal. The search asks it about the first few operations to return, and
+//   prunes; window is a callable so that the list is only walked when the model needs it.
 // Optional: set_partitioned(bool), called once before initial_state(): with true, each search
 //   sees only one group's operations, so a state need only describe that group's part.
 template <typename M>
@@ -316,6 +319,12 @@ class PartitionSearch {
   // a few more catch a get that returns just after an append; more costs more than it prunes
   // (measured on the Porcupine kv files: 2 makes c50 5x slower, 8 makes c10 1.5x slower than 4).
   static constexpr size_t kPruneReturnsChecked = 4;
+  struct WindowProbe {  // stands for greedy_scan's window callable in the requires-expression
+    std::span<const Op* const> operator()() const { return {}; }
+  };
+  static constexpr bool kPrunes = requires(M& m, const State& s, const Op* op) {
+    { m.may_become_legal(s, op, WindowProbe{}) } -> std::same_as<bool>;
+  };
 
   // Whether the operations, in their order, each return before the next is called (a tie is an
   // overlap, as in the entry list: calls before returns), none of unknown outcome: then the
@@ -418,7 +427,7 @@ class PartitionSearch {
     set_[op / 64] ^= uint64_t{1} << (op % 64);
     set_hash_ ^= keys_[op];
   }
-  uint64_t node_hash(const State& s) const { return set_hash_ ^ mix64(model_->hash_state(s)); }
+  uint64_t node_hash(const State& s) const { return set_hash_ ^ model_->hash_state(s); }
 
   // Linearizes call entry `e` leading to `next` unless (next, set + op) already failed.
   bool descend(uint32_t e, State next, bool forced) {
@@ -472,12 +481,9 @@ class PartitionSearch {
   // first return entry's) can never become legal from here, the node is dead. Returns false if
   // the search failed.
   bool greedy_scan() {
-    const Op** const window = arena_->window;
-    size_t in_window = 0;
     uint32_t e = ent_[kHead].next;
     for (; e != kHead && ent_[e].call; e = ent_[e].next) {
       const Op& op = ops_[ent_[e].op].op;
-      window[in_window++] = &op;
       if (!model_->is_read_only(op)) continue;
       ++steps_;
       std::optional<State> next = model_->step(state_, op);
@@ -486,20 +492,24 @@ class PartitionSearch {
       if (descend(e, std::move(*next), true)) return true;
       return backtrack();  // (S, L + op) already failed, so (S, L) fails
     }
-    if constexpr (requires { model_->may_become_legal(state_, window[0], std::span<const Op* const>(window, 1)); }) {
+    if constexpr (kPrunes) {
       // The first few return entries: each one's operation must become legal after some of the
-      // calls before it (window when we reach it).
+      // calls before it.
       size_t returns_checked = 0;
       for (; e != kHead && returns_checked < kPruneReturnsChecked; e = ent_[e].next) {
-        if (ent_[e].call) {
-          window[in_window++] = &ops_[ent_[e].op].op;
-          continue;
-        }
+        if (ent_[e].call) continue;
         ++returns_checked;
         ++steps_;
-        if (!model_->may_become_legal(state_, &ops_[ent_[e].op].op, std::span<const Op* const>(window, in_window))) {
-          return backtrack();
-        }
+        const uint32_t target = e;
+        auto window = [this, target] {
+          const Op** const w = arena_->window;
+          size_t n = 0;
+          for (uint32_t c = ent_[kHead].next; c != target; c = ent_[c].next) {
+            if (ent_[c].call) w[n++] = &ops_[ent_[c].op].op;
+          }
+          return std::span<const Op* const>(w, n);
+        };
+        if (!model_->may_become_legal(state_, &ops_[ent_[e].op].op, window)) return backtrack();
       }
     }
     cursor_ = ent_[kHead].next;
