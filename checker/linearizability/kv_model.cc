@@ -107,7 +107,7 @@ Reservation reservation(size_t ops, size_t text_bytes) {
   // texts, and as much again for the append results, each of which copies its prefix (a hint:
   // long append chains outgrow it). Keys: a few usually, their bytes fit in place. Prefix
   // pairs: a few per get at most, asked once each.
-  return Reservation{2 * ops + 1, 2 * text_bytes + 64, std::min<size_t>(ops, 32), ops, ops};
+  return Reservation{2 * ops + 1, 2 * text_bytes + 64, std::min<size_t>(ops, 32), ops / 2, ops / 2};
 }
 
 }  // namespace
@@ -189,7 +189,7 @@ uint32_t StringPool::intern_concat(uint32_t a, uint32_t b) {
 
 size_t StringPool::find(Hash h, std::string_view head, std::string_view tail) const {
   const size_t mask = slots_.size() - 1;
-  size_t i = mix64(h) & mask;
+  size_t i = home_slot(h, slots_.size());
   for (; slots_[i] != 0; i = (i + 1) & mask) {
     const String& c = strings_[slots_[i] - 1];
     if (c.hash != h || c.length != head.size() + tail.size()) continue;
@@ -227,7 +227,7 @@ void StringPool::rehash(size_t slots) {
   slots_.reset_zeroed(slots);
   const size_t mask = slots_.size() - 1;
   for (uint32_t id = 0; id < strings_.size(); ++id) {
-    size_t i = mix64(strings_[id].hash) & mask;
+    size_t i = home_slot(strings_[id].hash, slots_.size());
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = id + 1;
   }
@@ -237,9 +237,20 @@ void FlatMap::insert(uint64_t key, uint32_t value) {
   DST_ASSERT_NE(key, ~uint64_t{0});
   if ((size_ + 1) * 2 > slots_.size()) grow();
   const size_t mask = slots_.size() - 1;
-  size_t i = mix64(key) & mask;
+  size_t i = home_slot(key, slots_.size());
   while (slots_[i].key_plus_1 != 0) i = (i + 1) & mask;
   slots_[i] = Slot{key + 1, value};
+  ++size_;
+}
+
+void FlatMap::insert_at(size_t slot, uint64_t key, uint32_t value) {
+  DST_ASSERT_NE(key, ~uint64_t{0});
+  if ((size_ + 1) * 2 > slots_.size()) {  // the slot moves with the growth
+    insert(key, value);
+    return;
+  }
+  DST_ASSERT_EQ(slots_[slot].key_plus_1, 0u);
+  slots_[slot] = Slot{key + 1, value};
   ++size_;
 }
 
@@ -325,9 +336,9 @@ KvModel::State KvModel::initial_state() const {
   return 0;  // per key: the value ""; whole: the tuple of ""
 }
 
-KvModel::State KvModel::append_first_time(uint32_t v, uint32_t arg) {
+KvModel::State KvModel::append_first_time(uint32_t v, uint32_t arg, size_t slot) {
   const uint32_t next = values_.intern_concat(v, arg);
-  transitions_.insert((static_cast<uint64_t>(v) << 32) | arg, next);
+  transitions_.insert_at(slot, (static_cast<uint64_t>(v) << 32) | arg, next);
   return next;
 }
 
@@ -365,12 +376,11 @@ KvModel::State KvModel::intern_tuple(std::span<const uint32_t> t) {
 
 bool KvModel::extends_value(uint32_t now_id, uint32_t get_value) {
   const uint64_t pair = (static_cast<uint64_t>(now_id) << 32) | get_value;
-  uint32_t extends = prefix_of_.find(pair);
-  if (extends == kv_detail::FlatMap::kAbsent) {
-    extends = starts_with(values_.view(get_value), values_.view(now_id)) ? 1 : 0;
-    prefix_of_.insert(pair, extends);
-  }
-  return extends == 1;
+  const size_t slot = prefix_of_.probe(pair);
+  if (prefix_of_.holds(slot)) return prefix_of_.value_at(slot) == 1;
+  const bool extends = starts_with(values_.view(get_value), values_.view(now_id));
+  prefix_of_.insert_at(slot, pair, extends ? 1 : 0);
+  return extends;
 }
 
 bool KvModel::put_may_lead_to(const Op* target, std::span<const Op* const> window) const {

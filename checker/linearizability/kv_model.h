@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory_resource>
@@ -55,6 +56,13 @@ inline uint64_t load_small(const char* p, size_t n) {
   const auto* u = reinterpret_cast<const unsigned char*>(p);
   if (n == 0) return 0;
   return u[0] | (static_cast<uint64_t>(u[n / 2]) << (8 * (n / 2))) | (static_cast<uint64_t>(u[n - 1]) << (8 * (n - 1)));
+}
+
+// The home slot of `key` in an open-addressing table of `size` slots (a power of two): the top
+// bits of key times 2^64 / phi (Fibonacci hashing: one multiplication, and every bit of the key
+// reaches the top bits).
+inline size_t home_slot(uint64_t key, size_t size) {
+  return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> (64 - std::countr_zero(size)));
 }
 
 // A growable byte array from a memory resource, whose capacity is not initialised until written
@@ -191,12 +199,24 @@ class FlatMap {
   uint32_t find(uint64_t key) const {  // inline: the search asks at every append step
     if (slots_.empty()) return kAbsent;
     const size_t mask = slots_.size() - 1;
-    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = home_slot(key, slots_.size());; i = (i + 1) & mask) {
       if (slots_[i].key_plus_1 == key + 1) return slots_[i].value;
       if (slots_[i].key_plus_1 == 0) return kAbsent;
     }
   }
   void insert(uint64_t key, uint32_t value);  // key absent
+  // Find, then insert without probing again: the slot where `key` is, or the empty one where it
+  // would go (valid until the next insert), whether it holds it, and insert_at.
+  size_t probe(uint64_t key) {
+    if (slots_.empty()) grow();
+    const size_t mask = slots_.size() - 1;
+    size_t i = home_slot(key, slots_.size());
+    while (slots_[i].key_plus_1 != 0 && slots_[i].key_plus_1 != key + 1) i = (i + 1) & mask;
+    return i;
+  }
+  bool holds(size_t slot) const { return slots_[slot].key_plus_1 != 0; }
+  uint32_t value_at(size_t slot) const { return slots_[slot].value; }
+  void insert_at(size_t slot, uint64_t key, uint32_t value);  // slot from probe(key), key absent
   size_t bytes() const { return slots_.size() * sizeof(Slot); }
   void reserve(size_t n);  // room for n entries without growing
   static size_t reserved_bytes(size_t n);  // what reserve() allocates
@@ -303,10 +323,10 @@ class KvModel {
   void intern_empty_value();
   // The value id of value `v` with `arg` appended (remembered per pair).
   State append(uint32_t v, uint32_t arg) {
-    const uint32_t next = transitions_.find((static_cast<uint64_t>(v) << 32) | arg);
-    return next != kv_detail::FlatMap::kAbsent ? next : append_first_time(v, arg);
+    const size_t slot = transitions_.probe((static_cast<uint64_t>(v) << 32) | arg);
+    return transitions_.holds(slot) ? transitions_.value_at(slot) : append_first_time(v, arg, slot);
   }
-  State append_first_time(uint32_t v, uint32_t arg);
+  State append_first_time(uint32_t v, uint32_t arg, size_t slot);
   // may_become_legal when the key's value `now_id` is neither empty nor the get's.
   template <typename Window>
   bool value_may_become(uint32_t now_id, const Op* target, Window& window) {
