@@ -197,6 +197,10 @@ struct PartitionLayout {
   size_t definite = 0;  // operations with a return entry
   size_t entry_begin = 0;
   size_t set_begin = 0;
+  // Each operation returns before the next is called, none of unknown outcome (a tie is an
+  // overlap, as in the entry list: calls before returns): real time allows only their order.
+  bool sequential = false;
+  bool entries_built = false;  // by build_all_entries; else the search builds its own (if not replayed)
 };
 
 // The search over one partition, resumable: run(n) does up to about n more model steps.
@@ -233,8 +237,13 @@ class PartitionSearch {
     state_ = model.initial_state();
     best_state_ = state_;
     visited_.configure(words_, cache_bytes_used, options.cache_bytes_max, spare_memo);
-    sequential_ = options.replay_sequential && is_sequential();
-    if (!sequential_) build_entries(1 + at.ops + at.definite);
+    sequential_ = options.replay_sequential && at.sequential;
+    if (at.entries_built) {
+      definite_left_ = at.definite;
+      cursor_ = ent_[kHead].next;
+    } else if (!sequential_) {
+      build_entries(1 + at.ops + at.definite);
+    }
   }
 
   Progress run(uint64_t max_steps) {
@@ -325,18 +334,6 @@ class PartitionSearch {
   static constexpr bool kPrunes = requires(M& m, const State& s, const Op* op) {
     { m.may_become_legal(s, op, WindowProbe{}) } -> std::same_as<bool>;
   };
-
-  // Whether the operations, in their order, each return before the next is called (a tie is an
-  // overlap, as in the entry list: calls before returns), none of unknown outcome: then the
-  // only order that respects real time is theirs.
-  bool is_sequential() const {
-    for (size_t i = 0; i < n_; ++i) {
-      DST_ASSERT_LE(ops_[i].call, ops_[i].ret);
-      if (ops_[i].ret == kNeverReturns) return false;
-      if (i > 0 && ops_[i - 1].ret >= ops_[i].call) return false;
-    }
-    return true;
-  }
 
   // The search of a sequential partition: each operation in turn (depth_ of them done). The
   // prefix before a failing one is the longest linearizable prefix, as the search would find.
@@ -562,11 +559,15 @@ class PartitionSearch {
   VisitedSet<State> visited_;
 };
 
+template <Model M>
+void build_all_entries(SearchArena<M>& arena, std::span<PartitionLayout> layout, std::pmr::memory_resource* memory);
+
 // Buckets the operations by partition (one counting pass, input order kept within a partition),
-// sizes the arena for all of them and returns each non-empty partition's layout.
+// sizes the arena for all of them and returns each non-empty partition's layout: whether it is
+// sequential, and its entry list when build_all_entries can build them all at once.
 template <Model M>
 std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operation<typename M::Op>> ops,
-                                                     bool partition, SearchArena<M>& arena,
+                                                     bool partition, bool replay_sequential, SearchArena<M>& arena,
                                                      std::pmr::memory_resource* memory) {
   const uint32_t parts = partition ? model.partition_count() : 1;
   auto part_of = [&](size_t i) {
@@ -607,15 +608,88 @@ std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const O
   }
   layout.resize(used);
   for (size_t i = 0; i < largest; ++i) arena.keys[i] = mix64(0x6c696e6561726973ull ^ (i * 0x2545f4914f6cdd1dull));
+  bool all_sequential = true;
+  for (PartitionLayout& l : layout) {
+    l.sequential = true;
+    for (size_t i = l.op_begin; i < l.op_begin + l.ops; ++i) {
+      const Operation<typename M::Op>& op = arena.ops[i];
+      DST_ASSERT_LE(op.call, op.ret);
+      if (op.ret == kNeverReturns || (i > l.op_begin && arena.ops[i - 1].ret >= op.call)) l.sequential = false;
+    }
+    all_sequential = all_sequential && l.sequential;
+  }
+  // Replayed partitions need no entry list.
+  if (!(all_sequential && replay_sequential)) build_all_entries(arena, std::span<PartitionLayout>(layout), memory);
   return layout;
+}
+
+// Builds every partition's entry list at once (sets entries_built) when the times are distinct
+// integers spread over not much more than the number of events, as the positions of events in
+// an imported history are: one pass over the time range in order appends each event to its
+// partition's list, with no sort and no merge. Otherwise builds nothing, and each partition's
+// search sorts and merges its own (PartitionSearch::build_entries); the order is the same.
+template <Model M>
+void build_all_entries(SearchArena<M>& arena, std::span<PartitionLayout> layout, std::pmr::memory_resource* memory) {
+  using Entry = typename SearchArena<M>::Entry;
+  const std::span<const Operation<typename M::Op>> ops(arena.ops);
+  if (ops.empty()) return;
+  int64_t first = ops[0].call, last = ops[0].call;
+  size_t events = 0;
+  for (const auto& op : ops) {
+    first = std::min(first, op.call);
+    last = std::max(last, op.ret == kNeverReturns ? op.call : op.ret);
+    events += op.ret == kNeverReturns ? 1 : 2;
+  }
+  // Range in events: a bucket per time; wider spreads are left to the sorts.
+  if (static_cast<uint64_t>(last - first) >= 4 * static_cast<uint64_t>(events) + 64) return;
+  const size_t range = static_cast<size_t>(last - first) + 1;
+  std::pmr::vector<uint32_t> bucket(range, 0, memory);  // 0: no event; else 2 * op + 1 (call) or + 2 (return)
+  for (size_t i = 0; i < ops.size(); ++i) {
+    uint32_t& call = bucket[static_cast<size_t>(ops[i].call - first)];
+    if (call != 0) return;  // a tie: ordered by the sorts' rule instead
+    call = static_cast<uint32_t>(2 * i + 1);
+    if (ops[i].ret == kNeverReturns) continue;
+    uint32_t& ret = bucket[static_cast<size_t>(ops[i].ret - first)];
+    if (ret != 0) return;
+    ret = static_cast<uint32_t>(2 * i + 2);
+  }
+  std::pmr::vector<uint32_t> part_of(ops.size(), memory);  // index into layout, per operation
+  std::pmr::vector<uint32_t> next_entry(layout.size(), 1, memory);
+  std::pmr::vector<uint32_t> call_entry(ops.size(), memory);
+  for (uint32_t p = 0; p < layout.size(); ++p) {
+    std::fill_n(part_of.begin() + static_cast<ptrdiff_t>(layout[p].op_begin), layout[p].ops, p);
+  }
+  for (const uint32_t event : bucket) {
+    if (event == 0) continue;
+    const size_t i = (event - 1) / 2;
+    const bool is_call = (event - 1) % 2 == 0;
+    const uint32_t p = part_of[i];
+    Entry* const ent = arena.entries + layout[p].entry_begin;
+    const uint32_t e = next_entry[p]++;
+    ent[e] = Entry{e + 1, e - 1, static_cast<uint32_t>(i - layout[p].op_begin), 0, is_call};
+    if (is_call) {
+      call_entry[i] = e;
+    } else {
+      ent[call_entry[i]].match = e;
+    }
+  }
+  for (uint32_t p = 0; p < layout.size(); ++p) {
+    const uint32_t count = next_entry[p];
+    DST_ASSERT_EQ(count, 1 + layout[p].ops + layout[p].definite);
+    Entry* const ent = arena.entries + layout[p].entry_begin;
+    ent[0] = Entry{1, count - 1, 0, 0, false};
+    ent[count - 1].next = 0;
+    layout[p].entries_built = true;
+  }
 }
 
 // What check_linearizable allocates for `ops` operations, at most: for sizing an arena that also
 // serves the model (imported_check.cc).
 template <Model M>
 size_t search_bytes_for(size_t ops, size_t parts) {
+  const size_t entry_building = 4 * (8 * ops + 64) + 2 * 4 * ops + 4 * parts;  // build_all_entries
   return SearchArena<M>::bytes_for(ops, parts) + parts * (sizeof(PartitionLayout) + sizeof(PartitionSearch<M>)) +
-         VisitedSet<typename M::State>::first_fill_bytes((ops + 63) / 64) + 256;
+         VisitedSet<typename M::State>::first_fill_bytes((ops + 63) / 64) + entry_building + 256;
 }
 
 // Checks a whole history: partitions it, interleaves the partitions' searches round-robin, and
@@ -630,7 +704,7 @@ CheckResult check_linearizable(M& model, std::span<const Operation<typename M::O
     memory = &own.emplace(search_bytes_for<M>(ops.size(), options.partition ? model.partition_count() : 1));
   }
   SearchArena<M> arena(memory);
-  const std::pmr::vector<PartitionLayout> parts = lay_out_partitions(model, ops, options.partition, arena, memory);
+  const std::pmr::vector<PartitionLayout> parts = lay_out_partitions(model, ops, options.partition, options.replay_sequential, arena, memory);
   CheckResult result;
   result.partitions.reserve(parts.size());
   size_t cache_bytes_used = 0;
