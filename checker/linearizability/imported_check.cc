@@ -88,11 +88,10 @@ size_t text_bytes_of(const ImportedHistory& h) {
   return n;
 }
 
-}  // namespace
-
-// Deterministic, which is how minimisation gets a model that no search has used (check_kv).
-Status kv_operations(const ImportedHistory& h, KvModel& model, std::pmr::vector<Operation<KvOp>>& ops) {
-  model.reserve(h.ops.size(), text_bytes_of(h));
+// kv_operations with the history's text bytes counted already (check_kv needs them first).
+Status kv_operations_sized(const ImportedHistory& h, size_t text_bytes, KvModel& model,
+                           std::pmr::vector<Operation<KvOp>>& ops) {
+  model.reserve(h.ops.size(), text_bytes);
   ops.clear();
   ops.reserve(h.ops.size());
   for (const ImportedOp& op : h.ops) {
@@ -109,17 +108,24 @@ Status kv_operations(const ImportedHistory& h, KvModel& model, std::pmr::vector<
   return Status();
 }
 
+}  // namespace
+
+// Deterministic, which is how minimisation gets a model that no search has used (check_kv).
+Status kv_operations(const ImportedHistory& h, KvModel& model, std::pmr::vector<Operation<KvOp>>& ops) {
+  return kv_operations_sized(h, text_bytes_of(h), model, ops);
+}
+
 namespace {
 
 Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& options, bool minimize) {
   // One block for the model's tables, the operations and the search. The partitions are the
   // keys, not known yet: room for a few dozen (more spill to the heap).
-  const size_t n = h.ops.size();
-  ArenaResource arena(KvModel::reserved_bytes(n, text_bytes_of(h)) + n * sizeof(Operation<KvOp>) +
+  const size_t n = h.ops.size(), text_bytes = text_bytes_of(h);
+  ArenaResource arena(KvModel::reserved_bytes(n, text_bytes) + n * sizeof(Operation<KvOp>) +
                       search_bytes_for<KvModel>(n, std::min<size_t>(n, 64)));
   KvModel model(&arena);
   std::pmr::vector<Operation<KvOp>> ops(&arena);
-  if (Status st = kv_operations(h, model, ops); !st.is_ok()) return st;
+  if (Status st = kv_operations_sized(h, text_bytes, model, ops); !st.is_ok()) return st;
   CheckResult r = check_linearizable(model, std::span<const Operation<KvOp>>(ops), options, &arena);
   if (!minimize || r.verdict != Verdict::kViolation) return r;
   // `model` has served its search; a second conversion gives an unused one with the same ids, and
