@@ -269,5 +269,33 @@ TEST(KvModelInterning, AppendResultsEqualReadValuesOfEveryLength) {
   }
 }
 
+// may_become_legal prunes a get whose value cannot grow out of the key's current one: it must
+// tell a prefix from a near miss at every length and at every place of the difference (the
+// quick test looks at the last eight bytes, the memo remembers long pairs).
+TEST(KvModelPruning, GetValueExtendsTheCurrentValueOrNot) {
+  using K = KvOp::Kind;
+  const std::string text = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+  for (size_t now_length : {1, 3, 7, 8, 9, 16, 17, 30}) {
+    for (size_t differ_at = 0; differ_at <= now_length; ++differ_at) {
+      KvModel m;
+      const std::string now = text.substr(0, now_length);
+      std::string seen = text;  // the get's value: `now` and more, unless changed below
+      if (differ_at < now_length) seen[differ_at] ^= 1;
+      const KvOp put = m.make(K::kPut, "k", now);
+      const KvOp get = m.make(K::kGet, "k", seen);
+      m.seal();
+      m.set_partitioned(true);
+      const auto state = m.step(m.initial_state(), put);
+      ASSERT_TRUE(state.has_value());
+      auto no_window = [] { return std::span<const KvOp* const>(); };
+      // Asked twice: the second answer may come from the memo.
+      for (int ask = 0; ask < 2; ++ask) {
+        EXPECT_EQ(m.may_become_legal(*state, &get, no_window), differ_at == now_length)
+            << "now " << now_length << " bytes, differing at " << differ_at;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dst::checker
