@@ -86,7 +86,7 @@ TEST(PorcupineKv, ReplayOfSequentialPartitionsAgreesWithTheSearch) {
 }
 
 // Imported histories' times are event positions: the search builds every partition's entry list
-// in one pass over them (build_all_entries). Spread out, the same times take the per-partition
+// in one pass over them (lay_out_partitions). Spread out, the same times take the per-partition
 // sorts instead; both must give the same search, step for step.
 TEST(PorcupineKv, EntryListsBuiltAtOnceMatchThePerPartitionSorts) {
   for (const char* name : {"c10-ok", "c10-bad", "c50-bad"}) {

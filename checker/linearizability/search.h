@@ -200,7 +200,7 @@ struct PartitionLayout {
   // Each operation returns before the next is called, none of unknown outcome (a tie is an
   // overlap, as in the entry list: calls before returns): real time allows only their order.
   bool sequential = false;
-  bool entries_built = false;  // by build_all_entries; else the search builds its own (if not replayed)
+  bool entries_built = false;  // by lay_out_partitions; else the search builds its own (if not replayed)
 };
 
 // The search over one partition, resumable: run(n) does up to about n more model steps.
@@ -559,31 +559,46 @@ class PartitionSearch {
   VisitedSet<State> visited_;
 };
 
-template <Model M>
-void build_all_entries(SearchArena<M>& arena, std::span<PartitionLayout> layout, std::pmr::memory_resource* memory);
-
-// Buckets the operations by partition (one counting pass, input order kept within a partition),
-// sizes the arena for all of them and returns each non-empty partition's layout: whether it is
-// sequential, and its entry list when build_all_entries can build them all at once.
+// Buckets the operations by partition (input order kept within a partition), sizes the arena for
+// all of them and returns each non-empty partition's layout, with whether it is sequential. When
+// the times are distinct integers spread over not much more than the number of events, as the
+// positions of events in an imported history are, it also builds every partition's entry list,
+// in one pass over the time range that appends each event to its partition's list: no sort and
+// no merge (entries_built). Otherwise each partition's search sorts and merges its own
+// (PartitionSearch::build_entries), in the same order.
 template <Model M>
 std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operation<typename M::Op>> ops,
                                                      bool partition, bool replay_sequential, SearchArena<M>& arena,
                                                      std::pmr::memory_resource* memory) {
+  using Entry = typename SearchArena<M>::Entry;
   const uint32_t parts = partition ? model.partition_count() : 1;
-  auto part_of = [&](size_t i) {
+  // Each operation's partition number, the partitions' sizes, which are sequential (each
+  // operation returns before the next is called, a tie being an overlap; none unknown), the span
+  // of the times. The layout is indexed by partition number until the operations are placed,
+  // then compacted.
+  std::pmr::vector<uint32_t> part(ops.size(), memory);
+  std::pmr::vector<PartitionLayout> layout(parts, memory);
+  std::pmr::vector<int64_t> last_return(parts, INT64_MIN, memory);
+  int64_t first = ops.empty() ? 0 : ops[0].call, last = first;
+  size_t events = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
     const uint32_t p = partition ? model.partition_of(ops[i].op) : 0;
     DST_ASSERT_LT(p, parts);
-    return p;
-  };
-  // Indexed by partition number until the operations are placed, then compacted to the
-  // non-empty partitions.
-  std::pmr::vector<PartitionLayout> layout(parts, memory);
-  for (size_t i = 0; i < ops.size(); ++i) {
-    PartitionLayout& l = layout[part_of(i)];
+    DST_ASSERT_LE(ops[i].call, ops[i].ret);
+    part[i] = p;
+    const bool definite = ops[i].ret != kNeverReturns;
+    PartitionLayout& l = layout[p];
+    if (l.ops == 0) l.sequential = true;
+    if (!definite || last_return[p] >= ops[i].call) l.sequential = false;
+    last_return[p] = ops[i].ret;
     ++l.ops;
-    l.definite += ops[i].ret != kNeverReturns;
+    l.definite += definite;
+    first = std::min(first, ops[i].call);
+    last = std::max(last, definite ? ops[i].ret : ops[i].call);
+    events += definite ? 2 : 1;
   }
   size_t op_at = 0, entry_at = 0, set_at = 0, largest = 0;
+  bool all_sequential = true;
   for (uint32_t p = 0; p < parts; ++p) {
     PartitionLayout& l = layout[p];
     if (l.ops == 0) continue;
@@ -591,103 +606,88 @@ std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const O
     l.op_begin = op_at;
     l.entry_begin = entry_at;
     l.set_begin = set_at;
+    all_sequential = all_sequential && l.sequential;
     op_at += l.ops;
     entry_at += 1 + l.ops + l.definite;
     set_at += (l.ops + 63) / 64;
     largest = std::max(largest, l.ops);
   }
   arena.allocate(ops.size(), entry_at, set_at, largest);
-  // Place the operations: layout[p].op_begin advances as partition p fills, and is put back after.
+  for (size_t i = 0; i < largest; ++i) arena.keys[i] = mix64(0x6c696e6561726973ull ^ (i * 0x2545f4914f6cdd1dull));
+
+  // Place the operations (layout[p].op_begin advances as partition p fills, and is put back
+  // after), and put each event in its time's bucket if the entry lists are to be built here.
+  // Replayed partitions need none.
+  const uint64_t span = static_cast<uint64_t>(last) - static_cast<uint64_t>(first);  // no signed overflow
+  const bool dense = !ops.empty() && ops.size() < (size_t{1} << 30) && span < 4 * static_cast<uint64_t>(events) + 64 &&
+                     !(all_sequential && replay_sequential);
+  std::pmr::vector<uint32_t> bucket(dense ? static_cast<size_t>(span) + 1 : 0, 0, memory);  // 0: none; else 2 * placed op + 1 (call) or + 2 (return)
+  std::pmr::vector<uint32_t> owner(dense ? ops.size() : 0, memory);                               // partition number per placed op
+  bool distinct = dense;
   arena.ops.resize(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) arena.ops[layout[part_of(i)].op_begin++] = ops[i];
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const uint32_t p = part[i];
+    PartitionLayout& l = layout[p];
+    const size_t at = l.op_begin++;
+    const Operation<typename M::Op>& op = arena.ops[at] = ops[i];
+    if (!distinct) continue;
+    owner[at] = p;
+    uint32_t& call = bucket[static_cast<size_t>(op.call - first)];
+    distinct = call == 0;  // a tie: ordered by the sorts' rule instead
+    call = static_cast<uint32_t>(2 * at + 1);
+    if (op.ret == kNeverReturns) continue;
+    uint32_t& ret = bucket[static_cast<size_t>(op.ret - first)];
+    distinct = distinct && ret == 0;
+    ret = static_cast<uint32_t>(2 * at + 2);
+  }
+  for (uint32_t p = 0; p < parts; ++p) layout[p].op_begin -= layout[p].ops;
+
+  if (distinct) {
+    struct Cursor {
+      Entry* ent;
+      size_t op_begin;
+      uint32_t next;  // the next entry
+    };
+    std::pmr::vector<Cursor> cursor(parts, memory);
+    for (uint32_t p = 0; p < parts; ++p) cursor[p] = Cursor{arena.entries + layout[p].entry_begin, layout[p].op_begin, 1};
+    std::pmr::vector<uint32_t> call_entry(ops.size(), memory);
+    for (const uint32_t event : bucket) {
+      if (event == 0) continue;
+      const uint32_t at = (event - 1) >> 1;
+      const bool is_call = ((event - 1) & 1) == 0;
+      Cursor& c = cursor[owner[at]];
+      const uint32_t e = c.next++;
+      c.ent[e] = Entry{e + 1, e - 1, static_cast<uint32_t>(at - c.op_begin), 0, is_call};
+      if (is_call) {
+        call_entry[at] = e;
+      } else {
+        c.ent[call_entry[at]].match = e;
+      }
+    }
+    for (uint32_t p = 0; p < parts; ++p) {
+      PartitionLayout& l = layout[p];
+      if (l.ops == 0) continue;
+      const uint32_t count = cursor[p].next;
+      DST_ASSERT_EQ(count, 1 + l.ops + l.definite);
+      cursor[p].ent[0] = Entry{1, count - 1, 0, 0, false};
+      cursor[p].ent[count - 1].next = 0;
+      l.entries_built = true;
+    }
+  }
+
   size_t used = 0;
   for (uint32_t p = 0; p < parts; ++p) {
-    if (layout[p].ops == 0) continue;
-    layout[used] = layout[p];
-    layout[used++].op_begin -= layout[p].ops;
+    if (layout[p].ops != 0) layout[used++] = layout[p];
   }
   layout.resize(used);
-  for (size_t i = 0; i < largest; ++i) arena.keys[i] = mix64(0x6c696e6561726973ull ^ (i * 0x2545f4914f6cdd1dull));
-  bool all_sequential = true;
-  for (PartitionLayout& l : layout) {
-    l.sequential = true;
-    for (size_t i = l.op_begin; i < l.op_begin + l.ops; ++i) {
-      const Operation<typename M::Op>& op = arena.ops[i];
-      DST_ASSERT_LE(op.call, op.ret);
-      if (op.ret == kNeverReturns || (i > l.op_begin && arena.ops[i - 1].ret >= op.call)) l.sequential = false;
-    }
-    all_sequential = all_sequential && l.sequential;
-  }
-  // Replayed partitions need no entry list.
-  if (!(all_sequential && replay_sequential)) build_all_entries(arena, std::span<PartitionLayout>(layout), memory);
   return layout;
-}
-
-// Builds every partition's entry list at once (sets entries_built) when the times are distinct
-// integers spread over not much more than the number of events, as the positions of events in
-// an imported history are: one pass over the time range in order appends each event to its
-// partition's list, with no sort and no merge. Otherwise builds nothing, and each partition's
-// search sorts and merges its own (PartitionSearch::build_entries); the order is the same.
-template <Model M>
-void build_all_entries(SearchArena<M>& arena, std::span<PartitionLayout> layout, std::pmr::memory_resource* memory) {
-  using Entry = typename SearchArena<M>::Entry;
-  const std::span<const Operation<typename M::Op>> ops(arena.ops);
-  if (ops.empty()) return;
-  int64_t first = ops[0].call, last = ops[0].call;
-  size_t events = 0;
-  for (const auto& op : ops) {
-    first = std::min(first, op.call);
-    last = std::max(last, op.ret == kNeverReturns ? op.call : op.ret);
-    events += op.ret == kNeverReturns ? 1 : 2;
-  }
-  // Range in events: a bucket per time; wider spreads are left to the sorts.
-  if (static_cast<uint64_t>(last - first) >= 4 * static_cast<uint64_t>(events) + 64) return;
-  const size_t range = static_cast<size_t>(last - first) + 1;
-  std::pmr::vector<uint32_t> bucket(range, 0, memory);  // 0: no event; else 2 * op + 1 (call) or + 2 (return)
-  for (size_t i = 0; i < ops.size(); ++i) {
-    uint32_t& call = bucket[static_cast<size_t>(ops[i].call - first)];
-    if (call != 0) return;  // a tie: ordered by the sorts' rule instead
-    call = static_cast<uint32_t>(2 * i + 1);
-    if (ops[i].ret == kNeverReturns) continue;
-    uint32_t& ret = bucket[static_cast<size_t>(ops[i].ret - first)];
-    if (ret != 0) return;
-    ret = static_cast<uint32_t>(2 * i + 2);
-  }
-  std::pmr::vector<uint32_t> part_of(ops.size(), memory);  // index into layout, per operation
-  std::pmr::vector<uint32_t> next_entry(layout.size(), 1, memory);
-  std::pmr::vector<uint32_t> call_entry(ops.size(), memory);
-  for (uint32_t p = 0; p < layout.size(); ++p) {
-    std::fill_n(part_of.begin() + static_cast<ptrdiff_t>(layout[p].op_begin), layout[p].ops, p);
-  }
-  for (const uint32_t event : bucket) {
-    if (event == 0) continue;
-    const size_t i = (event - 1) / 2;
-    const bool is_call = (event - 1) % 2 == 0;
-    const uint32_t p = part_of[i];
-    Entry* const ent = arena.entries + layout[p].entry_begin;
-    const uint32_t e = next_entry[p]++;
-    ent[e] = Entry{e + 1, e - 1, static_cast<uint32_t>(i - layout[p].op_begin), 0, is_call};
-    if (is_call) {
-      call_entry[i] = e;
-    } else {
-      ent[call_entry[i]].match = e;
-    }
-  }
-  for (uint32_t p = 0; p < layout.size(); ++p) {
-    const uint32_t count = next_entry[p];
-    DST_ASSERT_EQ(count, 1 + layout[p].ops + layout[p].definite);
-    Entry* const ent = arena.entries + layout[p].entry_begin;
-    ent[0] = Entry{1, count - 1, 0, 0, false};
-    ent[count - 1].next = 0;
-    layout[p].entries_built = true;
-  }
 }
 
 // What check_linearizable allocates for `ops` operations, at most: for sizing an arena that also
 // serves the model (imported_check.cc).
 template <Model M>
 size_t search_bytes_for(size_t ops, size_t parts) {
-  const size_t entry_building = 4 * (8 * ops + 64) + 2 * 4 * ops + 4 * parts;  // build_all_entries
+  const size_t entry_building = 4 * (8 * ops + 64) + 3 * 4 * ops + 32 * parts;  // lay_out_partitions
   return SearchArena<M>::bytes_for(ops, parts) + parts * (sizeof(PartitionLayout) + sizeof(PartitionSearch<M>)) +
          VisitedSet<typename M::State>::first_fill_bytes((ops + 63) / 64) + entry_building + 256;
 }
