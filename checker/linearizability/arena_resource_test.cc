@@ -62,5 +62,22 @@ TEST(ArenaResource, ServesPmrContainersThatGrowPastIt) {
   EXPECT_NE(copy.get_allocator().resource(), &a);
 }
 
+TEST(ArenaResource, TheNextArenaOfTheThreadReusesTheBlock) {
+  void* first = nullptr;
+  {
+    ArenaResource a(1 << 20);  // larger than any earlier test's: kept when it ends
+    first = a.allocate(8, 8);
+  }
+  {
+    ArenaResource small(1024);  // a quarter or less of the kept block: not handed over
+    EXPECT_EQ(small.block_bytes(), 1024u);
+  }
+  ArenaResource b(1 << 19);
+  EXPECT_EQ(b.block_bytes(), size_t{1} << 20);
+  EXPECT_EQ(b.allocate(8, 8), first);
+  ArenaResource c(1 << 19);  // the block is b's now: c has its own
+  EXPECT_EQ(c.block_bytes(), size_t{1} << 19);
+}
+
 }  // namespace
 }  // namespace dst::checker
