@@ -308,8 +308,10 @@ size_t KvModel::reserved_bytes(size_t ops, size_t text_bytes) {
 
 uint32_t KvModel::intern_new_key(std::string_view key) {
   DST_ASSERT_MSG(!sealed_, "keys are fixed once the model is sealed");
-  const uint32_t id = keys_.intern(key);
-  if (key.size() <= 7) short_keys_.insert(packed_key(key), id);
+  if (key.size() > 7) return keys_.intern(key);
+  // A short key's id is short_keys_'s to find: the pool only keeps its bytes.
+  const uint32_t id = keys_.store(key);
+  short_keys_.insert(packed_key(key), id);
   return id;
 }
 

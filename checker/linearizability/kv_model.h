@@ -149,9 +149,9 @@ class StringPool {
  public:
   explicit StringPool(std::pmr::memory_resource* memory) : bytes_(memory), strings_(memory), slots_(memory) {}
   uint32_t intern(std::string_view s);
-  // Stores `s` under a new id that intern() never returns: for strings that are only ever an
-  // argument of intern_concat(), never compared whole (an append's argument), which saves the
-  // table look-up.
+  // Stores `s` under a new id that intern() never returns: for strings that are never looked up
+  // by their bytes (an append's argument, only ever an argument of intern_concat(); a short key,
+  // which KvModel finds by its packed bytes), which saves the table look-up.
   uint32_t store(std::string_view s);
   // The id of view(a) + view(b).
   uint32_t intern_concat(uint32_t a, uint32_t b);
