@@ -2,6 +2,7 @@
 #include "checker/linearizability/kv_model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "base/limits.h"
@@ -64,21 +65,45 @@ uint64_t hash_tuple(const uint32_t* t, size_t n) {
   return h;
 }
 
-// A value for a report, appended to `out`: long append chains are cut in the middle.
-void append_quoted(std::string& out, std::string_view v) {
-  constexpr size_t kShown = 48;
-  out += '"';
-  if (v.size() <= kShown) {
-    out += v;
-    out += '"';
-    return;
+// Text for a report, built in place: describing an operation is part of every counterexample,
+// and a dozen small appends to a std::string cost more than the rest of a short check's report.
+class ShortText {
+ public:
+  void add(std::string_view s) {
+    DST_ASSERT_LE(s.size(), sizeof(data_) - size_);
+    std::memcpy(data_ + size_, s.data(), s.size());
+    size_ += s.size();
   }
-  out += v.substr(0, 16);
-  out += "...";
-  out += v.substr(v.size() - 24);
-  out += "\" (";
-  out += std::to_string(v.size());
-  out += " bytes)";
+  // A value or key, quoted; long ones (append chains) are cut in the middle, so that this adds
+  // at most 1 + 16 + 3 + 24 + 3 + 20 + 7 = 74 characters.
+  void add_quoted(std::string_view v) {
+    constexpr size_t kShown = 48;
+    add("\"");
+    if (v.size() <= kShown) {
+      add(v);
+      add("\"");
+      return;
+    }
+    add(v.substr(0, 16));
+    add("...");
+    add(v.substr(v.size() - 24));
+    add("\" (");
+    char digits[24];
+    const int n = std::snprintf(digits, sizeof digits, "%zu", v.size());
+    add(std::string_view(digits, static_cast<size_t>(n)));
+    add(" bytes)");
+  }
+  std::string_view view() const { return std::string_view(data_, size_); }
+
+ private:
+  char data_[256];
+  size_t size_ = 0;
+};
+
+void append_quoted(std::string& out, std::string_view v) {
+  ShortText t;
+  t.add_quoted(v);
+  out += t.view();
 }
 
 std::string quote(std::string_view v) {
@@ -409,16 +434,14 @@ std::string KvModel::partition_name(uint32_t key) const {
 }
 
 std::string KvModel::describe_op(const Op& op) const {
-  static constexpr const char* kVerb[] = {"get(", "put(", "append("};
-  const std::string_view key = keys_.view(op.key), value = values_.view(op.value);
-  std::string out;
-  out.reserve(16 + key.size() + std::min<size_t>(value.size(), 80));
-  out += kVerb[static_cast<int>(op.kind)];
-  append_quoted(out, key);
-  out += op.kind == Op::Kind::kGet ? ") -> " : ", ";
-  append_quoted(out, value);
-  if (op.kind != Op::Kind::kGet) out += ')';
-  return out;
+  static constexpr std::string_view kVerb[] = {"get(", "put(", "append("};
+  ShortText t;  // at most 7 + 74 + 5 + 74 + 1 characters
+  t.add(kVerb[static_cast<int>(op.kind)]);
+  t.add_quoted(keys_.view(op.key));
+  t.add(op.kind == Op::Kind::kGet ? ") -> " : ", ");
+  t.add_quoted(values_.view(op.value));
+  if (op.kind != Op::Kind::kGet) t.add(")");
+  return std::string(t.view());
 }
 
 std::string KvModel::describe_state(State s) const {

@@ -297,5 +297,21 @@ TEST(KvModelPruning, GetValueExtendsTheCurrentValueOrNot) {
   }
 }
 
+// Reports name operations with their values quoted; a long value (an append chain) is cut in the
+// middle and its length given.
+TEST(KvModelReport, DescribesOperationsAndCutsLongValues) {
+  using K = KvOp::Kind;
+  KvModel m;
+  const std::string long_value = std::string(30, 'a') + std::string(30, 'z');
+  const KvOp get = m.make(K::kGet, "k", "x 1 y");
+  const KvOp put = m.make(K::kPut, "k", long_value);
+  const KvOp append = m.make(K::kAppend, "a-long-key", "");
+  m.seal();
+  EXPECT_EQ(m.describe_op(get), "get(\"k\") -> \"x 1 y\"");
+  EXPECT_EQ(m.describe_op(put),
+            "put(\"k\", \"" + std::string(16, 'a') + "..." + std::string(24, 'z') + "\" (60 bytes))");
+  EXPECT_EQ(m.describe_op(append), "append(\"a-long-key\", \"\")");
+}
+
 }  // namespace
 }  // namespace dst::checker
