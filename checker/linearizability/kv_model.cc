@@ -100,16 +100,10 @@ class ShortText {
   size_t size_ = 0;
 };
 
-void append_quoted(std::string& out, std::string_view v) {
+std::string quote(std::string_view v) {
   ShortText t;
   t.add_quoted(v);
-  out += t.view();
-}
-
-std::string quote(std::string_view v) {
-  std::string out;
-  append_quoted(out, v);
-  return out;
+  return std::string(t.view());
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) {
@@ -428,9 +422,10 @@ bool KvModel::put_may_lead_to(const Op* target, std::span<const Op* const> windo
 }
 
 std::string KvModel::partition_name(uint32_t key) const {
-  std::string out = "key ";
-  append_quoted(out, keys_.view(key));
-  return out;
+  ShortText t;
+  t.add("key ");
+  t.add_quoted(keys_.view(key));
+  return std::string(t.view());
 }
 
 std::string KvModel::describe_op(const Op& op) const {
@@ -445,7 +440,12 @@ std::string KvModel::describe_op(const Op& op) const {
 }
 
 std::string KvModel::describe_state(State s) const {
-  if (per_key_) return "the key's value " + quote(values_.view(s));
+  if (per_key_) {
+    ShortText t;
+    t.add("the key's value ");
+    t.add_quoted(values_.view(s));
+    return std::string(t.view());
+  }
   std::string out = "{";
   const uint32_t* t = tuple(s);
   for (uint32_t k = 0; k < keys_.size(); ++k) {
