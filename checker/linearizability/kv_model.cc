@@ -71,6 +71,7 @@ class ShortText {
  public:
   void add(std::string_view s) {
     DST_ASSERT_LE(s.size(), sizeof(data_) - size_);
+    if (s.empty()) return;  // its data() may be null, which memcpy must not see
     std::memcpy(data_ + size_, s.data(), s.size());
     size_ += s.size();
   }
@@ -107,7 +108,8 @@ std::string quote(std::string_view v) {
 }
 
 bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
+  // An empty view's data() may be null, which memcmp must not see.
+  return prefix.empty() || (s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0);
 }
 
 // Open-addressing tables are at most half full: the power of two, at least `least`, above 2n.
