@@ -60,9 +60,11 @@ void copy_bytes(char* to, const char* from, size_t n) {
 }
 
 uint64_t hash_tuple(const uint32_t* t, size_t n) {
+  // One multiplication per key, one mix at the end (a step of the unpartitioned search interns
+  // a tuple of every key's value).
   uint64_t h = 0x6b76ull;
-  for (size_t i = 0; i < n; ++i) h = mix64(h ^ t[i]);
-  return h;
+  for (size_t i = 0; i < n; ++i) h = (h ^ t[i]) * 0x9e3779b97f4a7c15ull;
+  return mix64(h);
 }
 
 // Text for a report, built in place: describing an operation is part of every counterexample,
@@ -71,8 +73,7 @@ class ShortText {
  public:
   void add(std::string_view s) {
     DST_ASSERT_LE(s.size(), sizeof(data_) - size_);
-    if (s.empty()) return;  // its data() may be null, which memcpy must not see
-    std::memcpy(data_ + size_, s.data(), s.size());
+    copy_bytes(data_ + size_, s.data(), s.size());  // inline for short strings; none for an empty one
     size_ += s.size();
   }
   // A value or key, quoted; long ones (append chains) are cut in the middle, so that this adds
@@ -101,11 +102,6 @@ class ShortText {
   size_t size_ = 0;
 };
 
-std::string quote(std::string_view v) {
-  ShortText t;
-  t.add_quoted(v);
-  return std::string(t.view());
-}
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   // An empty view's data() may be null, which memcmp must not see.
@@ -374,28 +370,29 @@ std::optional<KvModel::State> KvModel::step_whole(State s, const Op& op) {
     return std::nullopt;
   }
   const uint64_t memo_key = (static_cast<uint64_t>(s) << 32) | op.index;
-  if (const uint32_t next = transitions_.find(memo_key); next != kv_detail::FlatMap::kAbsent) return next;
+  const size_t slot = transitions_.probe(memo_key);  // stays valid: nothing below inserts into transitions_
+  if (transitions_.holds(slot)) return transitions_.value_at(slot);
   uint32_t value = op.value;  // put
   if (op.kind == Op::Kind::kAppend) value = op.value == kEmpty ? t[op.key] : values_.intern_concat(t[op.key], op.value);
   scratch_.assign(t, t + keys_.size());
   scratch_[op.key] = value;
   const State next = intern_tuple(scratch_);
-  transitions_.insert(memo_key, next);
+  transitions_.insert_at(slot, memo_key, next);
   return next;
 }
 
 KvModel::State KvModel::intern_tuple(std::span<const uint32_t> t) {
-  // Tuples with equal hashes are chained by rehashing the key.
-  for (uint64_t h = hash_tuple(t.data(), t.size()) >> 1;; h = mix64(h) >> 1) {
-    const uint32_t s = tuple_ids_.find(h);
-    if (s == kv_detail::FlatMap::kAbsent) break;
+  // Tuples with equal hashes are chained by rehashing the key; a new tuple takes the first free
+  // link of its chain.
+  uint64_t h = hash_tuple(t.data(), t.size()) >> 1;
+  size_t slot = tuple_ids_.probe(h);
+  for (; tuple_ids_.holds(slot); h = mix64(h) >> 1, slot = tuple_ids_.probe(h)) {
+    const uint32_t s = tuple_ids_.value_at(slot);
     if (std::equal(t.begin(), t.end(), tuple(s))) return s;
   }
   const auto s = static_cast<State>(keys_.size() == 0 ? tuples_.size() : tuples_.size() / keys_.size());
   tuples_.insert(tuples_.end(), t.begin(), t.end());
-  uint64_t h = hash_tuple(t.data(), t.size()) >> 1;
-  while (tuple_ids_.find(h) != kv_detail::FlatMap::kAbsent) h = mix64(h) >> 1;
-  tuple_ids_.insert(h, s);
+  tuple_ids_.insert_at(slot, h, s);
   return s;
 }
 
@@ -452,10 +449,15 @@ std::string KvModel::describe_state(State s) const {
   const uint32_t* t = tuple(s);
   for (uint32_t k = 0; k < keys_.size(); ++k) {
     if (t[k] == kEmpty) continue;
-    if (out.size() > 1) out += ", ";
-    out += quote(keys_.view(k)) + ": " + quote(values_.view(t[k]));
+    ShortText pair;  // at most 2 + 74 + 2 + 74 characters
+    if (out.size() > 1) pair.add(", ");
+    pair.add_quoted(keys_.view(k));
+    pair.add(": ");
+    pair.add_quoted(values_.view(t[k]));
+    out += pair.view();
   }
-  return out + "} (other keys \"\")";
+  out += "} (other keys \"\")";
+  return out;
 }
 
 }  // namespace dst::checker
