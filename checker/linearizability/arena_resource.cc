@@ -49,6 +49,9 @@ ArenaResource::~ArenaResource() {
 
 void* ArenaResource::do_allocate(size_t bytes, size_t alignment) {
   DST_ASSERT_MSG(alignment != 0 && (alignment & (alignment - 1)) == 0, "alignment must be a power of two");
+  // At least one byte: a carved pointer is then always inside the block (do_deallocate tells
+  // carved from heap pointers by that), even at the block's full end.
+  bytes = std::max<size_t>(bytes, 1);
   if (at_ != nullptr && alignment <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) {
     const auto address = reinterpret_cast<uintptr_t>(at_);
     const size_t pad = (alignment - address % alignment) % alignment;
@@ -69,7 +72,7 @@ void ArenaResource::do_deallocate(void* p, size_t bytes, size_t alignment) {
       address < reinterpret_cast<uintptr_t>(end_)) {
     return;  // carved: freed with the block
   }
-  std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  std::pmr::new_delete_resource()->deallocate(p, std::max<size_t>(bytes, 1), alignment);  // as allocated
 }
 
 }  // namespace dst::checker

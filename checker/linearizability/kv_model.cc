@@ -183,7 +183,8 @@ uint32_t StringPool::intern(std::string_view s) {
 uint32_t StringPool::store(std::string_view s) {
   const Hash h = hash_of(s);
   const auto id = static_cast<uint32_t>(strings_.size());
-  strings_.push_back(String{h, bytes_.size(), s.size()});
+  DST_ASSERT_LT(s.size(), size_t{UINT32_MAX});
+  strings_.push_back(String{h, bytes_.size(), static_cast<uint32_t>(s.size()), false});
   copy_bytes(bytes_.room(s.size()), s.data(), s.size());
   bytes_.commit(s.size());
   return id;
@@ -197,10 +198,11 @@ uint32_t StringPool::intern_concat(uint32_t a, uint32_t b) {
   // Copying within the arena: make room first (it may move), then copy from its used part to
   // past it (no overlap).
   const size_t start = bytes_.size();
-  char* to = bytes_.room(sa.length + sb.length);
+  const size_t length = size_t{sa.length} + sb.length;
+  char* to = bytes_.room(length);
   copy_bytes(to, bytes_.data() + sa.start, sa.length);
   copy_bytes(to + sa.length, bytes_.data() + sb.start, sb.length);
-  bytes_.commit(sa.length + sb.length);
+  bytes_.commit(length);
   return add(slot, h, start);
 }
 
@@ -222,7 +224,8 @@ uint32_t StringPool::intern_concat(uint32_t a, uint32_t b) {
 
 [[gnu::always_inline]] inline uint32_t StringPool::add(size_t slot, Hash h, size_t start) {
   const auto id = static_cast<uint32_t>(strings_.size());
-  strings_.push_back(String{h, start, bytes_.size() - start});
+  DST_ASSERT_LT(bytes_.size() - start, size_t{UINT32_MAX});
+  strings_.push_back(String{h, start, static_cast<uint32_t>(bytes_.size() - start), true});
   slots_[slot] = id + 1;
   if (strings_.size() * 2 > slots_.size()) grow();
   return id;
@@ -246,6 +249,7 @@ void StringPool::rehash(size_t slots) {
   slots_.reset_zeroed(slots);
   const size_t mask = slots_.size() - 1;
   for (uint32_t id = 0; id < strings_.size(); ++id) {
+    if (!strings_[id].looked_up) continue;  // stored: intern() must not find it
     size_t i = home_slot(strings_[id].hash, slots_.size());
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = id + 1;

@@ -158,6 +158,7 @@ class StringPool {
   std::string_view view(uint32_t id) const {
     return std::string_view(bytes_.data() + strings_[id].start, strings_[id].length);
   }
+  static_assert(std::endian::native == std::endian::little, "the string hash reads bytes as little-endian words");
   uint32_t size() const { return static_cast<uint32_t>(strings_.size()); }
   // Room for `strings` strings of `bytes` bytes in all without growing.
   void reserve(size_t strings, size_t bytes);
@@ -173,8 +174,11 @@ class StringPool {
   using Hash = uint64_t;
   struct String {
     Hash hash;
-    size_t start;  // in bytes_
-    size_t length;
+    size_t start;     // in bytes_
+    uint32_t length;  // the pool holds at most limits::kCheckerModelBytesMax bytes in all
+    // In the look-up table (intern, intern_concat); not a string from store(), which intern()
+    // must never return (rehash() leaves these out).
+    bool looked_up;
   };
   static Hash hash_of(std::string_view s);
   // The slot where the string with hash `h` equal to head + tail is, or the empty slot where it
