@@ -93,7 +93,8 @@ TEST(KvDifferential, SearchAgreesWithBruteForceOnRandomHistories) {
       const uint64_t k = next(10);
       op.kind = k < 4 ? Kind::kGet : k < 6 ? Kind::kPut : Kind::kAppend;
       op.key = next(4) == 0 ? "b" : "a";
-      op.value = op.kind == Kind::kPut ? "p" + std::to_string(i) : op.kind == Kind::kAppend ? "x" + std::to_string(i) + "y" : "";
+      if (op.kind == Kind::kPut) op.value = "p" + std::to_string(i);
+      if (op.kind == Kind::kAppend) op.value = "x" + std::to_string(i) + "y";
       if (op.kind == Kind::kAppend && next(12) == 0) op.value = "";  // an empty append changes nothing
       op.call = static_cast<int64_t>(next(24));
       op.ret = op.call + 1 + static_cast<int64_t>(next(8));

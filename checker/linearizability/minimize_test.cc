@@ -370,7 +370,8 @@ TEST(MinimizeKv, BadLogsHaveSmallMinimalCores) {
     KvModel pristine;
     std::pmr::vector<Operation<KvOp>> ops;
     ASSERT_TRUE(kv_operations(h, pristine, ops).is_ok());
-    expect_minimal_core(std::vector<Operation<KvOp>>(ops.begin(), ops.end()), m, [&pristine] { return pristine; }, name);
+    const std::vector<Operation<KvOp>> all(ops.begin(), ops.end());
+    expect_minimal_core(all, m, [&pristine] { return pristine; }, name);
     // The report leads with the core.
     const std::string report = format_check_report(h, *r);
     const size_t at = report.find("these " + std::to_string(m.core.size()) + " operation(s) in " + m.partition +

@@ -336,7 +336,8 @@ class PartitionSearch {
   };
 
   // The search of a sequential partition: each operation in turn (depth_ of them done). The
-  // prefix before a failing one is the longest linearizable prefix, as the search would find.
+  // prefix before a failing one is the longest linearizable prefix (the search without the
+  // greedy rule finds the same; with it, its pruning may stop at a shorter one).
   Progress replay(uint64_t max_steps) {
     const uint64_t stop = steps_ + max_steps;
     for (; depth_ < n_; ++depth_) {
@@ -619,10 +620,11 @@ std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const O
   // after), and put each event in its time's bucket if the entry lists are to be built here.
   // Replayed partitions need none.
   const uint64_t span = static_cast<uint64_t>(last) - static_cast<uint64_t>(first);  // no signed overflow
-  const bool dense = !ops.empty() && ops.size() < (size_t{1} << 30) && span < 4 * static_cast<uint64_t>(events) + 64 &&
-                     !(all_sequential && replay_sequential);
-  std::pmr::vector<uint32_t> bucket(dense ? static_cast<size_t>(span) + 1 : 0, 0, memory);  // 0: none; else 2 * placed op + 1 (call) or + 2 (return)
-  std::pmr::vector<uint32_t> owner(dense ? ops.size() : 0, memory);                               // partition number per placed op
+  const bool dense = !ops.empty() && ops.size() < (size_t{1} << 30) &&
+                     span < 4 * static_cast<uint64_t>(events) + 64 && !(all_sequential && replay_sequential);
+  // Per time: 0, or 2 * placed op + 1 for its call, + 2 for its return.
+  std::pmr::vector<uint32_t> bucket(dense ? static_cast<size_t>(span) + 1 : 0, 0, memory);
+  std::pmr::vector<uint32_t> owner(dense ? ops.size() : 0, memory);  // partition number per placed op
   bool distinct = dense;
   arena.ops.resize(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -649,7 +651,9 @@ std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const O
       uint32_t next;  // the next entry
     };
     std::pmr::vector<Cursor> cursor(parts, memory);
-    for (uint32_t p = 0; p < parts; ++p) cursor[p] = Cursor{arena.entries + layout[p].entry_begin, layout[p].op_begin, 1};
+    for (uint32_t p = 0; p < parts; ++p) {
+      cursor[p] = Cursor{arena.entries + layout[p].entry_begin, layout[p].op_begin, 1};
+    }
     std::pmr::vector<uint32_t> call_entry(ops.size(), memory);
     for (const uint32_t event : bucket) {
       if (event == 0) continue;
@@ -704,7 +708,8 @@ CheckResult check_linearizable(M& model, std::span<const Operation<typename M::O
     memory = &own.emplace(search_bytes_for<M>(ops.size(), options.partition ? model.partition_count() : 1));
   }
   SearchArena<M> arena(memory);
-  const std::pmr::vector<PartitionLayout> parts = lay_out_partitions(model, ops, options.partition, options.replay_sequential, arena, memory);
+  const std::pmr::vector<PartitionLayout> parts =
+      lay_out_partitions(model, ops, options.partition, options.replay_sequential, arena, memory);
   CheckResult result;
   result.partitions.reserve(parts.size());
   size_t cache_bytes_used = 0;
