@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "base/assert.h"
+#include "base/hash.h"
 #include "base/limits.h"
 #include "checker/linearizability/arena_resource.h"
 #include "checker/linearizability/verdict.h"
@@ -102,13 +103,6 @@ struct SearchOptions {
   uint64_t quantum_steps = limits::kCheckerQuantumSteps;
   size_t cache_bytes_max = limits::kCheckerCacheBytesMax;
 };
-
-inline uint64_t mix64(uint64_t x) {  // splitmix64's finalizer
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // Storage shared by all partition searches of one check: each partition owns a contiguous block
 // of every array, sized once before the search starts (the blocks never move). The arrays of
@@ -560,6 +554,48 @@ class PartitionSearch {
   VisitedSet<State> visited_;
 };
 
+// lay_out_partitions' one pass: every partition's entry list from the events in time order
+// (`bucket`: per time 0, or 2 * placed op + 1 for its call, + 2 for its return; `owner`: the
+// partition number of each placed op; `layout` indexed by partition number).
+template <Model M>
+void link_entries_in_time_order(SearchArena<M>& arena, std::span<PartitionLayout> layout,
+                                std::span<const uint32_t> bucket, std::span<const uint32_t> owner,
+                                std::pmr::memory_resource* memory) {
+  using Entry = typename SearchArena<M>::Entry;
+  struct Cursor {
+    Entry* ent;
+    size_t op_begin;
+    uint32_t next;  // the next entry
+  };
+  std::pmr::vector<Cursor> cursor(layout.size(), memory);
+  for (size_t p = 0; p < layout.size(); ++p) {
+    cursor[p] = Cursor{arena.entries + layout[p].entry_begin, layout[p].op_begin, 1};
+  }
+  std::pmr::vector<uint32_t> call_entry(owner.size(), memory);
+  for (const uint32_t event : bucket) {
+    if (event == 0) continue;
+    const uint32_t at = (event - 1) >> 1;
+    const bool is_call = ((event - 1) & 1) == 0;
+    Cursor& c = cursor[owner[at]];
+    const uint32_t e = c.next++;
+    c.ent[e] = Entry{e + 1, e - 1, static_cast<uint32_t>(at - c.op_begin), 0, is_call};
+    if (is_call) {
+      call_entry[at] = e;
+    } else {
+      c.ent[call_entry[at]].match = e;
+    }
+  }
+  for (size_t p = 0; p < layout.size(); ++p) {
+    PartitionLayout& l = layout[p];
+    if (l.ops == 0) continue;
+    const uint32_t count = cursor[p].next;
+    DST_ASSERT_EQ(count, 1 + l.ops + l.definite);
+    cursor[p].ent[0] = Entry{1, count - 1, 0, 0, false};
+    cursor[p].ent[count - 1].next = 0;
+    l.entries_built = true;
+  }
+}
+
 // Buckets the operations by partition (input order kept within a partition), sizes the arena for
 // all of them and returns each non-empty partition's layout, with whether it is sequential. When
 // the times are distinct integers spread over not much more than the number of events, as the
@@ -571,7 +607,6 @@ template <Model M>
 std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operation<typename M::Op>> ops,
                                                      bool partition, bool replay_sequential, SearchArena<M>& arena,
                                                      std::pmr::memory_resource* memory) {
-  using Entry = typename SearchArena<M>::Entry;
   const uint32_t parts = partition ? model.partition_count() : 1;
   // Each operation's partition number, the partitions' sizes, which are sequential (each
   // operation returns before the next is called, a tie being an overlap; none unknown), the span
@@ -644,40 +679,7 @@ std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const O
   }
   for (uint32_t p = 0; p < parts; ++p) layout[p].op_begin -= layout[p].ops;
 
-  if (distinct) {
-    struct Cursor {
-      Entry* ent;
-      size_t op_begin;
-      uint32_t next;  // the next entry
-    };
-    std::pmr::vector<Cursor> cursor(parts, memory);
-    for (uint32_t p = 0; p < parts; ++p) {
-      cursor[p] = Cursor{arena.entries + layout[p].entry_begin, layout[p].op_begin, 1};
-    }
-    std::pmr::vector<uint32_t> call_entry(ops.size(), memory);
-    for (const uint32_t event : bucket) {
-      if (event == 0) continue;
-      const uint32_t at = (event - 1) >> 1;
-      const bool is_call = ((event - 1) & 1) == 0;
-      Cursor& c = cursor[owner[at]];
-      const uint32_t e = c.next++;
-      c.ent[e] = Entry{e + 1, e - 1, static_cast<uint32_t>(at - c.op_begin), 0, is_call};
-      if (is_call) {
-        call_entry[at] = e;
-      } else {
-        c.ent[call_entry[at]].match = e;
-      }
-    }
-    for (uint32_t p = 0; p < parts; ++p) {
-      PartitionLayout& l = layout[p];
-      if (l.ops == 0) continue;
-      const uint32_t count = cursor[p].next;
-      DST_ASSERT_EQ(count, 1 + l.ops + l.definite);
-      cursor[p].ent[0] = Entry{1, count - 1, 0, 0, false};
-      cursor[p].ent[count - 1].next = 0;
-      l.entries_built = true;
-    }
-  }
+  if (distinct) link_entries_in_time_order(arena, std::span<PartitionLayout>(layout), bucket, owner, memory);
 
   size_t used = 0;
   for (uint32_t p = 0; p < parts; ++p) {
