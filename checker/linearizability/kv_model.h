@@ -40,6 +40,8 @@ struct KvOp {
 
 namespace kv_detail {
 
+static_assert(std::endian::native == std::endian::little, "the string hash reads bytes as little-endian words");
+
 inline uint64_t load64(const char* p) {
   uint64_t x;
   std::memcpy(&x, p, 8);
@@ -87,6 +89,7 @@ class ByteBuffer {
     return data_ + size_;
   }
   void commit(size_t n) { size_ += n; }
+  void append(std::string_view s);  // room, copy, commit
 
  private:
   void reallocate(size_t capacity);
@@ -158,7 +161,6 @@ class StringPool {
   std::string_view view(uint32_t id) const {
     return std::string_view(bytes_.data() + strings_[id].start, strings_[id].length);
   }
-  static_assert(std::endian::native == std::endian::little, "the string hash reads bytes as little-endian words");
   uint32_t size() const { return static_cast<uint32_t>(strings_.size()); }
   // Room for `strings` strings of `bytes` bytes in all without growing.
   void reserve(size_t strings, size_t bytes);
@@ -202,21 +204,15 @@ class FlatMap {
   static constexpr uint32_t kAbsent = UINT32_MAX;
   uint32_t find(uint64_t key) const {  // inline: the search asks at every append step
     if (slots_.empty()) return kAbsent;
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = home_slot(key, slots_.size());; i = (i + 1) & mask) {
-      if (slots_[i].key_plus_1 == key + 1) return slots_[i].value;
-      if (slots_[i].key_plus_1 == 0) return kAbsent;
-    }
+    const size_t slot = slot_of(key);
+    return holds(slot) ? slots_[slot].value : kAbsent;
   }
   void insert(uint64_t key, uint32_t value);  // key absent
   // Find, then insert without probing again: the slot where `key` is, or the empty one where it
   // would go (valid until the next insert), whether it holds it, and insert_at.
   size_t probe(uint64_t key) {
     if (slots_.empty()) grow();
-    const size_t mask = slots_.size() - 1;
-    size_t i = home_slot(key, slots_.size());
-    while (slots_[i].key_plus_1 != 0 && slots_[i].key_plus_1 != key + 1) i = (i + 1) & mask;
-    return i;
+    return slot_of(key);
   }
   bool holds(size_t slot) const { return slots_[slot].key_plus_1 != 0; }
   uint32_t value_at(size_t slot) const { return slots_[slot].value; }
@@ -230,6 +226,13 @@ class FlatMap {
     uint64_t key_plus_1;  // 0: empty
     uint32_t value;
   };
+  // Where `key` is, or the empty slot where it would go; the table is not empty.
+  size_t slot_of(uint64_t key) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = home_slot(key, slots_.size());
+    while (slots_[i].key_plus_1 != 0 && slots_[i].key_plus_1 != key + 1) i = (i + 1) & mask;
+    return i;
+  }
   void grow();
   void rehash(size_t slots);  // a power of two, more than twice the entries
   ZeroedArray<Slot> slots_;
@@ -243,7 +246,7 @@ class KvModel {
   using State = uint32_t;  // per key: a value id; whole: an interned tuple of value ids
   using Op = KvOp;
 
-  // `memory` must outlive the model (not its copies).
+  // `memory` must outlive the model (not its copies). The value "" is interned first: kEmpty.
   explicit KvModel(std::pmr::memory_resource* memory = std::pmr::get_default_resource());
   // Optional, before interning: room for `ops` operations whose keys and values have `text_bytes`
   // bytes in all, so that setup and the first appends do not regrow the tables.
@@ -261,7 +264,6 @@ class KvModel {
   }
   uint32_t intern_value(std::string_view value) {
     DST_ASSERT_MSG(!sealed_, "values of operations are fixed once the model is sealed");
-    if (values_.size() == 0) intern_empty_value();  // "" is kEmpty (reserve() does this first)
     return values_.intern(value);
   }
   // Builds an operation (assigns its index).
@@ -271,7 +273,6 @@ class KvModel {
     // it needs bytes and a hash, not a canonical id. The empty one must be kEmpty (is_read_only).
     if (kind == Op::Kind::kAppend && !value.empty()) {
       DST_ASSERT_MSG(!sealed_, "values of operations are fixed once the model is sealed");
-      if (values_.size() == 0) intern_empty_value();
       return Op{kind, k, values_.store(value), next_index_++};
     }
     return Op{kind, k, intern_value(value), next_index_++};
@@ -324,7 +325,6 @@ class KvModel {
     return (static_cast<uint64_t>(key.size()) << 56) | kv_detail::load_small(key.data(), key.size());
   }
   uint32_t intern_new_key(std::string_view key);
-  void intern_empty_value();
   // The value id of value `v` with `arg` appended (remembered per pair).
   State append(uint32_t v, uint32_t arg) {
     const size_t slot = transitions_.probe((static_cast<uint64_t>(v) << 32) | arg);
@@ -353,7 +353,7 @@ class KvModel {
   kv_detail::FlatMap transitions_;  // per key: (value << 32 | append arg) -> value; whole: (state << 32 | op index) -> state
   std::pmr::vector<uint32_t> tuples_;  // whole: keys_.size() value ids per state
   kv_detail::FlatMap prefix_of_;    // (value << 32 | get's value) -> 1 if the get's value extends it, else 0
-  kv_detail::FlatMap tuple_ids_;    // whole: tuple hash -> first state with it (then linear probing by hash + 1)
+  kv_detail::FlatMap tuple_ids_;    // whole: tuple hash -> a state with it (equal hashes chained, see intern_tuple)
   std::pmr::vector<uint32_t> scratch_;
   uint32_t next_index_ = 0;
   bool sealed_ = false;
