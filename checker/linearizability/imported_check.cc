@@ -78,10 +78,6 @@ Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions
   return r;
 }
 
-}  // namespace
-
-namespace {
-
 size_t text_bytes_of(const ImportedHistory& h) {
   size_t n = 0;
   for (const ImportedOp& op : h.ops) n += op.key.size() + op.argument.text.size() + op.result.text.size();
