@@ -91,8 +91,9 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                     "porcupine ms", "speed-up");
         any = true;
       }
-      auto counter = [&](const char* key) {
-        auto it = counters_.find(name + ":" + key);
+      // (clang 14 cannot capture a structured binding; a named copy of the key it can)
+      auto counter = [&, prefix = name + ":"](const char* key) {
+        auto it = counters_.find(prefix + key);
         return it == counters_.end() ? -1.0 : it->second;
       };
       static const char* kVerdicts[] = {"linearizable", "violation", "unknown"};
@@ -117,8 +118,8 @@ class SummaryReporter : public benchmark::ConsoleReporter {
     bool any = false;
     for (const auto& [name, ns] : ns_per_item_) {
       if (name.rfind("cluster/", 0) != 0) continue;
-      auto counter = [&](const char* key) {
-        auto it = counters_.find(name + ":" + key);
+      auto counter = [&, prefix = name + ":"](const char* key) {
+        auto it = counters_.find(prefix + key);
         return it == counters_.end() ? 0.0 : it->second;
       };
       if (!any) std::printf("\nsummary (issue #6: >= 100x real time at 1,000 QPS with watches and recording):\n");

@@ -417,7 +417,7 @@ Status RunDbWriter::begin_run(const RunInfo& info) {
   if (run_begun_) return Status(StatusCode::kInvalidArgument, path_ + ": begin_run() called twice");
   for (const auto& [text, what] :
        {std::pair{&info.scenario, "scenario"}, std::pair{&info.dst_version, "dst_version"}}) {
-    if (Status s = check_length(*text, kRunDbNameBytesMax, [&] { return path_ + ": run " + what; });
+    if (Status s = check_length(*text, kRunDbNameBytesMax, [&, field = what] { return path_ + ": run " + field; });
         !s.is_ok()) {
       return s;
     }
