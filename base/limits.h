@@ -70,6 +70,9 @@ inline constexpr uint64_t kDiskSectorBytes = 512;
 // Trace records kept for --check-determinism: 32 bytes each, so 8M records is 256 MiB per run.
 // Divergence after that many events is still detected (the hashes differ) but not located.
 inline constexpr size_t kTraceRecordsKeptMax = 8'000'000;
+// Labels kept beside them (fiber names, scheduled functions' places) to say what ran: a run spawns
+// tens of thousands of fibers; past the bound a record is described without its label.
+inline constexpr size_t kTraceLabelsKeptMax = 1'000'000;
 
 // --- node: raft ------------------------------------------------------------------------------
 // Appends in flight to one follower; etcd uses 256 by default, more only hides a slow follower.
@@ -245,5 +248,81 @@ inline constexpr uint64_t kMinimizeStepsFloor = 5'000'000;
 // a re-check that runs out counts as "not shown" (the operation is kept, sound but less minimal).
 inline constexpr uint64_t kMinimizeCheckStepsFactor = 4;
 inline constexpr uint64_t kMinimizeCheckStepsFloor = 200'000;
+
+// --- scenarios: the Lua sandbox (scenarios/lua_host.h, docs/scenarios.md "The sandbox") ------
+// Bytes one scenario's Lua state may hold (tables, strings, closures) at any moment. Scenarios
+// keep a few KiB; 64 MiB leaves room for generated schedules and still fits many sweeps on one
+// machine. Past it the allocator refuses and the scenario stops with an error naming the line.
+inline constexpr size_t kScenarioMemoryBytesMax = 64ull * 1024 * 1024;
+// Lua VM instructions one scenario may execute over the whole run (top level and every scheduled
+// function), plus the work its library calls do in C, charged at one instruction per step
+// (pattern matching, sorting, pairs, table.move, ...) and per kScenarioBytesPerInstruction bytes
+// allocated or scanned. The scenarios in scenarios/ use under a million; 100 million is about a
+// second of CPU: more is an endless loop.
+inline constexpr uint64_t kScenarioInstructionsMax = 100'000'000;
+// Bytes of copying or scanning that cost one instruction: about what one VM instruction costs.
+inline constexpr uint64_t kScenarioBytesPerInstruction = 64;
+// Longest string a scenario may make. A few VM instructions (comparing two equal long strings,
+// looking one up as a table key) scan a string without being charged, so its length bounds what
+// one instruction can cost: a loop comparing two equal 60 KB strings ran the 100M budget out in
+// 52 s (2-core machine), one of 16 KiB in about 13 s. Scenario strings are names and messages.
+inline constexpr size_t kScenarioStringBytesMax = 16 * 1024;
+// Values one library call may return (table.unpack, string.byte, utf8.codepoint,
+// string.unpack): a call f(...) copies all of them in one instruction, so this bounds that too.
+inline constexpr size_t kScenarioResultsMax = 256;
+// Instructions charged for each action on the world (a fault, a maintenance request, a member
+// change, a kube fault): the simulated work one action sets off is far more than its Lua cost, so
+// a loop of actions is bounded by the budget after 500,000 of them instead of 100 million.
+inline constexpr uint64_t kScenarioActionInstructions = 1000;
+// Bytes a scenario may print() over the run; past it print drops its output (with one notice), so
+// a print in a loop cannot fill a CI log or a disk.
+inline constexpr size_t kScenarioPrintBytesMax = 1024 * 1024;
+// Largest scenario file: scripts are a few KiB; a bigger file is not a scenario.
+inline constexpr uint64_t kScenarioFileBytesMax = 1024 * 1024;
+// Longest Lua string pattern (string.find/match/gmatch/gsub). Scenario patterns are a few dozen
+// bytes; every quantified item can multiply the backtracking, which the instruction budget bounds
+// in any case.
+inline constexpr size_t kScenarioPatternBytesMax = 4096;
+// Functions scheduled with at()/every()/after() at the top level, and scheduled functions waiting
+// to run at once while the scenario runs: a schedule of a fault every 10 ms for an hour is 360k
+// over the run but never many at once.
+inline constexpr size_t kScenarioTimersAtLoadMax = 100'000;
+inline constexpr size_t kScenarioTimersPendingMax = 100'000;
+
+// --- scenarios: durations and rates a scenario may ask for ---------------------------------
+// run_for(d): how long the clients and faults run.
+inline constexpr int64_t kScenarioRunForNsMin = 1'000'000'000;         // 1 s
+inline constexpr int64_t kScenarioRunForNsMax = 3'600'000'000'000;     // 1 h
+// Any latency a scenario sets: link latency (cluster{net=}, delay()), fsync latency (cluster{disk=},
+// slow_fsync()), a failpoint's sleep, and every distribution parameter that is a duration. A
+// delay over a minute is an outage: model it with a partition or a pause instead.
+inline constexpr int64_t kScenarioLatencyNsMax = 60'000'000'000;  // 60 s
+// Shape parameters of distributions: lognormal's sigma (10 already spans e^±10 around the
+// median) and Pareto's alpha (past 100 it is a constant at its scale).
+inline constexpr double kScenarioLognormalSigmaMax = 10;
+inline constexpr double kScenarioParetoShapeMax = 100;
+// raft={tick=}: etcd's --heartbeat-interval. Below 1 ms the run is all ticks (a microsecond tick is
+// a million events per second per member); above 10 s an election outlasts most runs.
+inline constexpr int64_t kScenarioRaftTickNsMin = 1'000'000;        // 1 ms
+inline constexpr int64_t kScenarioRaftTickNsMax = 10'000'000'000;   // 10 s
+// tick x election_ticks: etcd refuses an --election-timeout above 50 s.
+inline constexpr int64_t kScenarioElectionTimeoutNsMax = 50'000'000'000;
+// check{liveness=d}: how long the harness waits for service after the heal; the run lasts that
+// much longer when the cluster does not recover.
+inline constexpr int64_t kScenarioRecoveryBoundNsMax = 600'000'000'000;  // 10 min
+// workload{timeout=}: a client's request timeout (etcdctl's --command-timeout is 5 s).
+inline constexpr int64_t kScenarioRequestTimeoutNsMin = 10'000'000;      // 10 ms
+inline constexpr int64_t kScenarioRequestTimeoutNsMax = 60'000'000'000;  // 60 s
+// Periods a scenario sets: every(), workload{compaction=}, kube{resync=}, swarm{interval=}: from
+// 1 ms (10 ms for the ones that act on the cluster) up to the longest run.
+inline constexpr int64_t kScenarioPeriodNsMin = 1'000'000;  // 1 ms
+// Operations a run's clients and kube writers may be asked for: (clients x rate + controllers x
+// writes) x run_for. Measured on a 2-core machine: a 3-member cluster records about 5,000
+// operations per wall second and holds about 3 KiB per operation, so two million is minutes and
+// a few GiB; an hour at 256 clients x 10,000/s (9 billion) could never finish.
+inline constexpr uint64_t kScenarioOperationsOfferedMax = 2'000'000;
+// clock_skew()/clock_jump(): a member's wall clock may be at most a year off true time (NTP
+// mishaps and restored VM images are off by days; 2^63 ns is 292 years).
+inline constexpr int64_t kClockOffsetNsMax = 365LL * 24 * 3'600'000'000'000;
 
 }  // namespace dst::limits

@@ -2,149 +2,90 @@
 
 #include <lua.hpp>
 
-#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 #include "base/assert.h"
+#include "scenarios/lua_sandbox.h"
 
 namespace dst::scenarios {
 
 namespace {
 
-// The count hook runs every kHookEvery VM instructions.
+// The count hook runs every kHookEvery VM instructions while the budget lasts, then at every one.
 constexpr int kHookEvery = 10'000;
 
-LuaHost* host_of(lua_State* L) {
-  void* ud = nullptr;
-  lua_getallocf(L, &ud);
-  return static_cast<LuaHost*>(ud);
-}
+// Lua passes the type of a new object as old_size when ptr is NULL (lua_Alloc's contract).
+constexpr size_t kNewStringTag = LUA_TSTRING;
+// A string object's header and terminator on top of its bytes (TString; generous).
+constexpr size_t kStringOverheadBytes = 64;
 
-// math.random as Lua documents it (no argument: [0, 1); m: [1, m]; m, n: [m, n]), from the
-// host's seeded generator.
-int lua_random(lua_State* L) {
-  sim::Rng& rng = *static_cast<sim::Rng*>(lua_touserdata(L, lua_upvalueindex(1)));
-  const int n = lua_gettop(L);
-  if (n == 0) {
-    lua_pushnumber(L, rng.uniform_real());
-    return 1;
-  }
-  lua_Integer lo = 1, hi = 0;
-  if (n == 1) {
-    hi = luaL_checkinteger(L, 1);
-  } else {
-    lo = luaL_checkinteger(L, 1);
-    hi = luaL_checkinteger(L, 2);
-  }
-  luaL_argcheck(L, lo <= hi, n, "interval is empty");
-  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  const uint64_t draw = span == UINT64_MAX ? rng.next_u64() : rng.uniform_u64(span + 1);
-  lua_pushinteger(L, static_cast<lua_Integer>(static_cast<uint64_t>(lo) + draw));
-  return 1;
-}
-
-int lua_no_reseed(lua_State* L) {
-  return luaL_error(L, "math.randomseed: scenarios draw from the run's seed (dst run --seed N); reseeding is not allowed");
-}
-
-// Sorted-order `pairs`: collects the keys, sorts numbers before strings (other key types are
-// refused: their order could not be made deterministic), and iterates the sorted array.
-bool key_less(lua_State* L, int a, int b) {
-  const int ta = lua_type(L, a), tb = lua_type(L, b);
-  if (ta != tb) return ta == LUA_TNUMBER;
-  if (ta == LUA_TNUMBER) return lua_compare(L, a, b, LUA_OPLT) != 0;
-  size_t la = 0, lb = 0;
-  const char* sa = lua_tolstring(L, a, &la);
-  const char* sb = lua_tolstring(L, b, &lb);
-  return std::string_view(sa, la) < std::string_view(sb, lb);
-}
-
-int sorted_pairs_step(lua_State* L) {
-  // upvalue 1: the table; upvalue 2: the sorted key array; upvalue 3: the next position.
-  const lua_Integer i = lua_tointeger(L, lua_upvalueindex(3));
-  if (lua_rawgeti(L, lua_upvalueindex(2), i) == LUA_TNIL) return 0;
-  lua_pushinteger(L, i + 1);
-  lua_replace(L, lua_upvalueindex(3));
-  lua_pushvalue(L, -1);
-  lua_gettable(L, lua_upvalueindex(1));
-  return 2;
-}
-
-int lua_sorted_pairs(lua_State* L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  lua_newtable(L);  // the keys
-  const int keys = lua_gettop(L);
-  lua_Integer n = 0;
-  lua_pushnil(L);
-  while (lua_next(L, 1) != 0) {
-    lua_pop(L, 1);
-    const int t = lua_type(L, -1);
-    if (t != LUA_TNUMBER && t != LUA_TSTRING)
-      return luaL_error(L, "pairs: only number and string keys can be visited in a fixed order (found a %s key)",
-                        luaL_typename(L, -1));
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, keys, ++n);
-  }
-  // Insertion sort on the Lua stack values through the array (scenario tables are small).
-  for (lua_Integer i = 2; i <= n; ++i) {
-    for (lua_Integer j = i; j > 1; --j) {
-      lua_rawgeti(L, keys, j);
-      lua_rawgeti(L, keys, j - 1);
-      const bool less = key_less(L, -2, -1);
-      if (!less) {
-        lua_pop(L, 2);
-        break;
-      }
-      lua_rawseti(L, keys, j);      // a[j] = a[j-1]
-      lua_rawseti(L, keys, j - 1);  // a[j-1] = old a[j]
-    }
-  }
-  lua_pushvalue(L, 1);
-  lua_pushvalue(L, keys);
-  lua_pushinteger(L, 1);
-  lua_pushcclosure(L, sorted_pairs_step, 3);
-  return 1;
-}
-
-// print(...) goes to the run's output, prefixed, through the host's sink (stdout here).
-int lua_print(lua_State* L) {
-  std::string line = "lua: ";
-  const int n = lua_gettop(L);
-  for (int i = 1; i <= n; ++i) {
-    size_t len = 0;
-    const char* s = luaL_tolstring(L, i, &len);
-    if (i > 1) line += "\t";
-    line.append(s, len);
-    lua_pop(L, 1);
-  }
-  std::printf("%s\n", line.c_str());
-  return 0;
+std::string mib_text(uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1u << 20));
+  else std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  return buf;
 }
 
 }  // namespace
 
+bool starts_with_location(std::string_view message) {
+  // "x.lua:12: ..." (Lua shortens long paths to "...h/x.lua:12: ...")
+  const size_t colon = message.find(": ");
+  if (colon == std::string_view::npos) return false;
+  const std::string_view head = message.substr(0, colon);
+  const size_t last = head.rfind(':');
+  if (last == std::string_view::npos || last + 1 == head.size()) return false;
+  for (size_t i = last + 1; i < head.size(); ++i)
+    if (head[i] < '0' || head[i] > '9') return false;
+  return true;
+}
+
 std::string pop_error(lua_State* L) {
   size_t len = 0;
-  const char* s = lua_tolstring(L, -1, &len);
+  const char* s = lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER ? lua_tolstring(L, -1, &len) : nullptr;
   std::string msg = s != nullptr ? std::string(s, len) : std::string("(error object is a ") + luaL_typename(L, -1) + ")";
   lua_pop(L, 1);
   return msg;
 }
 
+// Reads only the call stack (lua_getstack/lua_getinfo "Sl" allocate nothing), so the allocator may
+// call it too: in Lua 5.4.4 every allocation leaves the CallInfo list and the stack valid while
+// it runs (luaD_reallocstack allocates the new stack before it touches the old one). Later
+// releases move the stack in place, so there the allocator does not look.
+std::string lua_location(lua_State* L, int from) {
+  lua_Debug ar;
+  for (int level = from; level < 1000 && lua_getstack(L, level, &ar) != 0; ++level) {
+    if (lua_getinfo(L, "Sl", &ar) == 0) break;
+    if (ar.currentline > 0) return std::string(ar.short_src) + ":" + std::to_string(ar.currentline);
+  }
+  return "";
+}
+
 LuaHost::LuaHost(const LuaLimits& limits, uint64_t seed)
     : limits_(limits), rng_(sim::Rng::substream(seed, "scenario-lua")) {
-  L_ = lua_newstate(&LuaHost::allocate, this);
-  DST_ASSERT_MSG(L_ != nullptr, "lua_newstate failed (memory limit too small?)");
-  open_sandbox(seed);
+  lua_State* L = lua_newstate(&LuaHost::allocate, this);
+  DST_ASSERT_MSG(L != nullptr, "lua_newstate failed (memory limit too small?)");
+  L_ = L;
+  lua_newtable(L_);  // object -> number, weak keys: numbering an object never keeps it alive
+  lua_createtable(L_, 0, 1);
+  lua_pushliteral(L_, "k");
+  lua_setfield(L_, -2, "__mode");
+  lua_setmetatable(L_, -2);
+  object_numbers_ref_ = luaL_ref(L_, LUA_REGISTRYINDEX);
+  open_sandbox(L_, &rng_);
   lua_sethook(L_, &LuaHost::count_hook, LUA_MASKCOUNT, kHookEvery);
 }
 
 LuaHost::~LuaHost() {
-  if (L_ != nullptr) lua_close(L_);
+  if (L_ != nullptr) lua_close(L_);  // runs no script code: the sandbox refuses finalizers
 }
 
-uint64_t LuaHost::instructions_used() const { return hook_calls_ * kHookEvery; }
+LuaHost& LuaHost::of(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  return *static_cast<LuaHost*>(ud);
+}
 
 void* LuaHost::allocate(void* ud, void* ptr, size_t old_size, size_t new_size) {
   LuaHost* h = static_cast<LuaHost*>(ud);
@@ -154,72 +95,156 @@ void* LuaHost::allocate(void* ud, void* ptr, size_t old_size, size_t new_size) {
     h->used_ -= old_bytes;
     return nullptr;
   }
-  if (new_size > old_bytes && h->used_ - old_bytes + new_size > h->limits_.memory_bytes) return nullptr;
+  const bool is_string = ptr == nullptr && old_size == kNewStringTag;
+  if (is_string && new_size > limits::kScenarioStringBytesMax + kStringOverheadBytes) {
+    h->note_refusal(new_size, true);
+    return nullptr;
+  }
+  if (new_size > old_bytes && h->used_ - old_bytes + new_size > h->limits_.memory_bytes) {
+    h->note_refusal(new_size, false);
+    return nullptr;
+  }
   void* p = std::realloc(ptr, new_size);
   if (p == nullptr) return nullptr;
   h->used_ = h->used_ - old_bytes + new_size;
+  if (new_size > old_bytes) h->allocated_total_ += new_size - old_bytes;
   return p;
 }
 
+void LuaHost::note_refusal(size_t bytes, bool is_string) {
+  refused_bytes_ = bytes;
+  refused_string_ = is_string;
+#if LUA_VERSION_RELEASE_NUM <= 50404
+  refused_at_ = L_ != nullptr ? lua_location(L_) : "";
+#else
+  refused_at_.clear();
+#endif
+}
+
+uint64_t LuaHost::instructions_used() const {
+  return hook_instructions_ + charged_ + allocated_total_ / limits::kScenarioBytesPerInstruction;
+}
+
+uint64_t LuaHost::instructions_left() const {
+  const uint64_t used = instructions_used();
+  return used < limits_.instructions ? limits_.instructions - used : 0;
+}
+
 void LuaHost::count_hook(lua_State* L, lua_Debug*) {
-  LuaHost* h = host_of(L);
-  ++h->hook_calls_;
-  if (h->instructions_used() > h->limits_.instructions)
-    luaL_error(L, "the scenario ran more than %d million Lua instructions (an endless loop?)",
-               static_cast<int>(h->limits_.instructions / 1'000'000));
+  LuaHost& h = of(L);
+  h.hook_instructions_ += kHookEvery;
+  if (h.exhausted() || h.instructions_left() == 0) h.raise_exhausted(L, Exhausted::kInstructions, lua_location(L));
 }
 
-void LuaHost::open_sandbox(uint64_t) {
-  // Only these libraries; no io, os, package, debug, coroutine.
-  const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},
-                           {LUA_STRLIBNAME, luaopen_string},
-                           {LUA_TABLIBNAME, luaopen_table},
-                           {LUA_MATHLIBNAME, luaopen_math},
-                           {LUA_UTF8LIBNAME, luaopen_utf8}};
-  for (const luaL_Reg& lib : libs) {
-    luaL_requiref(L_, lib.name, lib.func, 1);
-    lua_pop(L_, 1);
-  }
-  for (const char* name : {"dofile", "loadfile", "load", "require", "collectgarbage", "next", "rawequal", "rawlen",
-                           "rawget", "rawset"}) {
-    lua_pushnil(L_);
-    lua_setglobal(L_, name);
-  }
-  lua_pushcfunction(L_, lua_sorted_pairs);
-  lua_setglobal(L_, "pairs");
-  lua_pushcfunction(L_, lua_print);
-  lua_setglobal(L_, "print");
-  lua_getglobal(L_, "math");
-  lua_pushlightuserdata(L_, &rng_);
-  lua_pushcclosure(L_, lua_random, 1);
-  lua_setfield(L_, -2, "random");
-  lua_pushcfunction(L_, lua_no_reseed);
-  lua_setfield(L_, -2, "randomseed");
-  lua_pop(L_, 1);
-  // string.dump would hand out bytecode; bytecode cannot be loaded (load is gone) but keep the
-  // surface small.
-  lua_getglobal(L_, "string");
-  lua_pushnil(L_);
-  lua_setfield(L_, -2, "dump");
-  lua_pop(L_, 1);
+void LuaHost::charge(lua_State* L, uint64_t steps) {
+  charged_ += steps;
+  if (exhausted() || instructions_left() == 0) raise_exhausted(L, Exhausted::kInstructions, lua_location(L));
 }
 
-Status LuaHost::protected_call(int nargs) {
-  if (lua_pcall(L_, nargs, 0, 0) == LUA_OK) return Status::ok();
+std::string LuaHost::memory_message(const std::string& where) const {
+  const std::string prefix = (where.empty() ? chunk_ : where) + ": ";
+  if (refused_string_)
+    return prefix + "the scenario made a string of " + mib_text(refused_bytes_) + "; strings are limited to " +
+           mib_text(limits::kScenarioStringBytesMax);
+  return prefix + "the scenario needs more than " + mib_text(limits_.memory_bytes) +
+         " of memory (its tables, strings and functions; " + mib_text(refused_bytes_) + " more were asked for)";
+}
+
+void LuaHost::raise_exhausted(lua_State* L, Exhausted why, const std::string& where) {
+  if (!exhausted()) {
+    exhausted_ = why;
+    // From now on the hook fires at every instruction: nothing the script runs gets further.
+    lua_sethook(L, &LuaHost::count_hook, LUA_MASKCOUNT, 1);
+    if (why == Exhausted::kMemory) {
+      exhausted_message_ = memory_message(where);
+    } else {
+      exhausted_message_ = (where.empty() ? chunk_ : where) + ": the scenario ran out of its budget of " +
+                           std::to_string(limits_.instructions / 1'000'000) +
+                           " million Lua instructions (an endless loop? the budget covers the whole run: the top "
+                           "level and every scheduled function)";
+    }
+  }
+  lua_pushlstring(L, exhausted_message_.data(), exhausted_message_.size());
+  lua_error(L);
+  std::abort();  // lua_error does not return
+}
+
+void LuaHost::rethrow_if_exhausted(lua_State* L, int status) {
+  if (status == LUA_ERRMEM && !exhausted()) raise_exhausted(L, Exhausted::kMemory, refused_at_);
+  if (exhausted()) raise_exhausted(L, exhausted_, "");
+}
+
+Status LuaHost::finish_call(int status, const std::string& chunk) {
+  if (status == LUA_ERRMEM && !exhausted()) {
+    exhausted_ = Exhausted::kMemory;
+    exhausted_message_ = memory_message(refused_at_.empty() ? chunk : refused_at_);
+  }
+  if (exhausted()) {
+    if (status != LUA_OK) lua_pop(L_, 1);
+    return Status(StatusCode::kInvalidArgument, exhausted_message_);
+  }
+  if (status == LUA_OK) return Status::ok();
   return Status(StatusCode::kInvalidArgument, pop_error(L_));
 }
 
 Status LuaHost::run_string(const std::string& code, const std::string& name) {
+  if (exhausted()) return Status(StatusCode::kInvalidArgument, exhausted_message_);
+  chunk_ = name;
   const std::string chunk = "@" + name;
-  if (luaL_loadbufferx(L_, code.data(), code.size(), chunk.c_str(), "t") != LUA_OK)
-    return Status(StatusCode::kInvalidArgument, pop_error(L_));
-  return protected_call(0);
+  const int loaded = luaL_loadbufferx(L_, code.data(), code.size(), chunk.c_str(), "t");
+  if (loaded != LUA_OK) {
+    Status st = finish_call(loaded, name);
+    // A syntax error names its line; "attempt to load a binary chunk" names nothing.
+    if (!starts_with_location(st.message())) return Status(StatusCode::kInvalidArgument, name + ": " + st.message());
+    return st;
+  }
+  return finish_call(lua_pcall(L_, 0, 0, 0), name);
 }
 
 Status LuaHost::call_ref(int ref) {
+  if (exhausted()) return Status(StatusCode::kInvalidArgument, exhausted_message_);
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref);
   DST_ASSERT_EQ(lua_type(L_, -1), LUA_TFUNCTION);
-  return protected_call(0);
+  return finish_call(lua_pcall(L_, 0, 0, 0), chunk_);
+}
+
+void LuaHost::release_ref(int ref) { luaL_unref(L_, LUA_REGISTRYINDEX, ref); }
+
+void LuaHost::print_line(std::string_view line) {
+  auto emit = [this](const std::string& text) {
+    if (print_sink_) print_sink_(text);
+    else std::printf("%s\n", text.c_str());
+  };
+  const size_t room = print_bytes_left();
+  if (line.size() <= room) {
+    printed_ += line.size();
+    emit("lua: " + std::string(line));
+    return;
+  }
+  printed_ = limits_.print_bytes;
+  if (print_notice_given_) return;
+  print_notice_given_ = true;
+  if (room > 0) emit("lua: " + std::string(line.substr(0, room)));
+  emit("lua: (print output reached its limit of " + std::to_string(limits_.print_bytes) +
+       " bytes; the rest of the scenario's output is dropped)");
+}
+
+uint64_t LuaHost::object_number(lua_State* L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, object_numbers_ref_);
+  lua_pushvalue(L, idx);
+  if (lua_rawget(L, -2) == LUA_TNUMBER) {
+    const uint64_t n = static_cast<uint64_t>(lua_tointeger(L, -1));
+    lua_pop(L, 2);
+    return n;
+  }
+  lua_pop(L, 1);
+  const uint64_t n = ++objects_numbered_;
+  lua_pushvalue(L, idx);
+  lua_pushinteger(L, static_cast<lua_Integer>(n));
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  return n;
 }
 
 }  // namespace dst::scenarios

@@ -1,5 +1,6 @@
-// The sandbox: what a scenario cannot reach, the limits, deterministic iteration and random
-// numbers, and errors that name the file and line.
+// The sandbox: what a scenario cannot reach, limits it cannot catch, handle or step around,
+// deterministic iteration, numbers and text, and errors that name the file and line. One test per
+// class of escape (issue #19), each with several ways in.
 #include "scenarios/lua_host.h"
 
 #include <gtest/gtest.h>
@@ -21,13 +22,20 @@ std::string global_string(LuaHost& h, const char* name) {
   return v;
 }
 
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+constexpr LuaLimits kSmallBudget{.memory_bytes = 64u << 20, .instructions = 2'000'000, .print_bytes = 1u << 20};
+
 TEST(LuaHost, NoFilesProgramsOrLoading) {
   LuaHost h({}, 1);
-  for (const char* name : {"io", "os", "require", "dofile", "loadfile", "load", "debug", "package", "next"}) {
+  for (const char* name : {"io", "os", "require", "dofile", "loadfile", "load", "debug", "package", "next", "rawget",
+                           "rawset", "rawequal", "rawlen", "collectgarbage", "coroutine", "warn"}) {
     EXPECT_EQ(run(h, std::string("assert(") + name + " == nil, '" + name + " is reachable')"), "ok") << name;
   }
   EXPECT_EQ(run(h, "x = string.dump"), "ok");
   EXPECT_EQ(global_string(h, "x"), "nil");
+  LuaHost binary({}, 1);
+  EXPECT_EQ(run(binary, "\x1bLua"), "t.lua: attempt to load a binary chunk (mode is 't')");
 }
 
 TEST(LuaHost, ErrorsNameTheFileAndLine) {
@@ -35,23 +43,119 @@ TEST(LuaHost, ErrorsNameTheFileAndLine) {
   EXPECT_EQ(run(h, "local a = 1\nlocal b = nil\nreturn b.c"), "t.lua:3: attempt to index a nil value (local 'b')");
   EXPECT_EQ(run(h, "x = = 1"), "t.lua:1: unexpected symbol near '='");
   EXPECT_NE(run(h, "math.randomseed(3)").find("reseeding is not allowed"), std::string::npos);
+  EXPECT_EQ(run(h, "error({})"), "(error object is a table)");
 }
 
-TEST(LuaHost, InstructionAndMemoryLimits) {
-  LuaHost loop({.memory_bytes = 64u << 20, .instructions = 1'000'000}, 1);
-  EXPECT_NE(run(loop, "while true do end").find("more than 1 million Lua instructions"), std::string::npos);
-  LuaHost mem({.memory_bytes = 4u << 20, .instructions = 500'000'000}, 1);
-  EXPECT_NE(run(mem, "local t = {} for i = 1, 1e7 do t[i] = i end").find("not enough memory"), std::string::npos);
-  EXPECT_LE(mem.memory_used(), 4u << 20);
+// The instruction budget, however the script tries to get past it.
+TEST(LuaHost, TheInstructionBudgetCannotBeCaughtHandledOrBypassed) {
+  const std::string budget = "the scenario ran out of its budget of 2 million Lua instructions";
+  for (const char* escape : {
+           "\nwhile true do end",
+           "\nwhile true do pcall(function() while true do end end) end",
+           "\nfor i = 1, 1e9 do pcall(pcall, pcall, function() while true do end end) end",
+           "\nwhile true do xpcall(function() while true do end end, function(m) return m end) end",
+           "\nxpcall(function() while true do end end, function() while true do end end)",
+           "\nlocal ok = pcall(function() while true do end end) while true do end",
+           "\ndo local x <close> = setmetatable({}, {__close = function() while true do end end}) while true do end end",
+           "\nlocal t = setmetatable({}, {__index = function(t, k) while true do end end}) return t.x",
+           "\nlocal s = string.rep('a', 60) while true do s:gsub('a', function() end) end",
+           "\nlocal t = {} for i = 1, 100000 do t[i] = i end for i = 1, 1e9 do table.insert(t, 1, i) end",
+           "\ntable.move({}, 1, math.maxinteger - 1, 2)",
+           "\nlocal t = {} for i = 1, 100000 do t['k' .. i] = i end while true do for k in pairs(t) do break end end",
+           "\nlocal s = string.rep('a', 16000) while true do s:find('b', 1, true) end",
+           "\nlocal t = {} for i = 1, 200000 do t[i] = -i end while true do table.sort(t) end",
+           "\nwhile true do local s = string.rep('x', 16000) .. 'y' end",
+       }) {
+    LuaHost h(kSmallBudget, 1);
+    const std::string e = run(h, escape);
+    EXPECT_TRUE(starts_with(e, "t.lua:2: " + budget)) << escape << "\n" << e;
+    EXPECT_TRUE(h.exhausted());
+    EXPECT_EQ(run(h, "return 1"), e) << "the state stays finished";
+  }
+}
+
+// A __gc finalizer would run when the collector decides, with the hook off.
+TEST(LuaHost, FinalizersAreRefusedAndNeverRun) {
+  LuaHost h({}, 1);
+  EXPECT_EQ(run(h, "setmetatable({}, {__gc = function() end})"),
+            "t.lua:1: setmetatable: finalizers (__gc) are not allowed in scenarios: they would run when the garbage "
+            "collector decides, outside the instruction budget");
+  EXPECT_EQ(run(h, "setmetatable({}, {__gc = false})").substr(0, 31), "t.lua:1: setmetatable: finalize");
+  // Added after setmetatable, a __gc is not a finalizer (Lua's rule): it never runs, even at close.
+  int ran = 0;
+  {
+    LuaHost late({}, 1);
+    lua_pushlightuserdata(late.state(), &ran);
+    lua_pushcclosure(late.state(), [](lua_State* L) {
+      ++*static_cast<int*>(lua_touserdata(L, lua_upvalueindex(1)));
+      return 0;
+    }, 1);
+    lua_setglobal(late.state(), "mark");
+    EXPECT_EQ(run(late, "local mt = {} keep = setmetatable({}, mt) mt.__gc = function() mark() end "
+                        "for i = 1, 1000 do setmetatable({}, mt == nil and {} or {}) end"),
+              "ok");
+  }
+  EXPECT_EQ(ran, 0);
+}
+
+TEST(LuaHost, TheMemoryCapNamesTheLineAndCannotBeCaught) {
+  for (const char* grow : {"\nlocal t = {} for i = 1, 1e9 do t[i] = i end",
+                           "\nlocal t = {} while true do t[#t + 1] = {} end",
+                           "\nwhile true do pcall(function() local t = {} for i = 1, 1e9 do t[i] = i end end) end"}) {
+    LuaHost h({.memory_bytes = 4u << 20, .instructions = 500'000'000}, 1);
+    const std::string e = run(h, grow);
+    EXPECT_TRUE(starts_with(e, "t.lua:2: the scenario needs more than 4.0 MiB of memory")) << grow << "\n" << e;
+    EXPECT_LE(h.memory_used(), 4u << 20);
+  }
+  LuaHost s({}, 1);
+  EXPECT_EQ(run(s, "local x = 'ab'\nfor i = 1, 20 do x = x .. x end"),
+            "t.lua:2: the scenario made a string of 32.0 KiB; strings are limited to 16.0 KiB");
+  LuaHost rep({}, 1);
+  EXPECT_EQ(run(rep, "string.rep('x', 2^40)"),
+            "t.lua:1: string.rep: the result would be longer than 16384 bytes, the longest string a scenario may make");
+  LuaHost concat({}, 1);
+  EXPECT_NE(run(concat, "local t = {} for i = 1, 2000 do t[i] = 'abcdefghij' end return table.concat(t)")
+                .find("table.concat: the result is longer than 16384 bytes"),
+            std::string::npos);
+}
+
+TEST(LuaHost, NoAddressesAndTheSameTextInEveryState) {
+  auto text = [](const std::string& code) {
+    LuaHost h({}, 1);
+    EXPECT_EQ(run(h, code), "ok");
+    return global_string(h, "out");
+  };
+  const std::string code =
+      "local f = function() end out = tostring({}) .. ' ' .. tostring(f) .. ' ' .. string.format('%s|%10s', {}, f)";
+  EXPECT_EQ(text(code), "table: #1 function: #2 table: #3|function: #2");
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(text(code), text(code));
+  LuaHost h({}, 1);
+  EXPECT_EQ(run(h, "return string.format('%p', print)"),
+            "t.lua:1: string.format: '%p' would show a memory address, which differs from run to run");
+}
+
+TEST(LuaHost, PrintIsBoundedAndNamesObjectsByNumber) {
+  std::vector<std::string> lines;
+  LuaHost h({.memory_bytes = 64u << 20, .instructions = 500'000'000, .print_bytes = 100}, 1);
+  h.set_print_sink([&](std::string_view line) { lines.emplace_back(line); });
+  EXPECT_EQ(run(h, "print('a', 1, nil, {}) for i = 1, 1000 do print(string.rep('x', 30)) end"), "ok");
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "lua: a\t1\tnil\ttable: #1");
+  EXPECT_EQ(lines.back(), "lua: (print output reached its limit of 100 bytes; the rest of the scenario's output is dropped)");
+  EXPECT_LE(lines.size(), 6u);
 }
 
 TEST(LuaHost, PairsVisitsKeysInSortedOrder) {
   LuaHost h({}, 1);
-  EXPECT_EQ(run(h, "local t = {zeta=1, alpha=2, [3]=3, [1]=4, mid=5}\n"
+  EXPECT_EQ(run(h, "local t = {zeta=1, alpha=2, [3]=3, [1]=4, mid=5, [2.5]=6, [-1]=7}\n"
                    "out = '' for k, v in pairs(t) do out = out .. tostring(k) .. '=' .. v .. ' ' end"),
             "ok");
-  EXPECT_EQ(global_string(h, "out"), "1=4 3=3 alpha=2 mid=5 zeta=1 ");
+  EXPECT_EQ(global_string(h, "out"), "-1=7 1=4 2.5=6 3=3 alpha=2 mid=5 zeta=1 ");
   EXPECT_NE(run(h, "for k in pairs({[{}] = 1}) do end").find("only number and string keys"), std::string::npos);
+  // Large tables iterate in n log n, not n^2.
+  EXPECT_EQ(run(h, "local t = {} for i = 1, 50000 do t['k' .. i] = i end local n = 0 for k in pairs(t) do n = n + 1 end "
+                   "assert(n == 50000)"),
+            "ok");
 }
 
 TEST(LuaHost, RandomNumbersComeFromTheSeed) {
@@ -62,6 +166,19 @@ TEST(LuaHost, RandomNumbersComeFromTheSeed) {
   };
   EXPECT_EQ(draws(7), draws(7));
   EXPECT_NE(draws(7), draws(8));
+}
+
+TEST(LuaHost, InstructionsAreCountedTheSameWayEveryTime) {
+  auto used = [] {
+    LuaHost h({}, 3);
+    EXPECT_EQ(run(h, "local t = {} for i = 1, 5000 do t[#t + 1] = tostring(i):rep(3) end table.sort(t) "
+                     "local s = table.concat(t, ',', 1, 100) s:gsub('%d+', function(x) return x end)"),
+              "ok");
+    return h.instructions_used();
+  };
+  const uint64_t first = used();
+  EXPECT_GT(first, 0u);
+  EXPECT_EQ(used(), first);
 }
 
 }  // namespace
