@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/assert.h"
+#include "base/limits.h"
 #include "node/server/fault_points.h"
 
 namespace dst::faults {
@@ -292,6 +293,9 @@ Status Nemesis::bitflip(size_t n, const std::string& file, uint64_t offset, uint
 
 Status Nemesis::clock_skew(size_t n, sim::DurationNs offset) {
   if (Status st = check_member(static_cast<int64_t>(n), "clock_skew()"); !st.is_ok()) return st;
+  if (offset > limits::kClockOffsetNsMax || offset < -limits::kClockOffsetNsMax)
+    return Status(StatusCode::kInvalidArgument, "clock_skew(): an offset of more than a year (" +
+                                                    sim::format_duration(limits::kClockOffsetNsMax) + ") either way");
   sim_.host(cluster_.host(n - 1)).clock().set_wall_offset(offset);
   if (offset == 0) close("skew " + name(n));
   else open("skew " + name(n), "clock-skew", name(n) + " " + ms_text(offset));
@@ -311,7 +315,13 @@ Status Nemesis::clock_drift(size_t n, int64_t ppm) {
 
 Status Nemesis::clock_jump(size_t n, sim::DurationNs delta) {
   if (Status st = check_member(static_cast<int64_t>(n), "clock_jump()"); !st.is_ok()) return st;
-  sim_.host(cluster_.host(n - 1)).clock().jump_wall(delta);
+  sim::NodeClock& clock = sim_.host(cluster_.host(n - 1)).clock();
+  // Jumps add up: the offset they leave must stay within a year of true time either way.
+  if (delta > limits::kClockOffsetNsMax || delta < -limits::kClockOffsetNsMax ||
+      clock.wall_offset() + delta > limits::kClockOffsetNsMax || clock.wall_offset() + delta < -limits::kClockOffsetNsMax)
+    return Status(StatusCode::kInvalidArgument, "clock_jump(): " + name(n) + "'s clock would be more than a year (" +
+                                                    sim::format_duration(limits::kClockOffsetNsMax) + ") off true time");
+  clock.jump_wall(delta);
   instant("clock-jump", name(n) + " " + ms_text(delta));
   return Status::ok();
 }

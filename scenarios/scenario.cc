@@ -3,10 +3,12 @@
 #include <lua.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "base/assert.h"
+#include "base/hash.h"
 #include "client/kv_client.h"
 #include "node/server/membership.h"
 #include "sim/fault_log.h"
@@ -20,30 +22,70 @@ Scenario::Scenario(std::string path, uint64_t seed, const LuaLimits& limits)
   config_.run.faults = false;  // faults come from the script (or its swarm{}), not the built-in nemesis
 }
 
-Result<std::unique_ptr<Scenario>> Scenario::load(const std::string& path, uint64_t seed, const LuaLimits& limits) {
+Result<std::string> Scenario::read_file(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) return Status(StatusCode::kNotFound, path + ": cannot read the scenario file");
+  if (std::filesystem::is_directory(st))
+    return Status(StatusCode::kInvalidArgument, path + ": is a directory, not a scenario file");
+  if (!std::filesystem::is_regular_file(st))
+    return Status(StatusCode::kInvalidArgument, path + ": not a regular file (a scenario is a .lua file)");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(StatusCode::kNotFound, path + ": cannot read the scenario file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_source(path, text.str(), seed, limits);
+  std::string text(limits::kScenarioFileBytesMax + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > limits::kScenarioFileBytesMax)
+    return Status(StatusCode::kInvalidArgument, path + ": larger than " + std::to_string(limits::kScenarioFileBytesMax) +
+                                                    " bytes; a scenario is a script of a few KiB");
+  return text;
+}
+
+Result<std::unique_ptr<Scenario>> Scenario::load(const std::string& path, uint64_t seed, const LuaLimits& limits) {
+  Result<std::string> text = read_file(path);
+  if (!text.is_ok()) return text.status();
+  return load_source(path, *text, seed, limits);
 }
 
 Result<std::unique_ptr<Scenario>> Scenario::load_source(const std::string& path, const std::string& code,
-                                                        uint64_t seed, const LuaLimits& limits) {
+                                                        uint64_t seed, const LuaLimits& limits, PrintSink print) {
   std::unique_ptr<Scenario> s(new Scenario(path, seed, limits));
+  if (print) s->lua_->set_print_sink(std::move(print));
   register_api(s->lua_->state(), s.get());
   if (Status st = s->lua_->run_string(code, path); !st.is_ok()) return st;
   s->loading_ = false;
-  ScenarioConfig& c = s->config_;
+  if (Status st = s->check_loaded_config(); !st.is_ok()) return st;
+  return s;
+}
+
+// What only the whole configuration can tell: run_for() was called, nothing is scheduled past
+// its end, and the load it asks for can finish.
+Status Scenario::check_loaded_config() const {
+  const ScenarioConfig& c = config_;
   if (!c.run_for_set)
     return Status(StatusCode::kInvalidArgument,
-                  path + ": the scenario never calls run_for(d): how long should the clients and faults run?");
+                  path_ + ": the scenario never calls run_for(d): how long should the clients and faults run?");
   for (const Timed& t : c.timed)
     if (t.at > c.run.duration)
       return Status(StatusCode::kInvalidArgument, t.where + ": scheduled at " + sim::format_duration(t.at) +
                                                       ", after the end of run_for(" +
                                                       sim::format_duration(c.run.duration) + ")");
-  return s;
+  const client::WorkloadOptions& w = c.run.workload;
+  const double per_second = static_cast<double>(w.clients) * w.rate +
+                            (c.kube ? static_cast<double>(c.kube->controllers) * c.kube->writes_per_second : 0.0);
+  const double offered = per_second * static_cast<double>(c.run.duration) / 1e9;
+  if (offered > static_cast<double>(limits::kScenarioOperationsOfferedMax)) {
+    auto it = c.configured_at.find("workload{}");
+    const std::string at = it != c.configured_at.end() ? it->second : path_;
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  ": workload{}: %zu clients at %g/s%s for %s offer %.0f operations; a run may offer at most %llu "
+                  "((clients x rate + controllers x writes) x run_for): fewer clients, a lower rate or a shorter run",
+                  w.clients, w.rate, c.kube ? " plus the kube writers" : "", sim::format_duration(c.run.duration).c_str(),
+                  offered, static_cast<unsigned long long>(limits::kScenarioOperationsOfferedMax));
+    return Status(StatusCode::kInvalidArgument, at + buf);
+  }
+  return Status::ok();
 }
 
 node::KvRunOptions Scenario::run_options() {
@@ -59,6 +101,7 @@ node::KvRunOptions Scenario::run_options() {
   o.on_start = [this](node::SimCluster& cluster, history::Recorder& recorder, const client::Workload&,
                       sim::TimeNs until) { start(cluster, recorder, until); };
   o.on_heal = [this] {
+    phase_over_ = true;  // from here on no scheduled function runs and no fault acts
     if (nemesis_) nemesis_->finish();
     if (kube_) kube_->heal();
   };
@@ -84,20 +127,23 @@ void Scenario::start(node::SimCluster& cluster, history::Recorder& recorder, sim
     const sim::TimeNs informers_until = until + config_.run.recovery_bound + config_.run.settle - sim::milliseconds(100);
     kube_->start(until, std::max(until, informers_until));
   }
-  runtime_timed_ = config_.timed;
-  for (size_t i = 0; i < runtime_timed_.size(); ++i) {
-    const sim::TimeNs at = phase_start_ + runtime_timed_[i].at;
-    sim_->schedule_at(at, sim::kNoProcess, [this, i, at] { fire(i, at); });
-  }
+  for (const Timed& t : config_.timed) schedule(t, phase_start_ + t.at);
+}
+
+// A scheduled function's events carry the place that scheduled it in their digest: the trace
+// then tells two functions apart, and a determinism report names the one that ran.
+uint64_t Scenario::timer_digest(const Timed& t) {
+  const uint64_t digest = hash_bytes(t.where, 0x5ce7a210);
+  sim_->trace().label_digest(sim::EventKind::kCallback, digest, "scenario function scheduled at " + t.where);
+  return digest;
 }
 
 void Scenario::schedule(const Timed& t, sim::TimeNs first) {
   DST_ASSERT(sim_ != nullptr);
-  DST_ASSERT_LE(runtime_timed_.size(), size_t{1'000'000});  // a script scheduling without bound
-  const size_t i = runtime_timed_.size();
-  runtime_timed_.push_back(t);
-  if (first >= phase_end_) return;  // the fault phase is over by then
-  sim_->schedule_at(first, sim::kNoProcess, [this, i, first] { fire(i, first); });
+  DST_ASSERT_LE(timers_.size(), limits::kScenarioTimersPendingMax + limits::kScenarioTimersAtLoadMax);
+  const uint64_t id = next_timer_++;
+  timers_.emplace(id, t);
+  sim_->schedule_at(first, sim::kNoProcess, [this, id, first] { fire(id, first); }, timer_digest(t));
 }
 
 // The scenario's client ids start far above the workload's (clients, watchers, compactor).
@@ -185,15 +231,22 @@ void Scenario::member_remove(size_t n) {
   send(std::move(req), -1);
 }
 
-void Scenario::fire(size_t i, sim::TimeNs at) {
-  if (runtime_error_ || at >= phase_end_) return;
-  const Timed t = runtime_timed_[i];
-  if (Status st = lua_->call_ref(t.ref); !st.is_ok()) {
-    runtime_error_ = st.message() + " (in the function scheduled at " + t.where + ")";
+void Scenario::fire(uint64_t id, sim::TimeNs at) {
+  auto it = timers_.find(id);
+  DST_ASSERT(it != timers_.end());
+  const Timed t = it->second;
+  const bool again = !runtime_error_ && !phase_over_ && at < phase_end_;
+  if (again) {
+    if (Status st = lua_->call_ref(t.ref); !st.is_ok())
+      runtime_error_ = st.message() + " (in the function scheduled at " + t.where + ")";
+  }
+  if (again && !runtime_error_ && t.every > 0 && at + t.every < phase_end_) {
+    sim_->schedule_at(at + t.every, sim::kNoProcess, [this, id, next = at + t.every] { fire(id, next); },
+                      timer_digest(t));
     return;
   }
-  if (t.every > 0 && at + t.every < phase_end_)
-    sim_->schedule_at(at + t.every, sim::kNoProcess, [this, i, next = at + t.every] { fire(i, next); });
+  lua_->release_ref(t.ref);
+  timers_.erase(id);
 }
 
 std::vector<std::string> Scenario::fault_log() const {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,20 +57,28 @@ struct ScenarioConfig {
   std::vector<Timed> timed;
   bool run_for_set = false;
   std::optional<kube::KubeWorldOptions> kube;  // kube{}: apiservers and controllers on top
+  std::map<std::string, std::string> configured_at;  // "cluster{}" -> where it was called (once each)
 };
 
 class Scenario {
  public:
+  // Reads a scenario file (a regular file of at most limits::kScenarioFileBytesMax bytes):
+  // kNotFound or kInvalidArgument "path: ..." when it cannot be.
+  static Result<std::string> read_file(const std::string& path);
   // Loads and runs the script's top level. kInvalidArgument "path:line: what was expected" for a
   // script error, kNotFound when the file cannot be read.
   static Result<std::unique_ptr<Scenario>> load(const std::string& path, uint64_t seed,
                                                 const LuaLimits& limits = {});
-  // The same from a script's text, named `name` in messages (tests).
+  // The same from a script's text, named `name` in messages; its print() lines go to `print`
+  // (stdout when empty).
   static Result<std::unique_ptr<Scenario>> load_source(const std::string& name, const std::string& code,
-                                                       uint64_t seed, const LuaLimits& limits = {});
+                                                       uint64_t seed, const LuaLimits& limits = {},
+                                                       PrintSink print = nullptr);
 
   const ScenarioConfig& config() const { return config_; }
   const std::string& path() const { return path_; }
+  // The Lua state, for tests that add functions of their own.
+  lua_State* lua_state() { return lua_->state(); }
 
   // The world's options with this scenario's hooks: configure_cluster, on_start (creates the
   // nemesis and schedules the timed functions), on_heal. The Scenario must outlive the run.
@@ -93,7 +102,11 @@ class Scenario {
   sim::TimeNs phase_start() const { return phase_start_; }
   sim::TimeNs phase_end() const { return phase_end_; }
   sim::Rng& rng() { return *rng_; }
+  // True once the fault phase has ended (the harness healed everything): no fault acts any more.
+  bool world_gone() const { return phase_over_; }
+  // Schedules a function registered at t.ref (the scenario owns the reference from now on).
   void schedule(const Timed& t, sim::TimeNs first);
+  size_t timers_pending() const { return timers_.size(); }
   // Sends a request from the scenario's own client (a process on a host of its own), recorded
   // with the history like the workload's: compact() and defrag() (0-based member; -1: any).
   void send(etcdserverpb::ApiRequest req, int64_t member);
@@ -111,10 +124,12 @@ class Scenario {
 
  private:
   Scenario(std::string path, uint64_t seed, const LuaLimits& limits);
+  Status check_loaded_config() const;
   void start(node::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until);
   // A client of the scenario's own: pinned to a 0-based member, or any member (-1).
   client::KvClientOptions client_options(int64_t member);
-  void fire(size_t timed_index, sim::TimeNs at);
+  void fire(uint64_t timer, sim::TimeNs at);
+  uint64_t timer_digest(const Timed& t);
 
   std::string path_;
   std::unique_ptr<LuaHost> lua_;
@@ -130,7 +145,11 @@ class Scenario {
   sim::Simulator* sim_ = nullptr;
   sim::TimeNs phase_start_ = 0, phase_end_ = 0;
   std::unique_ptr<sim::Rng> rng_;
-  std::vector<Timed> runtime_timed_;  // scheduled while running (after() inside a callback)
+  // Functions waiting to run, by a number that only grows (deterministic order); a one-shot one
+  // leaves (and its Lua reference is released) when it has run.
+  std::map<uint64_t, Timed> timers_;
+  uint64_t next_timer_ = 0;
+  bool phase_over_ = false;
   std::optional<std::string> runtime_error_;
 };
 

@@ -1,10 +1,13 @@
-// The argument checking every scenario function shares (scenario_api_*.cc): durations,
-// distributions, option tables checked against the names a function accepts, node numbers, and
-// errors that luaL_error prefixes with the script's file and line. Internal to scenarios/.
+// The argument checking every scenario function shares (scenario_*_api.cc): whole numbers,
+// numbers, strings, booleans, durations and distributions with their accepted ranges, option
+// tables checked against the names a function accepts, node numbers, argument counts. Every
+// error names the function, the argument and what was accepted; luaL_error prefixes the script's
+// file and line. Internal to scenarios/.
 #pragma once
 
 #include <lua.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -12,6 +15,8 @@
 #include <set>
 #include <string>
 
+#include "base/limits.h"
+#include "scenarios/lua_host.h"
 #include "scenarios/scenario.h"
 
 namespace dst::scenarios::api {
@@ -46,155 +51,118 @@ inline void require_loading(lua_State* L, const char* fn) {
 inline void require_running(lua_State* L, const char* fn) {
   if (self(L).loading() || self(L).nemesis() == nullptr)
     luaL_error(L, "%s: faults act on the running world; call it inside at(), every() or after()", fn);
+  if (self(L).world_gone()) luaL_error(L, "%s: the run is over; nothing acts on the world any more", fn);
 }
 
-// A duration: an integer count of nanoseconds, as ms() and s() make. Small nonzero values are
-// almost certainly a forgotten unit.
-inline sim::DurationNs to_duration(lua_State* L, int idx, const char* fn, const char* what) {
-  if (!lua_isinteger(L, idx)) {
-    if (lua_type(L, idx) == LUA_TNUMBER)
-      luaL_error(L, "%s: %s must be a whole number of nanoseconds; write it with ms(), s() or us()", fn, what);
-    luaL_error(L, "%s: %s: expected a duration such as ms(50) or s(2), got %s", fn, what, luaL_typename(L, idx));
-  }
-  const lua_Integer v = lua_tointeger(L, idx);
-  if (v < 0) luaL_error(L, "%s: %s must not be negative", fn, what);
-  if (v > 0 && v < 1000)
-    luaL_error(L, "%s: %s is %d ns; durations are in nanoseconds: write ms(%d) or s(%d)", fn, what,
-               static_cast<int>(v), static_cast<int>(v), static_cast<int>(v));
+// An action on the world costs kScenarioActionInstructions of the budget (what it sets off in
+// the simulation is far more than its Lua cost), so a loop of actions ends at the budget.
+inline void charge_action(lua_State* L) { LuaHost::of(L).charge(L, limits::kScenarioActionInstructions); }
+
+// At most `max` arguments: a misspelt call such as crash(1, 2) is an error, not ignored.
+inline void check_arg_count(lua_State* L, int max, const char* fn) {
+  const int n = lua_gettop(L);
+  if (n > max)
+    fail(L, std::string(fn) + ": expected at most " + std::to_string(max) + " argument" + (max == 1 ? "" : "s") +
+                ", got " + std::to_string(n));
+}
+
+// A whole number: an integer, or a float with a whole value (2^40 is a float in Lua).
+inline std::optional<int64_t> whole_number(lua_State* L, int idx) {
+  if (lua_type(L, idx) != LUA_TNUMBER) return std::nullopt;
+  int is_integer = 0;
+  const lua_Integer v = lua_tointegerx(L, idx, &is_integer);
+  if (!is_integer) return std::nullopt;
   return v;
 }
 
-// A distribution: a table made by uniform(), exponential(), ... or a plain duration (constant).
-inline sim::DurationDist to_dist(lua_State* L, int idx, const char* fn, const char* what, std::string* text) {
-  idx = lua_absindex(L, idx);
-  if (lua_isinteger(L, idx)) {
-    const sim::DurationNs d = to_duration(L, idx, fn, what);
-    *text = sim::format_duration(d);
-    return sim::DurationDist::constant(d);
+inline int64_t check_whole(lua_State* L, int idx, const char* fn, const std::string& what, int64_t lo, int64_t hi) {
+  const std::optional<int64_t> v = whole_number(L, idx);
+  if (!v) {
+    if (lua_type(L, idx) == LUA_TNUMBER)
+      fail(L, std::string(fn) + ": " + what + " is " + number_text(lua_tonumber(L, idx)) + "; expected a whole number in " +
+                  std::to_string(lo) + ".." + std::to_string(hi));
+    fail(L, std::string(fn) + ": " + what + ": expected a whole number in " + std::to_string(lo) + ".." +
+                std::to_string(hi) + ", got " + luaL_typename(L, idx));
   }
-  if (!lua_istable(L, idx) || lua_getfield(L, idx, "dist") != LUA_TSTRING)
-    luaL_error(L, "%s: %s: expected a duration or a distribution such as uniform(ms(10), ms(50))", fn, what);
-  const std::string kind = lua_tostring(L, -1);
-  lua_pop(L, 1);
-  lua_getfield(L, idx, "a");
-  lua_getfield(L, idx, "b");
-  const lua_Integer a = lua_tointeger(L, -2);
-  const double b = lua_tonumber(L, -1);
-  lua_pop(L, 2);
-  *text = lua_getfield(L, idx, "text") == LUA_TSTRING ? lua_tostring(L, -1) : kind;
-  lua_pop(L, 1);
-  if (kind == "uniform") return sim::DurationDist::uniform(a, static_cast<sim::DurationNs>(b));
-  if (kind == "exponential") return sim::DurationDist::exponential(a);
-  if (kind == "normal") return sim::DurationDist::normal(a, static_cast<sim::DurationNs>(b)).clamped(0, INT64_MAX / 4);
-  if (kind == "lognormal") return sim::DurationDist::lognormal(a, b);
-  if (kind == "pareto") return sim::DurationDist::pareto(a, b);
-  luaL_error(L, "%s: %s: unknown distribution '%s'", fn, what, kind.c_str());
-  return {};
+  if (*v < lo || *v > hi)
+    fail(L, std::string(fn) + ": " + what + " is " + std::to_string(*v) + "; expected " + std::to_string(lo) + ".." +
+                std::to_string(hi));
+  return *v;
 }
+
+// A finite number in [lo, hi].
+inline double check_number(lua_State* L, int idx, const char* fn, const std::string& what, double lo, double hi) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    fail(L, std::string(fn) + ": " + what + ": expected a number in " + number_text(lo) + ".." + number_text(hi) +
+                ", got " + luaL_typename(L, idx));
+  const double v = lua_tonumber(L, idx);
+  if (!(v >= lo && v <= hi))  // NaN fails too
+    fail(L, std::string(fn) + ": " + what + " is " + number_text(v) + "; expected " + number_text(lo) + ".." +
+                number_text(hi));
+  return v;
+}
+
+inline bool check_boolean(lua_State* L, int idx, const char* fn, const std::string& what) {
+  if (!lua_isboolean(L, idx)) fail(L, std::string(fn) + ": " + what + ": expected true or false, got " + luaL_typename(L, idx));
+  return lua_toboolean(L, idx) != 0;
+}
+
+// A string (not a number: a name is never meant as one) of at most max_len bytes.
+inline std::string check_string(lua_State* L, int idx, const char* fn, const std::string& what, size_t max_len = 256) {
+  if (lua_type(L, idx) != LUA_TSTRING) fail(L, std::string(fn) + ": " + what + ": expected a string, got " + luaL_typename(L, idx));
+  size_t len = 0;
+  const char* s = lua_tolstring(L, idx, &len);
+  if (len > max_len)
+    fail(L, std::string(fn) + ": " + what + " is " + std::to_string(len) + " bytes long; at most " + std::to_string(max_len));
+  return std::string(s, len);
+}
+
+// A duration: a whole number of nanoseconds, as ms() and s() make, in [0, max]. Small nonzero
+// values are almost certainly a forgotten unit.
+inline sim::DurationNs to_duration(lua_State* L, int idx, const char* fn, const std::string& what,
+                                   sim::DurationNs max = limits::kScenarioRunForNsMax) {
+  const std::optional<int64_t> v = whole_number(L, idx);
+  if (!v) {
+    if (lua_type(L, idx) == LUA_TNUMBER)
+      fail(L, std::string(fn) + ": " + what + " must be a whole number of nanoseconds; write it with ms(), s() or us()");
+    fail(L, std::string(fn) + ": " + what + ": expected a duration such as ms(50) or s(2), got " + luaL_typename(L, idx));
+  }
+  if (*v < 0) fail(L, std::string(fn) + ": " + what + " must not be negative");
+  if (*v > 0 && *v < 1000) {
+    const std::string n = std::to_string(*v);
+    fail(L, std::string(fn) + ": " + what + " is " + n + " ns; durations are in nanoseconds: write ms(" + n + ") or s(" + n + ")");
+  }
+  if (*v > max)
+    fail(L, std::string(fn) + ": " + what + " is " + sim::format_duration(*v) + "; at most " + sim::format_duration(max));
+  return *v;
+}
+
+// Checks a distribution's parameters (a: a duration in ns; b: a duration for uniform and normal,
+// a shape otherwise); the error, or "" when they are fine.
+std::string check_dist_parameters(const std::string& kind, int64_t a, double b);
+
+// A distribution: a table made by uniform(), exponential(), ... (or written by hand, with the
+// same fields), or a plain duration (a constant). Every parameter is checked; samples are
+// clamped to [0, kScenarioLatencyNsMax].
+sim::DurationDist to_dist(lua_State* L, int idx, const char* fn, const std::string& what, std::string* text);
 
 // The fields of an options table, checked against the names a function accepts.
 class Fields {
  public:
-  Fields(lua_State* L, int idx, const char* fn, std::initializer_list<const char*> allowed)
-      : L_(L), idx_(lua_absindex(L, idx)), fn_(fn) {
-    if (lua_isnoneornil(L, idx_)) {
-      idx_ = 0;
-      return;
-    }
-    if (!lua_istable(L, idx_)) luaL_error(L, "%s: expected a table of options, got %s", fn, luaL_typename(L, idx_));
-    std::set<std::string> ok(allowed.begin(), allowed.end());
-    std::set<std::string> unknown;  // sorted: the message does not depend on Lua's hash order
-    lua_pushnil(L);
-    while (lua_next(L, idx_) != 0) {
-      lua_pop(L, 1);
-      if (lua_type(L, -1) != LUA_TSTRING) {
-        if (!lua_isinteger(L, -1)) luaL_error(L, "%s: option names must be strings", fn);
-        continue;  // positional entries are read by the caller
-      }
-      if (!ok.count(lua_tostring(L, -1))) unknown.insert(lua_tostring(L, -1));
-    }
-    if (!unknown.empty()) {
-      std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      luaL_error(L, "%s: unknown field '%s'; expected one of: %s", fn, unknown.begin()->c_str(), list.c_str());
-    }
-  }
-  bool has(const char* f) {
-    if (idx_ == 0) return false;
-    const bool present = lua_getfield(L_, idx_, f) != LUA_TNIL;
-    lua_pop(L_, 1);
-    return present;
-  }
+  Fields(lua_State* L, int idx, const char* fn, std::initializer_list<const char*> allowed);
+  bool has(const char* f);
   // Pushes the field's value (the caller pops it).
   int push(const char* f) { return idx_ == 0 ? (lua_pushnil(L_), LUA_TNIL) : lua_getfield(L_, idx_, f); }
-  std::optional<int64_t> integer(const char* f, int64_t lo, int64_t hi) {
-    if (push(f) == LUA_TNIL) return pop_none();
-    if (!lua_isinteger(L_, -1)) luaL_error(L_, "%s: field '%s': expected a whole number, got %s", fn_, f, luaL_typename(L_, -1));
-    const int64_t v = lua_tointeger(L_, -1);
-    lua_pop(L_, 1);
-    if (v < lo || v > hi)
-      fail(L_, std::string(fn_) + ": field '" + f + "' is " + std::to_string(v) + "; expected " + std::to_string(lo) +
-                   ".." + std::to_string(hi));
-    return v;
-  }
-  std::optional<double> number(const char* f, double lo, double hi) {
-    if (push(f) == LUA_TNIL) return pop_none_d();
-    if (lua_type(L_, -1) != LUA_TNUMBER) luaL_error(L_, "%s: field '%s': expected a number, got %s", fn_, f, luaL_typename(L_, -1));
-    const double v = lua_tonumber(L_, -1);
-    lua_pop(L_, 1);
-    if (!(v >= lo && v <= hi))
-      fail(L_, std::string(fn_) + ": field '" + f + "' is " + number_text(v) + "; expected " + number_text(lo) + ".." +
-                   number_text(hi));
-    return v;
-  }
-  std::optional<bool> boolean(const char* f) {
-    if (push(f) == LUA_TNIL) {
-      lua_pop(L_, 1);
-      return std::nullopt;
-    }
-    if (!lua_isboolean(L_, -1)) luaL_error(L_, "%s: field '%s': expected true or false, got %s", fn_, f, luaL_typename(L_, -1));
-    const bool v = lua_toboolean(L_, -1);
-    lua_pop(L_, 1);
-    return v;
-  }
-  std::optional<std::string> string(const char* f) {
-    if (push(f) == LUA_TNIL) {
-      lua_pop(L_, 1);
-      return std::nullopt;
-    }
-    if (lua_type(L_, -1) != LUA_TSTRING) luaL_error(L_, "%s: field '%s': expected a string, got %s", fn_, f, luaL_typename(L_, -1));
-    std::string v = lua_tostring(L_, -1);
-    lua_pop(L_, 1);
-    return v;
-  }
-  std::optional<sim::DurationNs> duration(const char* f) {
-    if (push(f) == LUA_TNIL) return pop_none();
-    const std::string what = std::string("field '") + f + "'";
-    const sim::DurationNs d = to_duration(L_, -1, fn_, what.c_str());
-    lua_pop(L_, 1);
-    return d;
-  }
-  std::optional<sim::DurationDist> dist(const char* f, std::string* text) {
-    if (push(f) == LUA_TNIL) {
-      lua_pop(L_, 1);
-      return std::nullopt;
-    }
-    const std::string what = std::string("field '") + f + "'";
-    sim::DurationDist d = to_dist(L_, -1, fn_, what.c_str(), text);
-    lua_pop(L_, 1);
-    return d;
-  }
+  std::optional<int64_t> integer(const char* f, int64_t lo, int64_t hi);
+  std::optional<double> number(const char* f, double lo, double hi);
+  std::optional<bool> boolean(const char* f);
+  std::optional<std::string> string(const char* f, size_t max_len = 256);
+  std::optional<sim::DurationNs> duration(const char* f, sim::DurationNs max = limits::kScenarioRunForNsMax);
+  std::optional<sim::DurationDist> dist(const char* f, std::string* text);
   int index() const { return idx_; }
 
  private:
-  std::optional<int64_t> pop_none() {
-    lua_pop(L_, 1);
-    return std::nullopt;
-  }
-  std::optional<double> pop_none_d() {
-    lua_pop(L_, 1);
-    return std::nullopt;
-  }
+  std::string field_name(const char* f) const { return std::string("field '") + f + "'"; }
   lua_State* L_;
   int idx_;
   const char* fn_;
@@ -207,10 +175,10 @@ inline size_t node_arg(lua_State* L, int idx, const char* fn) {
   if (lua_isnoneornil(L, idx))
     luaL_error(L, "%s: expected a node number (1..%d), got nil (leader() and follower() return nil when there is none)",
                fn, static_cast<int>(n));
-  if (!lua_isinteger(L, idx)) luaL_error(L, "%s: expected a node number (1..%d), got %s", fn, static_cast<int>(n), luaL_typename(L, idx));
-  const lua_Integer v = lua_tointeger(L, idx);
-  if (Status st = s.nemesis()->check_member(v, fn); !st.is_ok()) luaL_error(L, "%s", st.message().c_str());
-  return static_cast<size_t>(v);
+  const std::optional<int64_t> v = whole_number(L, idx);
+  if (!v) luaL_error(L, "%s: expected a node number (1..%d), got %s", fn, static_cast<int>(n), luaL_typename(L, idx));
+  if (Status st = s.nemesis()->check_member(*v, fn); !st.is_ok()) luaL_error(L, "%s", st.message().c_str());
+  return static_cast<size_t>(*v);
 }
 
 inline void check(lua_State* L, const Status& st) {

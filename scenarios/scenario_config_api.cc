@@ -18,24 +18,35 @@ namespace dst::scenarios::api {
 // ---- units and distributions ----
 
 namespace {
-int unit(lua_State* L, int64_t ns) {
-  const double v = luaL_checknumber(L, 1);
-  if (!(v >= 0) || v * static_cast<double>(ns) > 9.2e18) luaL_error(L, "durations must be >= 0 and below 292 years");
+int unit(lua_State* L, int64_t ns, const char* fn) {
+  check_arg_count(L, 1, fn);
+  if (lua_type(L, 1) != LUA_TNUMBER)
+    fail(L, std::string(fn) + ": expected a number such as " + fn + "(1.5), got " + luaL_typename(L, 1));
+  const double v = lua_tonumber(L, 1);
+  if (!(v >= 0) || v * static_cast<double>(ns) > 9.2e18)  // NaN, negative, infinite or past 292 years
+    fail(L, std::string(fn) + ": " + number_text(v) + " is not a duration: expected a number from 0 to 292 years (negate "
+                                                      "the result for a negative offset: -s(3))");
   lua_pushinteger(L, static_cast<lua_Integer>(std::llround(v * static_cast<double>(ns))));
   return 1;
 }
 }  // namespace
 
-int l_us(lua_State* L) { return unit(L, 1'000); }
-int l_ms(lua_State* L) { return unit(L, 1'000'000); }
-int l_s(lua_State* L) { return unit(L, 1'000'000'000); }
+int l_us(lua_State* L) { return unit(L, 1'000, "us"); }
+int l_ms(lua_State* L) { return unit(L, 1'000'000, "ms"); }
+int l_s(lua_State* L) { return unit(L, 1'000'000'000, "s"); }
 
+// uniform(lo, hi), normal(mean, sd): two durations; exponential(mean): one; lognormal(median,
+// sigma), pareto(scale, shape): a duration and a number. Checked here, so the error names the
+// line that wrote the distribution.
 int make_dist(lua_State* L, const char* kind, bool second_is_duration) {
-  const sim::DurationNs a = to_duration(L, 1, kind, "the first argument");
+  const std::string fn = std::string(kind) + "()";
+  const bool one = std::string(kind) == "exponential";
+  check_arg_count(L, one ? 1 : 2, fn.c_str());
+  const sim::DurationNs a = to_duration(L, 1, fn.c_str(), "the first argument", limits::kScenarioLatencyNsMax);
   double b = 0;
-  if (second_is_duration) b = static_cast<double>(to_duration(L, 2, kind, "the second argument"));
-  else if (!lua_isnoneornil(L, 2)) b = luaL_checknumber(L, 2);
-  if (std::string(kind) == "uniform" && b < static_cast<double>(a)) luaL_error(L, "uniform(lo, hi): hi is below lo");
+  if (second_is_duration) b = static_cast<double>(to_duration(L, 2, fn.c_str(), "the second argument", limits::kScenarioLatencyNsMax));
+  else if (!one) b = check_number(L, 2, fn.c_str(), "the second argument", -1e300, 1e300);
+  if (const std::string e = check_dist_parameters(kind, a, b); !e.empty()) fail(L, fn + ": " + e);
   lua_createtable(L, 0, 4);
   lua_pushstring(L, kind);
   lua_setfield(L, -2, "dist");
@@ -45,7 +56,7 @@ int make_dist(lua_State* L, const char* kind, bool second_is_duration) {
   lua_setfield(L, -2, "b");
   std::string text = std::string(kind) + "(" + sim::format_duration(a);
   if (second_is_duration) text += ", " + sim::format_duration(static_cast<sim::DurationNs>(b));
-  else if (!lua_isnoneornil(L, 2)) text += ", " + std::to_string(b).substr(0, 4);
+  else if (!one) text += ", " + number_text(b);
   text += ")";
   lua_pushstring(L, text.c_str());
   lua_setfield(L, -2, "text");
@@ -57,10 +68,72 @@ int l_exponential(lua_State* L) { return make_dist(L, "exponential", false); }
 int l_lognormal(lua_State* L) { return make_dist(L, "lognormal", false); }
 int l_pareto(lua_State* L) { return make_dist(L, "pareto", false); }
 
+namespace {
+// Configuration functions describe the world once: a second cluster{} (or run_for(), ...) would
+// silently replace part of the first.
+void configure_once(lua_State* L, const char* fn) {
+  require_loading(L, fn);
+  auto& at = self(L).mutable_config().configured_at;
+  const std::string here = where(L);
+  if (auto it = at.find(fn); it != at.end())
+    fail(L, std::string(fn) + ": already called at " + it->second + "; describe it in one call");
+  at.emplace(fn, here);
+}
+}  // namespace
+
 // ---- configuration (load time) ----
 
+namespace {
+
+void cluster_raft(lua_State* L, ScenarioConfig& c) {
+  Fields raft(L, -1, "cluster{raft={}}", {"tick", "election_ticks", "heartbeat_ticks", "pre_vote", "check_quorum",
+                                          "max_msg_bytes", "max_inflight"});
+  if (auto t = raft.duration("tick", limits::kScenarioRaftTickNsMax)) {
+    if (*t < limits::kScenarioRaftTickNsMin)
+      fail(L, "cluster{raft={}}: field 'tick' is " + sim::format_duration(*t) + "; expected " +
+                  sim::format_duration(limits::kScenarioRaftTickNsMin) + ".." +
+                  sim::format_duration(limits::kScenarioRaftTickNsMax) + " (etcd's --heartbeat-interval)");
+    c.tick = *t;
+  }
+  if (auto e = raft.integer("election_ticks", 2, 1000)) c.raft.election_tick = static_cast<int>(*e);
+  if (auto h = raft.integer("heartbeat_ticks", 1, 1000)) c.raft.heartbeat_tick = static_cast<int>(*h);
+  if (auto p = raft.boolean("pre_vote")) c.raft.pre_vote = *p;
+  if (auto q = raft.boolean("check_quorum")) c.raft.check_quorum = *q;
+  // Small appends and a short pipeline replicate a leader's log one entry per round trip, which
+  // opens the windows where a leader holds entries its followers do not (Raft Figure 8).
+  if (auto b = raft.integer("max_msg_bytes", 1, 64 * 1024 * 1024)) c.raft.max_size_per_msg = static_cast<uint64_t>(*b);
+  if (auto i = raft.integer("max_inflight", 1, static_cast<int64_t>(limits::kRaftInflightMsgsMax)))
+    c.raft.max_inflight_msgs = static_cast<size_t>(*i);
+  if (c.raft.heartbeat_tick >= c.raft.election_tick) fail(L, "cluster{raft={}}: heartbeat_ticks must be below election_ticks");
+  if (c.tick * c.raft.election_tick > limits::kScenarioElectionTimeoutNsMax)
+    fail(L, "cluster{raft={}}: the election timeout (tick x election_ticks) is " +
+                sim::format_duration(c.tick * c.raft.election_tick) + "; etcd allows at most " +
+                sim::format_duration(limits::kScenarioElectionTimeoutNsMax));
+}
+
+void cluster_clock(lua_State* L, ScenarioConfig& c) {
+  Fields clock(L, -1, "cluster{clock={}}", {"drift_ppm"});
+  // drift_ppm = {[2] = 20000}: member -> ppm
+  if (clock.push("drift_ppm") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) fail(L, "cluster{clock={drift_ppm=...}}: expected a table {[node] = ppm}");
+    for (size_t m = 1; m <= 9; ++m) {
+      if (lua_rawgeti(L, -1, static_cast<lua_Integer>(m)) != LUA_TNIL) {
+        const std::string what = "ppm of node " + std::to_string(m);
+        const int64_t ppm = check_whole(L, -1, "cluster{clock={drift_ppm=...}}", what, -sim::NodeClock::kDriftPpmMax,
+                                        sim::NodeClock::kDriftPpmMax);
+        c.clock_drift_ppm.emplace_back(m, ppm);
+      }
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+}
+
+}  // namespace
+
 int l_cluster(lua_State* L) {
-  require_loading(L, "cluster{}");
+  configure_once(L, "cluster{}");
+  check_arg_count(L, 1, "cluster{}");
   Fields f(L, 1, "cluster{}", {"nodes", "net", "disk", "clock", "raft", "quota", "snapshot_every"});
   ScenarioConfig& c = self(L).mutable_config();
   if (auto n = f.integer("nodes", 1, 9)) c.run.nodes = static_cast<size_t>(*n);
@@ -78,41 +151,9 @@ int l_cluster(lua_State* L) {
     if (auto d = disk.dist("fsync", &c.fsync_text)) c.fsync_latency = *d;
   }
   lua_pop(L, 1);
-  if (f.push("clock") != LUA_TNIL) {
-    Fields clock(L, -1, "cluster{clock={}}", {"drift_ppm"});
-    // drift_ppm = {[2] = 20000}: member -> ppm
-    if (clock.push("drift_ppm") != LUA_TNIL) {
-      if (!lua_istable(L, -1)) luaL_error(L, "cluster{clock={drift_ppm=...}}: expected a table {[node] = ppm}");
-      for (size_t m = 1; m <= 9; ++m) {
-        if (lua_rawgeti(L, -1, static_cast<lua_Integer>(m)) != LUA_TNIL) {
-          if (!lua_isinteger(L, -1)) luaL_error(L, "cluster{clock={drift_ppm=...}}: ppm of node %d must be a whole number", static_cast<int>(m));
-          const int64_t ppm = lua_tointeger(L, -1);
-          if (ppm < -sim::NodeClock::kDriftPpmMax || ppm > sim::NodeClock::kDriftPpmMax)
-            fail(L, "cluster{clock={drift_ppm=...}}: " + std::to_string(ppm) + " ppm is beyond +-" +
-                        std::to_string(sim::NodeClock::kDriftPpmMax));
-          c.clock_drift_ppm.emplace_back(m, ppm);
-        }
-        lua_pop(L, 1);
-      }
-    }
-    lua_pop(L, 1);
-  }
+  if (f.push("clock") != LUA_TNIL) cluster_clock(L, c);
   lua_pop(L, 1);
-  if (f.push("raft") != LUA_TNIL) {
-    Fields raft(L, -1, "cluster{raft={}}", {"tick", "election_ticks", "heartbeat_ticks", "pre_vote", "check_quorum",
-                                                           "max_msg_bytes", "max_inflight"});
-    if (auto t = raft.duration("tick")) c.tick = *t;
-    if (auto e = raft.integer("election_ticks", 2, 1000)) c.raft.election_tick = static_cast<int>(*e);
-    if (auto h = raft.integer("heartbeat_ticks", 1, 1000)) c.raft.heartbeat_tick = static_cast<int>(*h);
-    if (auto p = raft.boolean("pre_vote")) c.raft.pre_vote = *p;
-    if (auto q = raft.boolean("check_quorum")) c.raft.check_quorum = *q;
-    // Small appends and a short pipeline replicate a leader's log one entry per round trip, which
-    // opens the windows where a leader holds entries its followers do not (Raft Figure 8).
-    if (auto b = raft.integer("max_msg_bytes", 1, 64 * 1024 * 1024)) c.raft.max_size_per_msg = static_cast<uint64_t>(*b);
-    if (auto i = raft.integer("max_inflight", 1, 4096)) c.raft.max_inflight_msgs = static_cast<size_t>(*i);
-    if (c.raft.heartbeat_tick >= c.raft.election_tick)
-      luaL_error(L, "cluster{raft={}}: heartbeat_ticks must be below election_ticks");
-  }
+  if (f.push("raft") != LUA_TNIL) cluster_raft(L, c);
   lua_pop(L, 1);
   for (const auto& [m, ppm] : c.clock_drift_ppm)
     if (m > c.run.nodes)
@@ -122,7 +163,8 @@ int l_cluster(lua_State* L) {
 }
 
 int l_workload(lua_State* L) {
-  require_loading(L, "workload{}");
+  configure_once(L, "workload{}");
+  check_arg_count(L, 1, "workload{}");
   Fields f(L, 1, "workload{}", {"profile", "clients", "rate", "keys", "watchers", "compaction", "timeout", "pinned"});
   client::WorkloadOptions& w = self(L).mutable_config().run.workload;
   if (auto p = f.string("profile")) {
@@ -134,9 +176,12 @@ int l_workload(lua_State* L) {
   if (auto r = f.number("rate", 0.1, 10000)) w.rate = *r;
   if (auto k = f.integer("keys", 1, 100000)) w.keys = static_cast<size_t>(*k);
   if (auto n = f.integer("watchers", 0, 64)) w.watchers = static_cast<size_t>(*n);
-  if (auto c = f.duration("compaction")) w.compaction_every = *c;
-  if (auto t = f.duration("timeout")) {
-    if (*t < sim::milliseconds(10)) luaL_error(L, "workload{}: field 'timeout' must be at least ms(10)");
+  if (auto c = f.duration("compaction")) {
+    if (*c != 0 && *c < sim::milliseconds(10)) fail(L, "workload{}: field 'compaction' must be s(0) (never) or at least ms(10)");
+    w.compaction_every = *c;
+  }
+  if (auto t = f.duration("timeout", limits::kScenarioRequestTimeoutNsMax)) {
+    if (*t < limits::kScenarioRequestTimeoutNsMin) fail(L, "workload{}: field 'timeout' must be at least ms(10)");
     w.request_timeout = *t;
   }
   if (auto p = f.boolean("pinned")) w.mix_pinned = *p;
@@ -144,17 +189,19 @@ int l_workload(lua_State* L) {
 }
 
 int l_run_for(lua_State* L) {
-  require_loading(L, "run_for()");
+  configure_once(L, "run_for()");
+  check_arg_count(L, 1, "run_for()");
   ScenarioConfig& c = self(L).mutable_config();
-  const sim::DurationNs d = to_duration(L, 1, "run_for()", "the duration");
-  if (d < sim::seconds(1) || d > sim::seconds(3600)) luaL_error(L, "run_for(): expected s(1)..s(3600)");
+  const sim::DurationNs d = to_duration(L, 1, "run_for()", "the duration", INT64_MAX);
+  if (d < limits::kScenarioRunForNsMin || d > limits::kScenarioRunForNsMax) luaL_error(L, "run_for(): expected s(1)..s(3600)");
   c.run.duration = d;
   c.run_for_set = true;
   return 0;
 }
 
 int l_check(lua_State* L) {
-  require_loading(L, "check{}");
+  configure_once(L, "check{}");
+  check_arg_count(L, 1, "check{}");
   Fields f(L, 1, "check{}", {"linearizable", "watch", "liveness", "durability"});
   Checks& k = self(L).mutable_config().checks;
   if (auto v = f.boolean("linearizable")) k.linearizable = *v;
@@ -165,7 +212,7 @@ int l_check(lua_State* L) {
     if (lua_isboolean(L, -1)) {
       k.liveness = lua_toboolean(L, -1);
     } else {
-      const sim::DurationNs b = to_duration(L, -1, "check{}", "field 'liveness'");
+      const sim::DurationNs b = to_duration(L, -1, "check{}", "field 'liveness'", limits::kScenarioRecoveryBoundNsMax);
       if (b < sim::seconds(1)) luaL_error(L, "check{}: field 'liveness': a bound below s(1) cannot be met (elections take 1-2 s)");
       k.liveness = true;
       self(L).mutable_config().run.recovery_bound = b;
@@ -178,7 +225,8 @@ int l_check(lua_State* L) {
 // swarm{faults={...}, interval={lo, hi}}: draws which kinds of fault run and how often from the
 // seed (FoundationDB's swarm testing: each seed a different mix), and logs the draw.
 int l_swarm(lua_State* L) {
-  require_loading(L, "swarm{}");
+  configure_once(L, "swarm{}");
+  check_arg_count(L, 1, "swarm{}");
   Fields f(L, 1, "swarm{}", {"faults", "interval"});
   ScenarioConfig& c = self(L).mutable_config();
   sim::Rng& rng = self(L).rng();
@@ -188,7 +236,8 @@ int l_swarm(lua_State* L) {
   if (f.push("faults") != LUA_TNIL) {
     if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'faults': expected a list of fault kinds");
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
-      const char* k = lua_tostring(L, -1);
+      if (i > 64) fail(L, "swarm{}: field 'faults': more than 64 entries");
+      const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
       if (k == nullptr || std::find_if(std::begin(kKinds), std::end(kKinds), [&](const char* x) { return std::string(x) == k; }) == std::end(kKinds))
         luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint",
                    k ? k : luaL_typename(L, -1));
@@ -261,24 +310,35 @@ int l_swarm(lua_State* L) {
 
 int schedule_fn(lua_State* L, const char* fn, bool repeat, bool relative) {
   Scenario& s = self(L);
+  check_arg_count(L, 2, fn);
   const sim::DurationNs t = to_duration(L, 1, fn, repeat ? "the period" : "the time");
   luaL_checktype(L, 2, LUA_TFUNCTION);
-  if (repeat && t < sim::milliseconds(1)) luaL_error(L, "%s: the period must be at least ms(1)", fn);
+  if (repeat && t < limits::kScenarioPeriodNsMin) luaL_error(L, "%s: the period must be at least ms(1)", fn);
   Timed timed;
   timed.every = repeat ? t : 0;
   timed.where = where(L);
-  lua_pushvalue(L, 2);
-  timed.ref = luaL_ref(L, LUA_REGISTRYINDEX);
   if (s.loading()) {
+    if (s.mutable_config().timed.size() >= limits::kScenarioTimersAtLoadMax)
+      fail(L, std::string(fn) + ": more than " + std::to_string(limits::kScenarioTimersAtLoadMax) +
+                  " functions scheduled at the top level");
     timed.at = t;  // every(p, f) first runs at p
-    if (s.mutable_config().timed.size() >= 100'000) luaL_error(L, "%s: more than 100000 scheduled functions", fn);
+    lua_pushvalue(L, 2);
+    timed.ref = luaL_ref(L, LUA_REGISTRYINDEX);
     s.mutable_config().timed.push_back(timed);
     return 0;
   }
+  require_running(L, fn);
   const sim::TimeNs now = s.simulator()->now();
   const sim::TimeNs first = relative || repeat ? now + t : s.phase_start() + t;
   if (first < now) luaL_error(L, "%s: %s is already past (use after() for a delay from now)", fn, sim::format_duration(t).c_str());
+  if (first >= s.phase_end()) return 0;  // the fault phase is over by then: it would never run
+  if (s.timers_pending() >= limits::kScenarioTimersPendingMax)
+    fail(L, std::string(fn) + ": " + std::to_string(s.timers_pending()) +
+                " scheduled functions are already waiting to run; at most " +
+                std::to_string(limits::kScenarioTimersPendingMax));
   timed.at = first - s.phase_start();
+  lua_pushvalue(L, 2);
+  timed.ref = luaL_ref(L, LUA_REGISTRYINDEX);
   s.schedule(timed, first);
   return 0;
 }

@@ -11,6 +11,12 @@ namespace dst::scenarios::api {
 
 int l_kube(lua_State* L) {
   require_loading(L, "kube{}");
+  check_arg_count(L, 1, "kube{}");
+  {
+    auto& at = self(L).mutable_config().configured_at;
+    if (auto it = at.find("kube{}"); it != at.end()) fail(L, "kube{}: already called at " + it->second + "; describe it in one call");
+    at.emplace("kube{}", where(L));
+  }
   Fields f(L, 1, "kube{}", {"apiservers", "controllers", "prefix", "cache", "writes", "keys", "resync"});
   kube::KubeWorldOptions k;
   if (auto n = f.integer("apiservers", 1, kube::kKubeProcessesMax)) k.apiservers = static_cast<size_t>(*n);
@@ -22,7 +28,11 @@ int l_kube(lua_State* L) {
   if (auto n = f.integer("cache", 1, 1'000'000)) k.cache_capacity = static_cast<size_t>(*n);
   if (auto r = f.number("writes", 0, 1000)) k.writes_per_second = *r;
   if (auto n = f.integer("keys", 1, 100'000)) k.keys = static_cast<size_t>(*n);
-  if (auto d = f.duration("resync")) k.resync_every = *d;
+  if (auto d = f.duration("resync")) {
+    if (*d != 0 && *d < sim::seconds(1))
+      fail(L, "kube{}: field 'resync' must be s(0) (never) or at least s(1) (client-go's shortest resync period)");
+    k.resync_every = *d;
+  }
   self(L).mutable_config().kube = k;
   return 0;
 }
@@ -37,10 +47,9 @@ kube::KubeWorld& kube_world(lua_State* L, const char* fn) {
 }
 
 size_t number_arg(lua_State* L, const char* fn) {
-  if (!lua_isinteger(L, 1)) luaL_error(L, "%s: expected a number (1-based), got %s", fn, luaL_typename(L, 1));
-  const lua_Integer n = lua_tointeger(L, 1);
-  if (n < 1) luaL_error(L, "%s: expected a number from 1, got %d", fn, static_cast<int>(n));
-  return static_cast<size_t>(n);
+  check_arg_count(L, 1, fn);
+  charge_action(L);
+  return static_cast<size_t>(check_whole(L, 1, fn, "the number (1-based)", 1, static_cast<int64_t>(kube::kKubeProcessesMax)));
 }
 
 }  // namespace
@@ -78,12 +87,14 @@ int l_kube_resume(lua_State* L) {
 // random_apiserver() / random_controller(): a number drawn from the scenario's random stream.
 int l_random_apiserver(lua_State* L) {
   kube::KubeWorld& k = kube_world(L, "random_apiserver()");
+  check_arg_count(L, 0, "random_apiserver()");
   lua_pushinteger(L, static_cast<lua_Integer>(1 + self(L).rng().uniform_u64(k.apiservers())));
   return 1;
 }
 
 int l_random_controller(lua_State* L) {
   kube::KubeWorld& k = kube_world(L, "random_controller()");
+  check_arg_count(L, 0, "random_controller()");
   if (k.controllers() == 0) luaL_error(L, "random_controller(): the kube{} world has no controllers");
   lua_pushinteger(L, static_cast<lua_Integer>(1 + self(L).rng().uniform_u64(k.controllers())));
   return 1;
