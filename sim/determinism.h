@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/simulator.h"
 
@@ -24,15 +25,22 @@ struct DeterminismReport {
   uint64_t events_second = 0;
   // Index of the first differing trace record, when the runs diverged within the kept records.
   std::optional<uint64_t> divergence_index;
+  TimeNs divergence_time = 0;  // of that record in the first run (or the second, if the first ended)
   std::string first_event;   // that record in the first run, described
   std::string second_event;  // and in the second
+  // For a harness action (a kill, a network change, ...), the event that was running when it was
+  // taken, in each run: what ran differently. Empty when the record is itself an event.
+  std::string first_running;
+  std::string second_running;
+  std::vector<std::string> agreed_before;  // the last records both runs share, oldest first
   // Several lines a person can act on.
   std::string describe() const;
 };
 
 DeterminismReport check_determinism(uint64_t seed, const World& world, SimConfig config = {});
 
-// "#1234 t=1.000250000s net.stream process=3 (node2) digest=0x..." for reports.
+// "#1234 t=1.000250000s fiber.wake process=3 (n2) fiber 'raft-loop' digest=0x..." for reports
+// (the label is the trace's, when the run recorded one for the digest).
 std::string describe_record(uint64_t index, const TraceRecord& record, const Simulator& sim);
 
 }  // namespace dst::sim

@@ -543,6 +543,7 @@ FiberId Simulator::spawn(ProcessId process, std::string name, UniqueFunction bod
   f->id = next_fiber_id_++;
   f->wait_epoch = next_epoch_++;
   f->owner = &p;
+  if (trace_.recording()) trace_.label_digest(EventKind::kFiberStart, f->id, "fiber '" + name + "'");
   f->name = std::move(name);
   f->body = std::move(body);
   f->context = ctx::fiber(std::allocator_arg, PooledStackAllocator(stacks_.get()),

@@ -35,6 +35,28 @@ void Trace::keep(const TraceRecord& record) {
   if (records_.size() < limits::kTraceRecordsKeptMax) records_.push_back(record);
 }
 
+int Trace::label_class(EventKind kind) {
+  switch (kind) {
+    case EventKind::kFiberStart:
+    case EventKind::kFiberWake:
+    case EventKind::kFiberTimeout: return 0;  // digest: the fiber's id
+    case EventKind::kCallback:
+    case EventKind::kNote: return 1;
+    default: return -1;
+  }
+}
+
+void Trace::label_digest(EventKind kind, uint64_t digest, std::string_view label) {
+  const int c = label_class(kind);
+  if (!record_events_ || c < 0 || labels_.size() >= limits::kTraceLabelsKeptMax) return;
+  labels_.insert_or_assign({c, digest}, std::string(label.substr(0, 200)));
+}
+
+const std::string* Trace::label_of(EventKind kind, uint64_t digest) const {
+  auto it = labels_.find({label_class(kind), digest});
+  return it == labels_.end() ? nullptr : &it->second;
+}
+
 std::string format_trace_hash(uint64_t hash) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016" PRIx64, hash);

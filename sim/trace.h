@@ -7,7 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/time.h"
@@ -70,16 +73,26 @@ class Trace {
   // The kept records (empty unless recording); may stop short of event_count() at the limit.
   const std::vector<TraceRecord>& records() const { return records_; }
 
+  // While recording: what a record's digest stands for, so a determinism report can say what ran
+  // ("fiber 'raft-loop'", "scenario function scheduled at x.lua:5"). Fiber events' digests are
+  // fiber ids; callbacks' and notes' are whatever their scheduler passed. Bounded by
+  // limits::kTraceLabelsKeptMax; a no-op when not recording (it never changes the hash).
+  void label_digest(EventKind kind, uint64_t digest, std::string_view label);
+  const std::string* label_of(EventKind kind, uint64_t digest) const;
+
  private:
   static uint64_t absorb(uint64_t h, uint64_t word) {
     return (((h << 5) | (h >> 59)) ^ word) * 0x517cc1b727220a95ULL;
   }
   void keep(const TraceRecord& record);
 
+  static int label_class(EventKind kind);
+
   bool record_events_;
   uint64_t hash_ = 0x5eed'7ace'0000'0001ULL;
   uint64_t count_ = 0;
   std::vector<TraceRecord> records_;
+  std::map<std::pair<int, uint64_t>, std::string> labels_;  // (fiber or callback, digest) -> label
 };
 
 // "0x1234abcd5678ef90", the form every run prints last.
