@@ -32,7 +32,9 @@ BENCHMARK(BM_RawContextRoundTrip)->Name("sim/raw_context_round_trip");
 // The fiber switch round trip: two fibers ping-pong through a pair of wait queues, each waking the
 // other and blocking. Every wake is a traced event taken in (time, seq) order; inside a run loop
 // the blocking fiber hands the CPU straight to the one it woke, so a round trip is two switches.
-// One item is one round trip; a benchmark iteration runs 1000 of them.
+// One item is one round trip; a benchmark iteration runs 1000 of them, after which the pinger
+// sleeps a nanosecond: virtual time must advance now and then, or a fast machine's millions of
+// iterations at one instant would trip the scheduler's livelock limit (limits.h).
 void BM_FiberSwitchRoundTrip(benchmark::State& state) {
   constexpr int kRoundTripsPerRun = 1000;
   Simulator sim(1);
@@ -47,7 +49,10 @@ void BM_FiberSwitchRoundTrip(benchmark::State& state) {
     while (true) {
       ping.notify_one();
       if (pong.wait() != WaitResult::kOk) return;
-      if (++rounds % kRoundTripsPerRun == 0) sim.stop();
+      if (++rounds % kRoundTripsPerRun == 0) {
+        sim.stop();
+        sim.sleep(1);
+      }
     }
   });
   for (auto _ : state) sim.run_until_idle();
@@ -57,13 +62,17 @@ void BM_FiberSwitchRoundTrip(benchmark::State& state) {
 BENCHMARK(BM_FiberSwitchRoundTrip)->Name("sim/fiber_switch_round_trip");
 
 // One yield through the scheduler's own stack (single steps never hand off): the fiber yields
-// (switch out, a wake event queued), the scheduler pops the event and switches back in.
+// (switch out, a wake event queued), the scheduler pops the event and switches back in. Every
+// 1000 yields it sleeps a nanosecond, so virtual time advances (see the round trip above).
 void BM_YieldViaScheduler(benchmark::State& state) {
   Simulator sim(1);
   const ProcessId p = sim.start_process(sim.add_host("h"), "p");
   bool stop = false;
   sim.spawn(p, "yielder", [&] {
-    while (!stop) sim.yield();
+    for (uint64_t n = 1; !stop; ++n) {
+      sim.yield();
+      if (n % 1000 == 0) sim.sleep(1);
+    }
   });
   sim.step();  // start it
   for (auto _ : state) sim.step();
