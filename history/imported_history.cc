@@ -10,6 +10,7 @@
 #include <span>
 
 #include "base/limits.h"
+#include "history/history_file.h"
 
 namespace dst::history {
 
@@ -431,19 +432,9 @@ Result<ImportedHistory> import_event_lines(std::string_view text, const std::str
 }
 
 Result<ImportedHistory> import_event_file(const std::string& path, ImportFormat format) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kNotFound, path + ": cannot open the file");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Status(StatusCode::kIoError, path + ": cannot read the file");
-  if (static_cast<uint64_t>(size) > limits::kImportFileBytesMax) {
-    return Status(StatusCode::kInvalidArgument, path + ": larger than " + std::to_string(limits::kImportFileBytesMax) + " bytes");
-  }
-  in.seekg(0, std::ios::beg);
-  std::string text(static_cast<size_t>(size), '\0');
-  in.read(text.data(), size);
-  if (!in) return Status(StatusCode::kIoError, path + ": cannot read the file");
-  return import_event_lines(text, path, format);
+  Result<std::string> text = read_history_file(path, limits::kImportFileBytesMax);
+  if (!text.is_ok()) return text.status();
+  return import_event_lines(*text, path, format);
 }
 
 }  // namespace dst::history

@@ -8,6 +8,7 @@
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/linearizability/imported_check.h"
 #include "checker/watch/watch_checker.h"
+#include "history/history_file.h"
 #include "history/import_jepsen.h"
 #include "history/import_porcupine.h"
 #include "history/run_db.h"
@@ -21,7 +22,8 @@ namespace dst {
 namespace {
 
 int fail_usage(const std::string& message) {
-  std::fprintf(stderr, "dst check: %s\n", message.c_str());
+  const bool prefixed = message.rfind("dst check: ", 0) == 0;  // cli::Args' own messages name the command
+  std::fprintf(stderr, "%s%s\n", prefixed ? "" : "dst check: ", message.c_str());
   return kExitUsage;
 }
 
@@ -38,12 +40,18 @@ void write_html(const std::string& path, const std::optional<std::string>& page)
 
 // A run database recorded by `dst run etcd --out DIR`: the etcd model and the watch guarantees.
 int check_run_db(const std::string& self, const std::string& file, uint64_t budget, const std::string& html) {
+  if (!history::is_regular_file(file)) return fail_usage(file + ": a run database must be a regular file");
   std::printf("check %s   format run-db   model etcd   budget %llu steps\nreproduce: %s check %s --format run-db --budget %llu\n",
               file.c_str(), static_cast<unsigned long long>(budget), self.c_str(), file.c_str(),
               static_cast<unsigned long long>(budget));
   std::fflush(stdout);
   Result<history::History> h = history::read_history(file);
   if (!h.is_ok()) return fail_usage(h.status().message());
+  Result<history::RunRecord> run = history::read_run(file);
+  if (!run.is_ok()) return fail_usage(run.status().message());
+  if (!run->result)
+    std::printf("run               did not finish: no verdict was recorded (killed or crashed while running?); "
+                "its history stops where the recording stopped, and operations still in flight count as unknown\n");
   const int64_t start_ns = sim::wall_clock_ns();
   checker::etcd::EtcdCheckOptions options;
   options.step_budget = budget;
@@ -72,76 +80,110 @@ int check_run_db(const std::string& self, const std::string& file, uint64_t budg
 
 }  // namespace
 
-int check_command(const std::string& self, const std::vector<std::string>& argv) {
-  cli::Args args("dst check", argv);
-  args.positional("FILE", "the history to check", false);
-  args.option("model", "M", "register (Jepsen cas-register), kv (Porcupine's get/put/append) or etcd (with run-db); "
-                             "default: the format's own");
-  args.option("format", "F", "jepsen, porcupine-kv or run-db (a dst run database; default: porcupine-kv with "
-                             "--model kv, run-db with --model etcd, else jepsen)");
-  args.option("budget", "STEPS", "model steps before giving up with exit 3 (default " +
-                                     std::to_string(limits::kCheckerStepsDefault) + ")");
-  args.option("html", "OUT", "on a violation, write a page showing the history around it to OUT (an .html file)");
-  args.flag("no-partition", "search the whole history at once instead of per key (slow; for comparison)");
-  if (Status st = args.parse(); !st.is_ok()) {
-    std::fprintf(stderr, "%s\n\n%s", st.message().c_str(), args.usage().c_str());
-    return kExitUsage;
-  }
-  if (args.has("help")) {
-    std::printf("%s", args.usage().c_str());
-    return kExitPass;
-  }
-  const std::string file = *args.positional_value("FILE");
+namespace {
+
+struct CheckRequest {
+  std::string file, format, model, html;
+  uint64_t budget = limits::kCheckerStepsDefault;
+  bool partition = true;
+  std::optional<std::string> text;  // the file's contents, when they had to be read to tell its format
+};
+
+// --format, or the file's own: a SQLite header is a run database, an event map with :key a
+// Porcupine kv log, any other event map a Jepsen register history.
+Status resolve_format(const cli::Args& args, CheckRequest& r) {
   const std::string model_name = args.value("model").value_or("");
-  std::string format = args.value("format").value_or(model_name == "kv" ? "porcupine-kv" : "jepsen");
-  if (model_name == "etcd" && !args.has("format")) format = "run-db";
-  if (format != "jepsen" && format != "porcupine-kv" && format != "run-db") {
-    return fail_usage("unknown --format '" + format + "'; expected jepsen, porcupine-kv, run-db");
+  if (args.has("format")) {
+    r.format = *args.value("format");
+    if (r.format != "jepsen" && r.format != "porcupine-kv" && r.format != "run-db")
+      return Status(StatusCode::kInvalidArgument, "unknown --format '" + r.format + "'; expected jepsen, porcupine-kv, run-db");
+  } else {
+    std::string head;
+    if (history::is_regular_file(r.file)) {
+      Result<std::string> h = history::read_file_head(r.file, 64 * 1024);
+      if (!h.is_ok()) return h.status();
+      head = std::move(*h);
+    } else {  // a pipe can be read once: keep what was read for the importer
+      Result<std::string> all = history::read_history_file(r.file, limits::kImportFileBytesMax);
+      if (!all.is_ok()) return all.status();
+      r.text = std::move(*all);
+      head = r.text->substr(0, 64 * 1024);
+    }
+    Result<history::HistoryFormat> f = history::sniff_history_format(head, r.file);
+    if (!f.is_ok()) return f.status();
+    r.format = history::history_format_name(*f);
   }
-  const std::string model =
-      model_name.empty() ? (format == "jepsen" ? "register" : format == "run-db" ? "etcd" : "kv") : model_name;
-  if (model != "register" && model != "kv" && model != "etcd") {
-    return fail_usage("unknown --model '" + model + "'; expected register, kv, etcd");
-  }
-  if ((model == "etcd") != (format == "run-db")) {
-    return fail_usage("--model etcd goes with --format run-db (a history recorded by dst run etcd --out DIR), "
-                      "and only with it");
-  }
-  Result<uint64_t> budget = args.u64("budget", limits::kCheckerStepsDefault);
-  if (!budget.is_ok()) return fail_usage(budget.status().message());
-  if (*budget == 0 || *budget > limits::kCheckerStepsMax) {
-    return fail_usage("--budget must be between 1 and " + std::to_string(limits::kCheckerStepsMax));
-  }
-  const std::string html = args.value("html").value_or("");
-  if (format == "run-db") return check_run_db(self, file, *budget, html);
+  r.model = model_name.empty() ? (r.format == "jepsen" ? "register" : r.format == "run-db" ? "etcd" : "kv") : model_name;
+  if (r.model != "register" && r.model != "kv" && r.model != "etcd")
+    return Status(StatusCode::kInvalidArgument, "unknown --model '" + r.model + "'; expected register, kv, etcd");
+  if ((r.model == "etcd") != (r.format == "run-db"))
+    return Status(StatusCode::kInvalidArgument,
+                  "--model etcd goes with --format run-db (a history recorded by dst run ... --out DIR), and only with "
+                  "it; " + r.file + " is read as " + r.format);
+  return Status::ok();
+}
 
+int check_imported_file(const std::string& self, const CheckRequest& r) {
   std::printf("check %s   format %s   model %s   budget %llu steps\nreproduce: %s check %s --format %s --model %s --budget %llu%s\n",
-              file.c_str(), format.c_str(), model.c_str(), static_cast<unsigned long long>(*budget), self.c_str(),
-              file.c_str(), format.c_str(), model.c_str(), static_cast<unsigned long long>(*budget),
-              args.has("no-partition") ? " --no-partition" : "");
+              r.file.c_str(), r.format.c_str(), r.model.c_str(), static_cast<unsigned long long>(r.budget), self.c_str(),
+              r.file.c_str(), r.format.c_str(), r.model.c_str(), static_cast<unsigned long long>(r.budget),
+              r.partition ? "" : " --no-partition");
   std::fflush(stdout);
+  Result<std::string> text = r.text ? Result<std::string>(*r.text) : history::read_history_file(r.file, limits::kImportFileBytesMax);
+  if (!text.is_ok()) return fail_usage(text.status().message());
   Result<history::ImportedHistory> h =
-      format == "jepsen" ? history::import_jepsen_file(file) : history::import_porcupine_kv_file(file);
+      r.format == "jepsen" ? history::import_jepsen(*text, r.file) : history::import_porcupine_kv(*text, r.file);
   if (!h.is_ok()) return fail_usage(h.status().message());
-
+  if (h->ops.empty())
+    return fail_usage(r.file + ": no operations: nothing to check (an empty history, or one with only nemesis events?)");
   checker::SearchOptions options;
-  options.step_budget = *budget;
-  options.partition = !args.has("no-partition");
+  options.step_budget = r.budget;
+  options.partition = r.partition;
   const int64_t start_ns = sim::wall_clock_ns();
-  Result<checker::CheckResult> r = checker::check_imported(
-      *h, model == "register" ? checker::ImportedModel::kRegister : checker::ImportedModel::kKv, options);
+  Result<checker::CheckResult> result = checker::check_imported(
+      *h, r.model == "register" ? checker::ImportedModel::kRegister : checker::ImportedModel::kKv, options);
   const double ms = static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e6;
-  if (!r.is_ok()) return fail_usage(r.status().message());
+  if (!result.is_ok()) return fail_usage(result.status().message());
   std::printf("operations        %zu\n", h->ops.size());
-  std::printf("%s", checker::format_check_report(*h, *r).c_str());
+  std::printf("%s", checker::format_check_report(*h, *result).c_str());
   std::printf("check time        %.3f ms\n", ms);
-  if (r->verdict == checker::Verdict::kViolation) write_html(html, reports::render_imported_html(*h, *r));
-  switch (r->verdict) {
+  if (result->verdict == checker::Verdict::kViolation) write_html(r.html, reports::render_imported_html(*h, *result));
+  switch (result->verdict) {
     case checker::Verdict::kLinearizable: return kExitPass;
     case checker::Verdict::kViolation: return kExitViolation;
     case checker::Verdict::kUnknown: return kExitGaveUp;
   }
   return kExitGaveUp;
+}
+
+}  // namespace
+
+int check_command(const std::string& self, const std::vector<std::string>& argv) {
+  cli::Args args("dst check", argv);
+  args.positional("FILE", "the history to check", false);
+  args.option("model", "M", "register (Jepsen cas-register), kv (Porcupine's get/put/append) or etcd (with run-db); "
+                             "default: the format's own");
+  args.option("format", "F", "jepsen, porcupine-kv or run-db (a dst run database); default: told from the file "
+                             "(a SQLite file is a run database, event maps with :key a Porcupine kv log, others Jepsen)");
+  args.option("budget", "STEPS", "model steps before giving up with exit 3 (default " +
+                                     std::to_string(limits::kCheckerStepsDefault) + ")");
+  args.option("html", "OUT", "on a violation, write a page showing the history around it to OUT (an .html file)");
+  args.flag("no-partition", "search the whole history at once instead of per key (slow; for comparison)");
+  if (std::optional<int> done = args.parse_or_exit()) return *done;
+  CheckRequest r;
+  r.file = *args.positional_value("FILE");
+  if (Status st = resolve_format(args, r); !st.is_ok()) return fail_usage(st.message());
+  Result<uint64_t> budget = args.u64("budget", limits::kCheckerStepsDefault);
+  if (!budget.is_ok()) return fail_usage(budget.status().message());
+  if (*budget == 0 || *budget > limits::kCheckerStepsMax) {
+    return fail_usage("--budget must be between 1 and " + std::to_string(limits::kCheckerStepsMax));
+  }
+  r.budget = *budget;
+  r.html = args.value("html").value_or("");
+  if (args.has("html") && r.html.empty()) return fail_usage("--html expects a file name (OUT.html), got ''");
+  r.partition = !args.has("no-partition");
+  if (r.format == "run-db") return check_run_db(self, r.file, r.budget, r.html);
+  return check_imported_file(self, r);
 }
 
 }  // namespace dst

@@ -52,6 +52,10 @@ Status Args::parse() {
       if (it == specs_.end()) {
         return Status(StatusCode::kInvalidArgument, command_ + ": unknown option '--" + name + "'");
       }
+      // A second --seed would silently win over the first (or lose to it): refuse it instead.
+      if (values_.count(name) != 0) {
+        return Status(StatusCode::kInvalidArgument, command_ + ": --" + name + " is given more than once");
+      }
       if (!it->second.takes_value) {
         if (has_inline) return Status(StatusCode::kInvalidArgument, command_ + ": --" + name + " takes no value");
         values_[name] = "";
@@ -105,13 +109,18 @@ Result<uint64_t> Args::u64(const std::string& name, uint64_t default_value) cons
   return out;
 }
 
-Result<int64_t> Args::duration_ns(const std::string& name, int64_t default_value) const {
+Result<int64_t> Args::duration_ns(const std::string& name, int64_t default_value, int64_t min, int64_t max) const {
   auto v = value(name);
   if (!v) return default_value;
   sim::DurationNs d;
   if (!sim::parse_duration(*v, &d)) {
     return Status(StatusCode::kInvalidArgument, command_ + ": --" + name +
                                                     " expects a duration like 500ms, 10s or 2m, got '" + *v + "'");
+  }
+  if (d < min || d > max) {
+    return Status(StatusCode::kInvalidArgument, command_ + ": --" + name + " is " + sim::format_duration(d) +
+                                                    "; expected " + sim::format_duration(min) + ".." +
+                                                    sim::format_duration(max));
   }
   return d;
 }

@@ -33,7 +33,8 @@ class Args {
   bool has(const std::string& name) const;
   std::optional<std::string> value(const std::string& name) const;
   Result<uint64_t> u64(const std::string& name, uint64_t default_value) const;
-  Result<int64_t> duration_ns(const std::string& name, int64_t default_value) const;
+  // A duration such as 500ms or 2m, in [min, max] (0s is as much a value as 0).
+  Result<int64_t> duration_ns(const std::string& name, int64_t default_value, int64_t min, int64_t max) const;
   std::optional<std::string> positional_value(const std::string& name) const;
   // Arguments after "--", passed through untouched.
   const std::vector<std::string>& passthrough() const { return passthrough_; }

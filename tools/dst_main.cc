@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/limits.h"
 #include "bench/bench_runner.h"
 #include "demo/demo_world.h"
 #include "sim/determinism.h"
@@ -80,7 +81,7 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
     return kExitUsage;
   }
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
-  Result<int64_t> duration = args.duration_ns("duration", sim::seconds(10));
+  Result<int64_t> duration = args.duration_ns("duration", sim::seconds(10), sim::milliseconds(1), limits::kScenarioRunForNsMax);
   Result<uint64_t> peers = args.u64("peers", 5);
   for (const Status* st : {&seed.status(), &duration.status(), &peers.status()}) {
     if (!st->is_ok()) return usage_error(*st, args);

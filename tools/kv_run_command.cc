@@ -152,7 +152,10 @@ int run_kv_command(const KvRunSpec& spec) {
   if (!determinism_report.empty()) std::printf("determinism       %s\n", determinism_report.c_str());
   // What a scenario's check{} switched off is reported above but does not fail the run.
   const std::optional<std::string> scenario_error = spec.runtime_error ? spec.runtime_error() : std::nullopt;
-  if (scenario_error) std::printf("scenario error    %s\n", scenario_error->c_str());
+  if (scenario_error) {
+    std::printf("scenario error    %s\n", scenario_error->c_str());
+    std::fprintf(stderr, "dst run: scenario error: %s\n", scenario_error->c_str());  // where load errors go too
+  }
   const bool safe = (w.invariants_ok || !spec.require_durability) && (w.liveness_ok || !spec.require_liveness) &&
                     (w.members_agree || !spec.require_durability) && (run.watch.ok() || !spec.require_watch) &&
                     (kube_ok || !spec.require_watch) &&

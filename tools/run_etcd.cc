@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/limits.h"
 #include "node/server/kv_run_world.h"
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
@@ -31,8 +32,8 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   Result<uint64_t> clients = args.u64("clients", 4);
   Result<uint64_t> rate = args.u64("rate", 50);
   Result<uint64_t> watchers = args.u64("watchers", 2);
-  Result<int64_t> duration = args.duration_ns("duration", sim::seconds(20));
-  Result<int64_t> fault_interval = args.duration_ns("fault-interval", sim::milliseconds(700));
+  Result<int64_t> duration = args.duration_ns("duration", sim::seconds(20), limits::kScenarioRunForNsMin, limits::kScenarioRunForNsMax);
+  Result<int64_t> fault_interval = args.duration_ns("fault-interval", sim::milliseconds(700), sim::milliseconds(10), limits::kScenarioRunForNsMax);
   for (const Status* st : {&seed.status(), &clients.status(), &rate.status(), &watchers.status(), &duration.status(),
                            &fault_interval.status()}) {
     if (!st->is_ok()) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "base/limits.h"
 #include "node/raft/config.h"
 #include "node/server/raft_world.h"
 #include "sim/determinism.h"
@@ -24,7 +25,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   Result<uint64_t> nodes = args.u64("nodes", 3);
-  Result<int64_t> duration = args.duration_ns("duration", sim::seconds(20));
+  Result<int64_t> duration = args.duration_ns("duration", sim::seconds(20), limits::kScenarioRunForNsMin, limits::kScenarioRunForNsMax);
   for (const Status* st : {&seed.status(), &nodes.status(), &duration.status()}) {
     if (!st->is_ok()) {
       std::fprintf(stderr, "%s\n\n%s", st->message().c_str(), args.usage().c_str());

@@ -34,9 +34,17 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     }
     bugs = *bits;
   }
-  // Loaded once here to report script errors before anything runs; every simulated run loads its
-  // own copy (the script's state changes as its functions run).
-  Result<std::unique_ptr<scenarios::Scenario>> first = scenarios::Scenario::load(path, *seed);
+  // Read once: every load below runs the same text, even if the file changes meanwhile.
+  Result<std::string> text = scenarios::Scenario::read_file(path);
+  if (!text.is_ok()) {
+    std::fprintf(stderr, "dst run: scenario error: %s\n", text.status().message().c_str());
+    return kExitUsage;
+  }
+  // Loaded once here to report script errors before anything runs (its print() output is not
+  // shown: the run's own load prints it); every simulated run loads its own copy (the script's
+  // state changes as its functions run).
+  Result<std::unique_ptr<scenarios::Scenario>> first =
+      scenarios::Scenario::load_source(path, *text, *seed, {}, [](std::string_view) {});
   if (!first.is_ok()) {
     std::fprintf(stderr, "dst run: scenario error: %s\n", first.status().message().c_str());
     return kExitUsage;
@@ -64,8 +72,11 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   // The Scenario of the current simulated run: replaced before each one.
   auto current = std::make_shared<std::unique_ptr<scenarios::Scenario>>();
   const uint64_t s = *seed;
-  spec.prepare_run = [current, path, s, bugs](node::KvRunOptions& options) {
-    Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load(path, s);
+  auto runs = std::make_shared<int>(0);
+  spec.prepare_run = [current, path, script = *text, s, bugs, runs](node::KvRunOptions& options) {
+    const bool quiet = (*runs)++ > 0;  // --check-determinism's second run prints nothing twice
+    Result<std::unique_ptr<scenarios::Scenario>> loaded =
+        scenarios::Scenario::load_source(path, script, s, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr);
     DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
     *current = std::move(loaded).value();
     (*current)->set_kube_bugs(bugs.kube);

@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 
+#include "sim/time.h"
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
@@ -117,7 +118,7 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   if (!jobs.is_ok()) return usage_error(jobs.status().message(), args);
   if (*jobs < 1 || *jobs > kMaxJobs) return usage_error("dst sweep: --jobs must be 1.." + std::to_string(kMaxJobs), args);
   o->jobs = *jobs;
-  Result<int64_t> timeout = args.value("timeout") == "0" ? Result<int64_t>(0) : args.duration_ns("timeout", kDefaultTimeoutNs);
+  Result<int64_t> timeout = args.value("timeout") == "0" ? Result<int64_t>(0) : args.duration_ns("timeout", kDefaultTimeoutNs, sim::seconds(1), sim::seconds(24 * 3600));
   if (!timeout.is_ok()) return usage_error(timeout.status().message(), args);
   o->timeout_ns = *timeout;
   if (Status st = sweep::check_extra_args(o->header.extra); !st.is_ok()) return usage_error("dst sweep: " + st.message(), args);

@@ -1,0 +1,86 @@
+// See history_file.h.
+#include "history/history_file.h"
+
+#include <sys/stat.h>
+
+#include <cstring>
+#include <fstream>
+
+namespace dst::history {
+
+namespace {
+
+// Refuses what is not a regular file or a pipe, with the reason; the stat result otherwise.
+Result<struct stat> stat_history_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Status(StatusCode::kNotFound, path + ": cannot open the file: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return Status(StatusCode::kInvalidArgument, path + ": is a directory, not a history file");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    return Status(StatusCode::kInvalidArgument, path + ": not a regular file or a pipe (a device?); expected a history file");
+  return st;
+}
+
+}  // namespace
+
+Result<std::string> read_history_file(const std::string& path, uint64_t max_bytes) {
+  Result<struct stat> st = stat_history_file(path);
+  if (!st.is_ok()) return st.status();
+  if (S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) > max_bytes)
+    return Status(StatusCode::kInvalidArgument, path + ": larger than " + std::to_string(max_bytes) + " bytes");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kNotFound, path + ": cannot open the file");
+  std::string text;
+  std::string chunk(1 << 16, '\0');
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));  // a pipe has no size: read to its end
+    if (text.size() > max_bytes)
+      return Status(StatusCode::kInvalidArgument, path + ": larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  if (in.bad()) return Status(StatusCode::kIoError, path + ": cannot read the file");
+  return text;
+}
+
+Result<std::string> read_file_head(const std::string& path, size_t n) {
+  Result<struct stat> st = stat_history_file(path);
+  if (!st.is_ok()) return st.status();
+  if (!S_ISREG(st->st_mode)) return Status(StatusCode::kInvalidArgument, path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kNotFound, path + ": cannot open the file");
+  std::string head(n, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(n));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head;
+}
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char* history_format_name(HistoryFormat f) {
+  switch (f) {
+    case HistoryFormat::kRunDb: return "run-db";
+    case HistoryFormat::kJepsen: return "jepsen";
+    case HistoryFormat::kPorcupineKv: return "porcupine-kv";
+  }
+  return "?";
+}
+
+Result<HistoryFormat> sniff_history_format(std::string_view head, const std::string& path) {
+  static const char kSqlite[] = "SQLite format 3";  // with its NUL: the first 16 bytes of every SQLite file
+  if (head.size() >= sizeof kSqlite && std::memcmp(head.data(), kSqlite, sizeof kSqlite) == 0) return HistoryFormat::kRunDb;
+  const std::string expected =
+      "; expected a Jepsen or Porcupine history (one event map per line, such as {:process 0, :type :invoke, :f "
+      ":read, :value nil}) or a dst run database";
+  if (head.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return Status(StatusCode::kInvalidArgument, path + ": the file is empty" + expected);
+  const size_t open = head.find('{');
+  if (open == std::string_view::npos || head.substr(0, open).find('\0') != std::string_view::npos)
+    return Status(StatusCode::kInvalidArgument, path + ": no event map in its first bytes" + expected);
+  const size_t close = head.find('}', open);
+  const std::string_view first = head.substr(open, close == std::string_view::npos ? std::string_view::npos : close - open);
+  if (first.find(":key") != std::string_view::npos) return HistoryFormat::kPorcupineKv;
+  return HistoryFormat::kJepsen;
+}
+
+}  // namespace dst::history
