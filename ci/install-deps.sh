@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev             # unit tests
   libbenchmark-dev         # dst bench
   gnuplot-nox              # reports
+  clang libclang-rt-14-dev # the sanitizer build and its fuzz targets (libFuzzer: ci/fuzz.sh)
 )
 
 missing=()

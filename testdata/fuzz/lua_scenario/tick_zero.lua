@@ -1,0 +1,2 @@
+cluster{raft={tick=0}}
+run_for(s(2))
