@@ -2,6 +2,7 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -137,7 +138,7 @@ void LuaHost::count_hook(lua_State* L, lua_Debug*) {
 }
 
 void LuaHost::charge(lua_State* L, uint64_t steps) {
-  charged_ += steps;
+  charged_ += std::min(steps, limits_.instructions + 1);  // one charge is enough to run out; no overflow
   if (exhausted() || instructions_left() == 0) raise_exhausted(L, Exhausted::kInstructions, lua_location(L));
 }
 

@@ -20,7 +20,7 @@ lua_Integer list_length(lua_State* L) {
   return luaL_len(L, 1);
 }
 
-void charge_elements(lua_State* L, lua_Unsigned n) { LuaHost::of(L).charge(L, n > UINT32_MAX ? UINT64_MAX / 2 : n); }
+void charge_elements(lua_State* L, lua_Unsigned n) { LuaHost::of(L).charge(L, n); }
 
 int table_insert(lua_State* L) {
   const lua_Integer first_empty = luaL_intop(+, list_length(L), 1);

@@ -79,6 +79,9 @@ class Scenario {
   const std::string& path() const { return path_; }
   // The Lua state, for tests that add functions of their own.
   lua_State* lua_state() { return lua_->state(); }
+  // For fuzzing: runs the i-th function the top level scheduled, now, with no world (its fault
+  // functions raise "call it inside at()"; the sandbox's library runs as in a run).
+  Status call_scheduled_without_world(size_t i);
 
   // The world's options with this scenario's hooks: configure_cluster, on_start (creates the
   // nemesis and schedules the timed functions), on_heal. The Scenario must outlive the run.

@@ -28,6 +28,7 @@ namespace dst::scenarios::api {
 }
 
 inline std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";  // printf may say -nan for 0/0
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;

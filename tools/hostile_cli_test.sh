@@ -1,0 +1,57 @@
+#!/bin/sh
+# Hostile and wrong command lines and files (issue #19): each must end in a clear error with the
+# right exit code, never a silent answer. Usage: hostile_cli_test.sh DST WORKDIR TESTDATA
+set -u
+DST=$1
+WORK=$2
+DATA=$3
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+failures=0
+# expect CODE PATTERN -- COMMAND...: the command exits CODE and its stdout+stderr match PATTERN.
+expect() {
+  code=$1 pattern=$2
+  shift 3
+  out=$("$@" 2>&1)
+  got=$?
+  if [ "$got" -ne "$code" ] || ! printf '%s' "$out" | grep -q -- "$pattern"; then
+    echo "FAIL: $* -> exit $got (want $code), output:"
+    printf '%s\n' "$out" | head -5
+    failures=$((failures + 1))
+  else
+    echo "ok: $*"
+  fi
+}
+
+: > empty.txt
+printf '\n\n  \n' > blank.txt
+mkdir -p adir adir.lua
+printf '\033LuaT\000' > binary.lua
+printf 'cluster{nodes=3}\nrun_for(s(2))\nat(s(1), function() partition{{7}} end)\n' > runtime.lua
+
+expect 2 "empty.txt: the file is empty" -- "$DST" check empty.txt
+expect 2 "blank.txt: the file is empty" -- "$DST" check blank.txt
+expect 2 "/dev/null: not a regular file or a pipe" -- "$DST" check /dev/null
+expect 2 "/dev/urandom: not a regular file or a pipe" -- "$DST" check /dev/urandom
+expect 2 "adir: is a directory" -- "$DST" check adir
+expect 2 "binary.lua: no event map" -- "$DST" check binary.lua
+expect 2 "^dst check: --budget expects" -- "$DST" check "$DATA/porcupine-kv/c01-ok.txt" --budget x
+expect 2 "html expects a file name" -- "$DST" check "$DATA/porcupine-kv/c01-ok.txt" --html ''
+expect 0 "format porcupine-kv   model kv" -- "$DST" check "$DATA/porcupine-kv/c01-ok.txt"
+expect 1 "format porcupine-kv   model kv" -- sh -c "cat '$DATA/porcupine-kv/c01-bad.txt' | '$DST' check /dev/stdin"
+expect 2 "is read as run-db" -- sh -c "'$DST' run etcd --seed 1 --duration 1s --out db >/dev/null && '$DST' check db/run.db --model kv"
+expect 0 "format run-db   model etcd" -- "$DST" check db/run.db
+# A run killed while it runs leaves a readable database that says it never finished.
+timeout -s KILL 3 "$DST" run etcd --seed 2 --duration 3600s --out killed >/dev/null 2>&1
+expect 0 "did not finish" -- "$DST" check killed/run.db
+
+expect 2 "is given more than once" -- "$DST" run etcd --seed 1 --seed 2
+expect 2 "duration is 0ns; expected 1.0s..3600.0s" -- "$DST" run etcd --duration 0s
+expect 2 "adir.lua: is a directory, not a scenario file" -- "$DST" run adir.lua
+expect 2 "binary.lua: attempt to load a binary chunk" -- "$DST" run binary.lua
+expect 2 "no such file\|cannot read the scenario file" -- "$DST" run missing.lua
+# A runtime error goes to stderr, as a load error does.
+expect 0 "dst run: scenario error: runtime.lua:3: partition{}: unknown node 7" -- \
+  sh -c "'$DST' run runtime.lua --seed 1 2>&1 >/dev/null; exit 0"
+
+[ "$failures" -eq 0 ] && echo "all hostile command lines refused as they should be"
+exit "$failures"
