@@ -3,13 +3,16 @@
 // order), then on inputs made from them by a seeded mutator (byte flips, insertions, deletions,
 // repeats, splices of two inputs): --mutations N of them, or as many as --seconds S allow. The
 // inputs depend only on the seed and the round; a crash or a broken promise leaves the input in
-// ./fuzz-crash-input. It prints how many it ran ("executions N") for ci/fuzz.sh.
-//   TARGET [--mutations N] [--seconds S] [--seed S] FILE_OR_DIR...
+// ./fuzz-crash-input, and so does one input that runs longer than --timeout seconds (a hang; 10 by
+// default, as ci/fuzz.sh gives libFuzzer). It prints how many it ran ("executions N") for
+// ci/fuzz.sh, and the slowest input's time.
+//   TARGET [--mutations N] [--seconds S] [--seed S] [--timeout S] FILE_OR_DIR...
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -31,20 +34,44 @@ std::string read_file(const std::filesystem::path& p) {
 std::string g_current;
 
 void on_crash(int sig) {
-  static const char kMsg[] = "fuzz driver: the input that crashed is in ./fuzz-crash-input\n";
-  (void)!write(2, kMsg, sizeof kMsg - 1);
+  static const char kCrash[] = "fuzz driver: the input that crashed is in ./fuzz-crash-input\n";
+  static const char kHang[] = "fuzz driver: an input ran past --timeout (a hang); it is in ./fuzz-crash-input\n";
+  if (sig == SIGALRM) (void)!write(2, kHang, sizeof kHang - 1);
+  else (void)!write(2, kCrash, sizeof kCrash - 1);
   FILE* f = std::fopen("fuzz-crash-input", "wb");
   if (f != nullptr) {
     std::fwrite(g_current.data(), 1, g_current.size(), f);
     std::fclose(f);
   }
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+  std::signal(sig == SIGALRM ? SIGABRT : sig, SIG_DFL);
+  std::raise(sig == SIGALRM ? SIGABRT : sig);
 }
 
+unsigned g_timeout_seconds = 10;
+int64_t g_slowest_ns = 0;
+
+// Runs one input under the hang watchdog, and keeps the slowest time.
 void run(const std::string& input) {
   g_current = input;
+  dst::sim::arm_wall_clock_alarm(g_timeout_seconds);
+  const int64_t start = dst::sim::wall_clock_ns();
   LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  g_slowest_ns = std::max(g_slowest_ns, dst::sim::wall_clock_ns() - start);
+  dst::sim::arm_wall_clock_alarm(0);
+}
+
+[[noreturn]] void usage(const char* argv0, const std::string& why) {
+  std::fprintf(stderr, "%s: %s\nusage: %s [--mutations N] [--seconds S] [--seed S] [--timeout S] FILE_OR_DIR...\n",
+               argv0, why.c_str(), argv0);
+  std::exit(2);
+}
+
+uint64_t number_arg(int argc, char** argv, int& i) {
+  if (i + 1 >= argc) usage(argv[0], std::string(argv[i]) + " needs a number");
+  const std::string v = argv[++i];
+  if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
+    usage(argv[0], std::string(argv[i - 1]) + " expects a whole number, got '" + v + "'");
+  return std::stoull(v);
 }
 
 // One mutation of `in` (corpus: the other inputs, for splices).
@@ -72,14 +99,16 @@ std::string mutate(std::string in, const std::vector<std::string>& corpus, dst::
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_crash);
+  for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM}) std::signal(sig, on_crash);
   uint64_t mutations = 0, seconds = 0, seed = 1;
   std::vector<std::filesystem::path> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--mutations" && i + 1 < argc) mutations = std::stoull(argv[++i]);
-    else if (a == "--seconds" && i + 1 < argc) seconds = std::stoull(argv[++i]);
-    else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
+    if (a == "--mutations") mutations = number_arg(argc, argv, i);
+    else if (a == "--seconds") seconds = std::min<uint64_t>(number_arg(argc, argv, i), 365ull * 86400);
+    else if (a == "--seed") seed = number_arg(argc, argv, i);
+    else if (a == "--timeout") g_timeout_seconds = static_cast<unsigned>(std::clamp<uint64_t>(number_arg(argc, argv, i), 1, 3600));
+    else if (a.rfind("--", 0) == 0) usage(argv[0], "unknown option " + a);
     else if (std::filesystem::is_directory(a))
       for (const auto& e : std::filesystem::directory_iterator(a)) files.push_back(e.path());
     else files.emplace_back(a);
@@ -101,8 +130,8 @@ int main(int argc, char** argv) {
     run(input);
     if (round % 8 == 7 && corpus.size() < 4096) corpus.push_back(std::move(input));  // grow, without coverage
   }
-  std::printf("executions %llu (%zu inputs, %llu mutations, seed %llu): no crash\n",
+  std::printf("executions %llu (%zu inputs, %llu mutations, seed %llu): no crash, no hang (slowest input %.1f ms)\n",
               static_cast<unsigned long long>(files.size() + round), files.size(), static_cast<unsigned long long>(round),
-              static_cast<unsigned long long>(seed));
+              static_cast<unsigned long long>(seed), static_cast<double>(g_slowest_ns) / 1e6);
   return 0;
 }

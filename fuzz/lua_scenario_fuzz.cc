@@ -11,7 +11,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dst;
   if (size > 64 * 1024) return 0;  // scenarios are a few KiB; larger inputs only slow the search
   const std::string code(reinterpret_cast<const char*>(data), size);
-  const scenarios::LuaLimits limits{.memory_bytes = 8u << 20, .instructions = 2'000'000, .print_bytes = 4096};
+  // Small limits: an input that loops or fills memory reaches them quickly (each is then a
+  // millisecond, not a second), and running them out is itself a path worth exploring.
+  const scenarios::LuaLimits limits{.memory_bytes = 4u << 20, .instructions = 200'000, .print_bytes = 4096};
   Result<std::unique_ptr<scenarios::Scenario>> s =
       scenarios::Scenario::load_source("fuzz.lua", code, 1, limits, [](std::string_view) {});
   if (!s.is_ok()) {

@@ -65,6 +65,8 @@ TEST(LuaHost, TheInstructionBudgetCannotBeCaughtHandledOrBypassed) {
            "\nlocal s = string.rep('a', 16000) while true do s:find('b', 1, true) end",
            "\nlocal t = {} for i = 1, 200000 do t[i] = -i end while true do table.sort(t) end",
            "\nwhile true do local s = string.rep('x', 16000) .. 'y' end",
+           "\nwhile true do pcall(function() undefined_function() end) end",
+           "\nwhile true do pcall(error, {}) end",
        }) {
     LuaHost h(kSmallBudget, 1);
     const std::string e = run(h, escape);

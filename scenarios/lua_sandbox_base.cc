@@ -154,6 +154,7 @@ int lua_pcall_sandboxed(lua_State* L) {
   luaL_checkany(L, 1);
   const int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
   LuaHost::of(L).rethrow_if_exhausted(L, status);
+  if (status != LUA_OK) LuaHost::of(L).charge(L, limits::kScenarioCaughtErrorInstructions);
   lua_pushboolean(L, status == LUA_OK);
   lua_insert(L, 1);
   return lua_gettop(L);
@@ -181,6 +182,7 @@ int lua_xpcall_sandboxed(lua_State* L) {
   lua_rotate(L, 3, 2);  // f, guard, true, f, args...
   const int status = lua_pcall(L, n - 2, LUA_MULTRET, 2);
   LuaHost::of(L).rethrow_if_exhausted(L, status);
+  if (status != LUA_OK) LuaHost::of(L).charge(L, limits::kScenarioCaughtErrorInstructions);
   if (status != LUA_OK) {
     lua_pushboolean(L, 0);
     lua_replace(L, 3);  // f, guard, false, error

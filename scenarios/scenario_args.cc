@@ -116,64 +116,40 @@ bool Fields::has(const char* f) {
   return present;
 }
 
-std::optional<int64_t> Fields::integer(const char* f, int64_t lo, int64_t hi) {
+// Reads field `f` with `read(index, name)` when it is there, leaving the stack as it was.
+template <class Read>
+auto Fields::optional_field(const char* f, Read read) -> std::optional<decltype(read(0, std::string()))> {
   if (push(f) == LUA_TNIL) {
     lua_pop(L_, 1);
     return std::nullopt;
   }
-  const int64_t v = check_whole(L_, -1, fn_, field_name(f), lo, hi);
+  auto v = read(-1, field_name(f));
   lua_pop(L_, 1);
   return v;
+}
+
+std::optional<int64_t> Fields::integer(const char* f, int64_t lo, int64_t hi) {
+  return optional_field(f, [&](int i, const std::string& name) { return check_whole(L_, i, fn_, name, lo, hi); });
 }
 
 std::optional<double> Fields::number(const char* f, double lo, double hi) {
-  if (push(f) == LUA_TNIL) {
-    lua_pop(L_, 1);
-    return std::nullopt;
-  }
-  const double v = check_number(L_, -1, fn_, field_name(f), lo, hi);
-  lua_pop(L_, 1);
-  return v;
+  return optional_field(f, [&](int i, const std::string& name) { return check_number(L_, i, fn_, name, lo, hi); });
 }
 
 std::optional<bool> Fields::boolean(const char* f) {
-  if (push(f) == LUA_TNIL) {
-    lua_pop(L_, 1);
-    return std::nullopt;
-  }
-  const bool v = check_boolean(L_, -1, fn_, field_name(f));
-  lua_pop(L_, 1);
-  return v;
+  return optional_field(f, [&](int i, const std::string& name) { return check_boolean(L_, i, fn_, name); });
 }
 
 std::optional<std::string> Fields::string(const char* f, size_t max_len) {
-  if (push(f) == LUA_TNIL) {
-    lua_pop(L_, 1);
-    return std::nullopt;
-  }
-  std::string v = check_string(L_, -1, fn_, field_name(f), max_len);
-  lua_pop(L_, 1);
-  return v;
+  return optional_field(f, [&](int i, const std::string& name) { return check_string(L_, i, fn_, name, max_len); });
 }
 
 std::optional<sim::DurationNs> Fields::duration(const char* f, sim::DurationNs max) {
-  if (push(f) == LUA_TNIL) {
-    lua_pop(L_, 1);
-    return std::nullopt;
-  }
-  const sim::DurationNs d = to_duration(L_, -1, fn_, field_name(f), max);
-  lua_pop(L_, 1);
-  return d;
+  return optional_field(f, [&](int i, const std::string& name) { return to_duration(L_, i, fn_, name, max); });
 }
 
 std::optional<sim::DurationDist> Fields::dist(const char* f, std::string* text) {
-  if (push(f) == LUA_TNIL) {
-    lua_pop(L_, 1);
-    return std::nullopt;
-  }
-  sim::DurationDist d = to_dist(L_, -1, fn_, field_name(f), text);
-  lua_pop(L_, 1);
-  return d;
+  return optional_field(f, [&](int i, const std::string& name) { return to_dist(L_, i, fn_, name, text); });
 }
 
 }  // namespace dst::scenarios::api

@@ -164,6 +164,8 @@ class Fields {
 
  private:
   std::string field_name(const char* f) const { return std::string("field '") + f + "'"; }
+  template <class Read>
+  auto optional_field(const char* f, Read read) -> std::optional<decltype(read(0, std::string()))>;
   lua_State* L_;
   int idx_;
   const char* fn_;

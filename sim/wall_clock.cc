@@ -2,6 +2,7 @@
 #include "sim/wall_clock.h"
 
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <chrono>
 
@@ -25,5 +26,7 @@ int64_t unix_time_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
+
+void arm_wall_clock_alarm(unsigned seconds) { ::alarm(seconds); }
 
 }  // namespace dst::sim
