@@ -274,6 +274,16 @@ inline constexpr size_t kScenarioResultsMax = 256;
 // change, a kube fault): the simulated work one action sets off is far more than its Lua cost, so
 // a loop of actions is bounded by the budget after 500,000 of them instead of 100 million.
 inline constexpr uint64_t kScenarioActionInstructions = 1000;
+// Requests of the scenario's own client (compact, defrag, alarm_disarm, member_add,
+// member_remove) waiting for their answer at once: each is a client fiber and sets off server
+// fibers, so a loop of them in one function would otherwise reach kFibersAliveMax. A request
+// ends within the workload's request timeout, so this is far more than any scenario needs.
+inline constexpr size_t kScenarioRequestsInFlightMax = 1000;
+// Instructions charged for scheduling a function (at, after, every) and for each time one runs:
+// each is a simulator event, a map entry and a digest for the trace, a hundred times an
+// instruction's cost, so a function that reschedules itself at once (after(0, f)) runs out of
+// budget after a million events instead of twenty million.
+inline constexpr uint64_t kScenarioScheduleInstructions = 100;
 // Instructions charged for each error a pcall or xpcall catches: raising one unwinds the stack as
 // a C++ exception, a thousand times an instruction's cost, so a loop that raises and catches
 // errors would otherwise run for many seconds on the budget (measured: 10 s under ASan for 2M).

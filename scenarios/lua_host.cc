@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "base/assert.h"
 #include "scenarios/lua_sandbox.h"
@@ -28,7 +29,23 @@ std::string mib_text(uint64_t bytes) {
   return buf;
 }
 
+// Lua compares strings (<, <=, table.sort) with strcoll, once per piece between NUL bytes, so
+// comparing two 16 KiB strings of NULs is one instruction but 16,384 calls. Defined here, this
+// strcoll is the one the Lua library calls (an executable's symbol comes before libc's), and it
+// counts every call so the host charges it. dst never calls setlocale: in the C locale strcoll
+// is strcmp.
+uint64_t g_string_comparisons = 0;
+
 }  // namespace
+
+}  // namespace dst::scenarios
+
+extern "C" int strcoll(const char* a, const char* b) noexcept {
+  ++dst::scenarios::g_string_comparisons;
+  return std::strcmp(a, b);
+}
+
+namespace dst::scenarios {
 
 bool starts_with_location(std::string_view message) {
   // "x.lua:12: ..." (Lua shortens long paths to "...h/x.lua:12: ...")
@@ -61,6 +78,32 @@ std::string lua_location(lua_State* L, int from) {
     if (ar.currentline > 0) return std::string(ar.short_src) + ":" + std::to_string(ar.currentline);
   }
   return "";
+}
+
+namespace {
+
+// The message handler of the host's calls into Lua: an error that names no line (error("x", 0),
+// error({})) gets the line it was raised at, so every error says where. (Lua calls no handler
+// for a memory error; the host names that one's line itself.)
+int locate_error(lua_State* L) {
+  if (lua_type(L, 1) == LUA_TSTRING && starts_with_location(lua_tostring(L, 1))) return 1;
+  const std::string where = lua_location(L, 1);
+  const bool text = lua_type(L, 1) == LUA_TSTRING || lua_type(L, 1) == LUA_TNUMBER;
+  const std::string what = text ? std::string(lua_tostring(L, 1)) : std::string("(error object is a ") + luaL_typename(L, 1) + ")";
+  const std::string located = where.empty() ? what : where + ": " + what;
+  lua_pushlstring(L, located.data(), located.size());
+  return 1;
+}
+
+}  // namespace
+
+int LuaHost::call_located() {
+  const int fn = lua_gettop(L_);
+  lua_pushcfunction(L_, locate_error);  // a light C function: allocates nothing
+  lua_insert(L_, fn);
+  const int status = lua_pcall(L_, 0, 0, fn);
+  lua_remove(L_, fn);
+  return status;
 }
 
 LuaHost::LuaHost(const LuaLimits& limits, uint64_t seed)
@@ -98,28 +141,35 @@ void* LuaHost::allocate(void* ud, void* ptr, size_t old_size, size_t new_size) {
   }
   const bool is_string = ptr == nullptr && old_size == kNewStringTag;
   if (is_string && new_size > limits::kScenarioStringBytesMax + kStringOverheadBytes) {
-    h->note_refusal(new_size, true);
+    h->note_refusal(ptr, old_size, new_size, true);
     return nullptr;
   }
   if (new_size > old_bytes && h->used_ - old_bytes + new_size > h->limits_.memory_bytes) {
-    h->note_refusal(new_size, false);
+    h->note_refusal(ptr, old_size, new_size, false);
     return nullptr;
   }
   void* p = std::realloc(ptr, new_size);
   if (p == nullptr) return nullptr;
   h->used_ = h->used_ - old_bytes + new_size;
-  if (new_size > old_bytes) h->allocated_total_ += new_size - old_bytes;
+  if (new_size > old_bytes) {
+    h->allocated_total_ += new_size - old_bytes;
+    h->last_refused_.reset();  // a collection made room: the next refusal is a first one again
+  }
   return p;
 }
 
-void LuaHost::note_refusal(size_t bytes, bool is_string) {
-  refused_bytes_ = bytes;
+void LuaHost::note_refusal(void* ptr, size_t old_size, size_t new_size, bool is_string) {
+  const Request request{ptr, old_size, new_size};
+  const bool final_refusal = last_refused_ == request;
+  last_refused_ = request;
+  refused_bytes_ = new_size;
   refused_string_ = is_string;
 #if LUA_VERSION_RELEASE_NUM <= 50404
   refused_at_ = L_ != nullptr ? lua_location(L_) : "";
 #else
   refused_at_.clear();
 #endif
+  if (final_refusal && L_ != nullptr) finish(Exhausted::kMemory, refused_at_);
 }
 
 uint64_t LuaHost::instructions_used() const {
@@ -131,15 +181,27 @@ uint64_t LuaHost::instructions_left() const {
   return used < limits_.instructions ? limits_.instructions - used : 0;
 }
 
+void LuaHost::take_string_comparisons() {
+  charged_ += std::min(g_string_comparisons, limits_.instructions + 1);
+  g_string_comparisons = 0;
+}
+
 void LuaHost::count_hook(lua_State* L, lua_Debug*) {
   LuaHost& h = of(L);
   h.hook_instructions_ += kHookEvery;
+  h.take_string_comparisons();
   if (h.exhausted() || h.instructions_left() == 0) h.raise_exhausted(L, Exhausted::kInstructions, lua_location(L));
 }
 
 void LuaHost::charge(lua_State* L, uint64_t steps) {
   charged_ += std::min(steps, limits_.instructions + 1);  // one charge is enough to run out; no overflow
+  take_string_comparisons();
   if (exhausted() || instructions_left() == 0) raise_exhausted(L, Exhausted::kInstructions, lua_location(L));
+}
+
+void LuaHost::charge_between_calls(uint64_t steps) {
+  charged_ += std::min(steps, limits_.instructions + 1);
+  if (!exhausted() && instructions_left() == 0) finish(Exhausted::kInstructions, "");
 }
 
 std::string LuaHost::memory_message(const std::string& where) const {
@@ -151,20 +213,23 @@ std::string LuaHost::memory_message(const std::string& where) const {
          " of memory (its tables, strings and functions; " + mib_text(refused_bytes_) + " more were asked for)";
 }
 
+std::string LuaHost::budget_message(const std::string& where) const {
+  return (where.empty() ? chunk_ : where) + ": the scenario ran out of its budget of " +
+         std::to_string(limits_.instructions / 1'000'000) +
+         " million Lua instructions (an endless loop? the budget covers the whole run: the top level and every "
+         "scheduled function)";
+}
+
+void LuaHost::finish(Exhausted why, const std::string& where) {
+  if (exhausted()) return;
+  exhausted_ = why;
+  exhausted_message_ = why == Exhausted::kMemory ? memory_message(where) : budget_message(where);
+  // From now on the hook fires at every instruction: nothing the script runs gets further.
+  lua_sethook(L_, &LuaHost::count_hook, LUA_MASKCOUNT, 1);
+}
+
 void LuaHost::raise_exhausted(lua_State* L, Exhausted why, const std::string& where) {
-  if (!exhausted()) {
-    exhausted_ = why;
-    // From now on the hook fires at every instruction: nothing the script runs gets further.
-    lua_sethook(L, &LuaHost::count_hook, LUA_MASKCOUNT, 1);
-    if (why == Exhausted::kMemory) {
-      exhausted_message_ = memory_message(where);
-    } else {
-      exhausted_message_ = (where.empty() ? chunk_ : where) + ": the scenario ran out of its budget of " +
-                           std::to_string(limits_.instructions / 1'000'000) +
-                           " million Lua instructions (an endless loop? the budget covers the whole run: the top "
-                           "level and every scheduled function)";
-    }
-  }
+  finish(why, where);
   lua_pushlstring(L, exhausted_message_.data(), exhausted_message_.size());
   lua_error(L);
   std::abort();  // lua_error does not return
@@ -176,6 +241,7 @@ void LuaHost::rethrow_if_exhausted(lua_State* L, int status) {
 }
 
 Status LuaHost::finish_call(int status, const std::string& chunk) {
+  take_string_comparisons();
   if (status == LUA_ERRMEM && !exhausted()) {
     exhausted_ = Exhausted::kMemory;
     exhausted_message_ = memory_message(refused_at_.empty() ? chunk : refused_at_);
@@ -191,6 +257,7 @@ Status LuaHost::finish_call(int status, const std::string& chunk) {
 Status LuaHost::run_string(const std::string& code, const std::string& name) {
   if (exhausted()) return Status(StatusCode::kInvalidArgument, exhausted_message_);
   chunk_ = name;
+  g_string_comparisons = 0;  // made outside Lua: nobody's
   const std::string chunk = "@" + name;
   const int loaded = luaL_loadbufferx(L_, code.data(), code.size(), chunk.c_str(), "t");
   if (loaded != LUA_OK) {
@@ -199,14 +266,15 @@ Status LuaHost::run_string(const std::string& code, const std::string& name) {
     if (!starts_with_location(st.message())) return Status(StatusCode::kInvalidArgument, name + ": " + st.message());
     return st;
   }
-  return finish_call(lua_pcall(L_, 0, 0, 0), name);
+  return finish_call(call_located(), name);
 }
 
 Status LuaHost::call_ref(int ref) {
   if (exhausted()) return Status(StatusCode::kInvalidArgument, exhausted_message_);
+  g_string_comparisons = 0;  // made outside Lua: nobody's
   lua_rawgeti(L_, LUA_REGISTRYINDEX, ref);
   DST_ASSERT_EQ(lua_type(L_, -1), LUA_TFUNCTION);
-  return finish_call(lua_pcall(L_, 0, 0, 0), chunk_);
+  return finish_call(call_located(), chunk_);
 }
 
 void LuaHost::release_ref(int ref) { luaL_unref(L_, LUA_REGISTRYINDEX, ref); }

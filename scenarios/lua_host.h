@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -82,6 +83,9 @@ class LuaHost {
   // Charges `steps` of C-side work against the instruction budget; past it raises the limit's
   // error, naming the line of the Lua function that called.
   void charge(lua_State* L, uint64_t steps);
+  // Charges `steps` while no Lua code runs (a scheduled function about to be called): past the
+  // budget the state is finished and the next call returns the limit's error.
+  void charge_between_calls(uint64_t steps);
   uint64_t instructions_left() const;
   // After a protected call inside the sandbox (pcall, xpcall, a wrapped library function):
   // raises the limit's error again if a limit ran out, whatever the call's status, so no script
@@ -99,9 +103,16 @@ class LuaHost {
   static void* allocate(void* ud, void* ptr, size_t old_size, size_t new_size);
   static void count_hook(lua_State* L, lua_Debug* ar);
   [[noreturn]] void raise_exhausted(lua_State* L, Exhausted why, const std::string& where);
-  void note_refusal(size_t bytes, bool is_string);
+  void note_refusal(void* ptr, size_t old_size, size_t new_size, bool is_string);
+  // Marks the state finished (the hook then stops the next instruction) without raising.
+  void finish(Exhausted why, const std::string& where);
   std::string memory_message(const std::string& where) const;
+  std::string budget_message(const std::string& where) const;
+  // Charges the string comparisons Lua made in C since the last time (see strcoll in lua_host.cc).
+  void take_string_comparisons();
   Status finish_call(int status, const std::string& chunk);
+  // lua_pcall of the function on top, with a message handler that gives every error its line.
+  int call_located();
 
   lua_State* L_ = nullptr;
   LuaLimits limits_;
@@ -117,8 +128,17 @@ class LuaHost {
   std::string exhausted_message_;
   // The last allocation the limit refused: its size, whether it was a string, and the line of the
   // Lua function that asked (Lua retries once after a full collection before it gives up).
+  // When the same request is refused twice in a row (Lua's retry after a full collection) the
+  // limit is final: the state is finished then, so an error raised while the memory error
+  // unwinds (a __close handler's) cannot replace it and let the script go on.
   size_t refused_bytes_ = 0;
   bool refused_string_ = false;
+  struct Request {
+    void* ptr = nullptr;
+    size_t old_size = 0, new_size = 0;
+    bool operator==(const Request&) const = default;
+  };
+  std::optional<Request> last_refused_;
   std::string refused_at_;
   std::string chunk_;  // the chunk being run (for messages that have no line)
   PrintSink print_sink_;

@@ -43,7 +43,10 @@ TEST(LuaHost, ErrorsNameTheFileAndLine) {
   EXPECT_EQ(run(h, "local a = 1\nlocal b = nil\nreturn b.c"), "t.lua:3: attempt to index a nil value (local 'b')");
   EXPECT_EQ(run(h, "x = = 1"), "t.lua:1: unexpected symbol near '='");
   EXPECT_NE(run(h, "math.randomseed(3)").find("reseeding is not allowed"), std::string::npos);
-  EXPECT_EQ(run(h, "error({})"), "(error object is a table)");
+  EXPECT_EQ(run(h, "\nerror({})"), "t.lua:2: (error object is a table)");
+  EXPECT_EQ(run(h, "\n\nerror('no position', 0)"), "t.lua:3: no position");
+  EXPECT_EQ(run(h, "error(42, 0)"), "t.lua:1: 42");
+  EXPECT_EQ(run(h, "local function f() error('in f', 0) end\nf()"), "t.lua:1: in f");
 }
 
 // The instruction budget, however the script tries to get past it.
@@ -67,6 +70,14 @@ TEST(LuaHost, TheInstructionBudgetCannotBeCaughtHandledOrBypassed) {
            "\nwhile true do local s = string.rep('x', 16000) .. 'y' end",
            "\nwhile true do pcall(function() undefined_function() end) end",
            "\nwhile true do pcall(error, {}) end",
+           // C work that reads a long argument in one call
+           "\nlocal f = (' '):rep(16000) while true do string.packsize(f) end",
+           "\nlocal f = (' '):rep(16000) while true do string.pack(f) end",
+           "\nlocal f = (' '):rep(16000) while true do pcall(string.unpack, f, '') end",
+           "\nlocal p = '[' .. ('a'):rep(4000) .. 'b]*c' local s = ('b'):rep(16000) while true do s:find(p) end",
+           // Lua compares strings piece by piece between NUL bytes (strcoll, counted)
+           "\nlocal a = ('\\0'):rep(16000) while true do local _ = a < a end",
+           "\nlocal a = ('\\0'):rep(16000) local t = {} for i = 1, 1000 do t[i] = a end while true do table.sort(t) end",
        }) {
     LuaHost h(kSmallBudget, 1);
     const std::string e = run(h, escape);
@@ -74,6 +85,16 @@ TEST(LuaHost, TheInstructionBudgetCannotBeCaughtHandledOrBypassed) {
     EXPECT_TRUE(h.exhausted());
     EXPECT_EQ(run(h, "return 1"), e) << "the state stays finished";
   }
+}
+
+// Lua's string comparison calls strcoll once per piece between NUL bytes; the host's strcoll
+// (which the Lua library calls instead of libc's) counts them.
+TEST(LuaHost, StringComparisonsInCAreCharged) {
+  LuaHost h({}, 1);
+  ASSERT_EQ(run(h, "a = ('\\0'):rep(16000)"), "ok");
+  const uint64_t before = h.instructions_used();
+  ASSERT_EQ(run(h, "local _ = a < a"), "ok");
+  EXPECT_GE(h.instructions_used() - before, 16000u);
 }
 
 // A __gc finalizer would run when the collector decides, with the hook off.
@@ -108,6 +129,18 @@ TEST(LuaHost, TheMemoryCapNamesTheLineAndCannotBeCaught) {
     const std::string e = run(h, grow);
     EXPECT_TRUE(starts_with(e, "t.lua:2: the scenario needs more than 4.0 MiB of memory")) << grow << "\n" << e;
     EXPECT_LE(h.memory_used(), 4u << 20);
+  }
+  // An error raised while the memory error unwinds (a __close handler's) does not replace it.
+  for (const char* swallow : {"\nprint(pcall(function() local g <close> = setmetatable({}, {__close = function() "
+                              "error('swallowed', 0) end}) local s = ('x'):rep(16000) .. ('x'):rep(16000) end)) "
+                              "while true do end",
+                              "\nlocal t = {} pcall(function() local g <close> = setmetatable({}, {__close = function() "
+                              "error('swallowed', 0) end}) while true do t[#t + 1] = {} end end) while true do end"}) {
+    LuaHost h({.memory_bytes = 4u << 20, .instructions = 500'000'000}, 1);
+    h.set_print_sink([](std::string_view) {});
+    const std::string e = run(h, swallow);
+    EXPECT_TRUE(e.find("strings are limited to") != std::string::npos || e.find("of memory") != std::string::npos)
+        << swallow << "\n" << e;
   }
   LuaHost s({}, 1);
   EXPECT_EQ(run(s, "local x = 'ab'\nfor i = 1, 20 do x = x .. x end"),

@@ -58,6 +58,11 @@ bool PatternMatcher::step() {
   return !stopped();
 }
 
+void PatternMatcher::charge_scan(size_t bytes) const {
+  steps_ += bytes / kSetBytesPerStep;
+  if (steps_ > steps_max_) out_of_steps_ = true;
+}
+
 size_t PatternMatcher::fail(const std::string& message) {
   if (error_.empty()) error_ = message;
   return kNoMatch;
@@ -223,12 +228,14 @@ size_t PatternMatcher::class_end(size_t p) {
     return p + 1;
   }
   if (c == '[') {
+    const size_t open = p;
     if (pat(p) == '^') ++p;
     do {  // the first character of a set is a member even if it is ']'
       if (p >= p_.size()) return fail("malformed pattern (missing ']')");
       const unsigned char x = pat(p++);
       if (x == '%' && p < p_.size()) ++p;
     } while (pat(p) != ']');
+    charge_scan(p - open);
     return p + 1;
   }
   return p;
@@ -247,6 +254,7 @@ bool PatternMatcher::single_matches(size_t s, size_t p, size_t ep) const {
 
 // The set [open .. close] (open at '[', close at its ']').
 bool PatternMatcher::in_set(unsigned char c, size_t open, size_t close) const {
+  charge_scan(close - open);
   bool member = true;
   size_t p = open;
   if (pat(p + 1) == '^') {

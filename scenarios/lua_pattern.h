@@ -70,11 +70,16 @@ class PatternMatcher {
   size_t class_end(size_t p);
   bool single_matches(size_t s, size_t p, size_t class_end) const;
   bool in_set(unsigned char c, size_t open, size_t close) const;
+  // Charges a scan of `bytes` pattern bytes (a set of up to 4 KiB is read at every step that
+  // tests it): one step per kSetBytesPerStep.
+  void charge_scan(size_t bytes) const;
+  static constexpr size_t kSetBytesPerStep = 16;
 
   std::string_view s_, p_;
-  uint64_t steps_ = 0, steps_max_ = 0;
+  mutable uint64_t steps_ = 0;  // mutable: testing a set (const) costs steps too
+  uint64_t steps_max_ = 0;
   int depth_left_ = kDepthMax;
-  bool out_of_steps_ = false;
+  mutable bool out_of_steps_ = false;
   std::string error_;
   size_t level_ = 0;
   std::array<PatternCapture, kCapturesMax> captures_{};

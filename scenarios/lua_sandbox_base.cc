@@ -29,6 +29,10 @@ int lua_random(lua_State* L) {
   lua_Integer lo = 1, hi = 0;
   if (n == 1) {
     hi = luaL_checkinteger(L, 1);
+    if (hi == 0) {  // math.random(0): an integer with all bits random, as Lua 5.4 has it
+      lua_pushinteger(L, static_cast<lua_Integer>(rng.next_u64()));
+      return 1;
+    }
   } else {
     lo = luaL_checkinteger(L, 1);
     hi = luaL_checkinteger(L, 2);

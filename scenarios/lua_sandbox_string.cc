@@ -345,7 +345,17 @@ int str_format_guarded(lua_State* L) {
   return results;
 }
 
+// string.pack, packsize and unpack read their format in C: charged for its length (and the
+// data unpack reads, and what pack makes), then Lua's own.
+int str_pack_guarded(lua_State* L) {
+  if (lua_type(L, 1) == LUA_TSTRING) charge_bytes(L, lua_rawlen(L, 1));
+  const int results = call_original(L, lua_tostring(L, lua_upvalueindex(2)));
+  if (lua_type(L, -1) == LUA_TSTRING) charge_bytes(L, lua_rawlen(L, -1));
+  return results;
+}
+
 int str_unpack_guarded(lua_State* L) {
+  if (lua_type(L, 1) == LUA_TSTRING) charge_bytes(L, lua_rawlen(L, 1));
   if (lua_type(L, 2) == LUA_TSTRING) charge_bytes(L, lua_rawlen(L, 2));
   const int n = call_original(L, "unpack");
   check_result_count(L, static_cast<uint64_t>(n > 0 ? n - 1 : 0), "string.unpack");
@@ -408,6 +418,8 @@ void open_sandbox_string(lua_State* L) {
   }
   wrap_field(L, "format", str_format_guarded);
   wrap_field(L, "unpack", str_unpack_guarded);
+  wrap_named(L, "pack", str_pack_guarded);
+  wrap_named(L, "packsize", str_pack_guarded);
   lua_pop(L, 1);
   lua_getglobal(L, "utf8");
   wrap_named(L, "len", utf8_scan_guarded);

@@ -52,7 +52,8 @@ int table_remove(lua_State* L) {
   if (pos != size)
     luaL_argcheck(L, static_cast<lua_Unsigned>(pos) - 1u <= static_cast<lua_Unsigned>(size), 1,  // sic: Lua says #1
                   "position out of bounds");
-  if (pos < size) charge_elements(L, static_cast<lua_Unsigned>(size - pos));
+  // In unsigned arithmetic: size - pos overflows for pos = math.mininteger.
+  if (pos < size) charge_elements(L, static_cast<lua_Unsigned>(size) - static_cast<lua_Unsigned>(pos));
   lua_geti(L, 1, pos);
   for (; pos < size; ++pos) {  // shift down
     lua_geti(L, 1, pos + 1);
@@ -115,8 +116,10 @@ int table_unpack(lua_State* L) {
   lua_Integer i = luaL_optinteger(L, 2, 1);
   const lua_Integer e = lua_isnoneornil(L, 3) ? luaL_len(L, 1) : luaL_checkinteger(L, 3);
   if (i > e) return 0;
-  const lua_Unsigned n = static_cast<lua_Unsigned>(e) - static_cast<lua_Unsigned>(i) + 1;
-  check_result_count(L, n, "table.unpack");
+  // e - i before the + 1: from math.mininteger to math.maxinteger the count wraps to 0.
+  const lua_Unsigned span = static_cast<lua_Unsigned>(e) - static_cast<lua_Unsigned>(i);
+  check_result_count(L, span == UINT64_MAX ? span : span + 1, "table.unpack");
+  const lua_Unsigned n = span + 1;
   if (!lua_checkstack(L, static_cast<int>(n))) return luaL_error(L, "too many results to unpack");
   charge_elements(L, n);
   for (; i < e; ++i) lua_geti(L, 1, i);

@@ -130,6 +130,17 @@ TEST_F(SandboxVsLua, ResultsPerCallAreBounded) {
             "error: t.lua:1: table.unpack: 257 results asked for; a library call returns at most 256 values in a scenario");
   EXPECT_EQ(ours("return string.byte(string.rep('x', 300), 1, -1)").substr(0, 31), "error: t.lua:1: string.byte: 30");
   EXPECT_EQ(ours("return table.unpack({}, 1, math.maxinteger)").substr(0, 30), "error: t.lua:1: table.unpack: ");
+  // The count of math.mininteger..math.maxinteger wraps to 0 if computed as e - i + 1.
+  EXPECT_EQ(ours("return table.unpack({}, math.mininteger, math.maxinteger)").substr(0, 30), "error: t.lua:1: table.unpack: ");
+}
+
+// Arithmetic at the integers' ends (UBSan checks there is no signed overflow).
+TEST_F(SandboxVsLua, IntegerEndsDoNotOverflow) {
+  EXPECT_EQ(ours("return math.type(math.random(0))"), "'integer'");  // all 64 bits random, as Lua 5.4 has it
+  // Charged for 2^64 moves: the budget runs out at once (and the state is finished).
+  const std::string r = ours("return table.remove(setmetatable({}, {__len = function() return math.maxinteger end}), "
+                             "math.mininteger)");
+  EXPECT_NE(r.find("ran out of its budget"), std::string::npos) << r;
 }
 
 }  // namespace

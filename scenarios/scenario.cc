@@ -9,6 +9,7 @@
 
 #include "base/assert.h"
 #include "base/hash.h"
+#include "base/limits.h"
 #include "client/kv_client.h"
 #include "node/server/membership.h"
 #include "sim/fault_log.h"
@@ -164,9 +165,29 @@ client::KvClientOptions Scenario::client_options(int64_t member) {
   return ko;
 }
 
+void Scenario::spawn_request(const char* name, std::function<void()> body) {
+  DST_ASSERT(*requests_in_flight_ < limits::kScenarioRequestsInFlightMax);
+  ++*requests_in_flight_;
+  sim_->spawn(client_process_, name, [in_flight = requests_in_flight_, body = std::move(body)] {
+    struct Done {  // also when the fiber unwinds early
+      std::shared_ptr<size_t> n;
+      ~Done() { --*n; }
+    } done{in_flight};
+    body();
+  });
+}
+
+Status Scenario::check_request_room(const char* fn) const {
+  if (*requests_in_flight_ < limits::kScenarioRequestsInFlightMax) return Status::ok();
+  return Status(StatusCode::kInvalidArgument,
+                std::string(fn) + ": " + std::to_string(limits::kScenarioRequestsInFlightMax) +
+                    " requests of the scenario's own client are still waiting for an answer; at most that many "
+                    "at once (one request per call: is it called in a loop?)");
+}
+
 void Scenario::send(etcdserverpb::ApiRequest req, int64_t member) {
   const client::KvClientOptions ko = client_options(member);
-  sim_->spawn(client_process_, "scenario-request", [sim = sim_, ko, recorder = recorder_, req = std::move(req)]() mutable {
+  spawn_request("scenario-request", [sim = sim_, ko, recorder = recorder_, req = std::move(req)]() mutable {
     client::KvClient kv(*sim, ko, *recorder);
     kv.execute(std::move(req));
   });
@@ -174,7 +195,7 @@ void Scenario::send(etcdserverpb::ApiRequest req, int64_t member) {
 
 void Scenario::compact(int64_t keep, bool physical) {
   const client::KvClientOptions ko = client_options(-1);
-  sim_->spawn(client_process_, "scenario-compact", [sim = sim_, ko, recorder = recorder_, keep, physical] {
+  spawn_request("scenario-compact", [sim = sim_, ko, recorder = recorder_, keep, physical] {
     client::KvClient kv(*sim, ko, *recorder);
     etcdserverpb::ApiRequest probe;
     probe.mutable_range()->set_key("scenario/compact-probe");
@@ -191,7 +212,7 @@ void Scenario::compact(int64_t keep, bool physical) {
 
 void Scenario::alarm_disarm() {
   const client::KvClientOptions ko = client_options(-1);
-  sim_->spawn(client_process_, "scenario-alarm-disarm", [sim = sim_, ko, recorder = recorder_] {
+  spawn_request("scenario-alarm-disarm", [sim = sim_, ko, recorder = recorder_] {
     client::KvClient kv(*sim, ko, *recorder);
     etcdserverpb::ApiRequest list;
     list.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::GET);
@@ -217,7 +238,7 @@ Result<size_t> Scenario::member_add(bool learner) {
   req.mutable_member_add()->add_peerurls(node::member_peer_url(index + 1, node::ServerOptions{}.raft_port));
   req.mutable_member_add()->set_islearner(learner);
   const client::KvClientOptions ko = client_options(-1);
-  sim_->spawn(client_process_, "scenario-member-add",
+  spawn_request("scenario-member-add",
               [sim = sim_, ko, recorder = recorder_, req = std::move(req), cluster = cluster_, index]() mutable {
                 client::KvClient kv(*sim, ko, *recorder);
                 const history::Operation r = kv.execute(std::move(req));
@@ -239,6 +260,7 @@ void Scenario::fire(uint64_t id, sim::TimeNs at) {
   const Timed t = it->second;
   const bool again = !runtime_error_ && !phase_over_ && at < phase_end_;
   if (again) {
+    lua_->charge_between_calls(limits::kScenarioScheduleInstructions);
     if (Status st = lua_->call_ref(t.ref); !st.is_ok())
       runtime_error_ = st.message() + " (in the function scheduled at " + t.where + ")";
   }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -124,6 +125,9 @@ class Scenario {
   // member_remove(n): the scenario's client sends MemberRemove for node n; the member stops by
   // itself once it applies (or hears of) its removal.
   void member_remove(size_t n);
+  // Ok while fewer than kScenarioRequestsInFlightMax of the requests above wait for an answer;
+  // otherwise an error for `fn` (the API functions ask before they send).
+  Status check_request_room(const char* fn) const;
 
  private:
   Scenario(std::string path, uint64_t seed, const LuaLimits& limits);
@@ -132,6 +136,8 @@ class Scenario {
   // A client of the scenario's own: pinned to a 0-based member, or any member (-1).
   client::KvClientOptions client_options(int64_t member);
   void fire(uint64_t timer, sim::TimeNs at);
+  // Runs `body` in a fiber of the scenario's client, counted in requests_in_flight_ until it ends.
+  void spawn_request(const char* name, std::function<void()> body);
   uint64_t timer_digest(const Timed& t);
 
   std::string path_;
@@ -145,6 +151,8 @@ class Scenario {
   std::vector<sim::Address> members_;
   sim::ProcessId client_process_ = sim::kNoProcess;
   uint32_t client_requests_ = 0;
+  // Shared with the request fibers, which may end after the scenario is gone.
+  std::shared_ptr<size_t> requests_in_flight_ = std::make_shared<size_t>(0);
   sim::Simulator* sim_ = nullptr;
   sim::TimeNs phase_start_ = 0, phase_end_ = 0;
   std::unique_ptr<sim::Rng> rng_;

@@ -1,6 +1,8 @@
 // See scenario_args.h: distributions and option tables.
 #include "scenarios/scenario_args.h"
 
+#include <iterator>
+
 namespace dst::scenarios::api {
 
 namespace {
@@ -98,7 +100,9 @@ Fields::Fields(lua_State* L, int idx, const char* fn, std::initializer_list<cons
       if (!lua_isinteger(L, -1)) luaL_error(L, "%s: option names must be strings", fn);
       continue;  // positional entries are read by the caller
     }
-    if (!ok.count(lua_tostring(L, -1)) && unknown.size() < 16) unknown.insert(lua_tostring(L, -1));
+    if (ok.count(lua_tostring(L, -1))) continue;
+    unknown.insert(lua_tostring(L, -1));
+    if (unknown.size() > 16) unknown.erase(std::prev(unknown.end()));  // keep the first 16 in sorted order
   }
   if (!unknown.empty()) {
     std::string list;

@@ -150,5 +150,39 @@ TEST(ScenarioArgs, AfterInALoopInsideEveryIsAnErrorNotAnAssertion) {
       << *s->runtime_error();
 }
 
+// Requests of the scenario's own client are fibers: a loop of them ends in an error, not in the
+// simulator's fiber limit.
+TEST(ScenarioArgs, RequestsInFlightAreBounded) {
+  for (const std::string call : {"defrag(1)", "compact{}", "alarm_disarm()", "member_remove(3)"}) {
+    std::unique_ptr<Scenario> s = run_world("workload{clients=1, watchers=0}\nrun_for(s(2))\n"
+                                            "at(s(1), function() for i = 1, 99000 do " + call + " end end)\n");
+    ASSERT_NE(s, nullptr);
+    ASSERT_TRUE(s->runtime_error()) << call;
+    const std::string fn = call.substr(0, call.find_first_of("({")) + (call.find('{') != std::string::npos ? "{}" : "()");
+    EXPECT_TRUE(starts_with(*s->runtime_error(), "run.lua:3: " + fn + ": 1000 requests of the scenario's own client are "
+                                                 "still waiting for an answer"))
+        << *s->runtime_error();
+  }
+}
+
+// Scheduling a function and running it cost budget: one that reschedules itself at once ends
+// when the budget does, not after millions of events.
+TEST(ScenarioArgs, AFunctionThatReschedulesItselfRunsOutOfBudget) {
+  std::unique_ptr<Scenario> s = run_world("workload{clients=1, watchers=0}\nrun_for(s(2))\n"
+                                          "local function f() after(0, f) end\nat(s(1), f)\n");
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(s->runtime_error());
+  EXPECT_NE(s->runtime_error()->find("ran out of its budget of 100 million Lua instructions"), std::string::npos)
+      << *s->runtime_error();
+}
+
+// With more unknown fields than the message lists, the one named does not depend on Lua's hash
+// order (which changes from process to process).
+TEST(ScenarioArgs, UnknownFieldsAreNamedInSortedOrder) {
+  std::string fields;
+  for (int i = 40; i >= 1; --i) fields += "f" + std::to_string(100 + i) + "=1, ";
+  EXPECT_EQ(error("run_for(s(1))\ncluster{" + fields + "}").substr(0, 49), "t.lua:2: cluster{}: unknown field 'f101'; expecte");
+}
+
 }  // namespace
 }  // namespace dst::scenarios

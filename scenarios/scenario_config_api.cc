@@ -222,23 +222,21 @@ int l_check(lua_State* L) {
   return 0;
 }
 
-// swarm{faults={...}, interval={lo, hi}}: draws which kinds of fault run and how often from the
-// seed (FoundationDB's swarm testing: each seed a different mix), and logs the draw.
-int l_swarm(lua_State* L) {
-  configure_once(L, "swarm{}");
-  check_arg_count(L, 1, "swarm{}");
-  Fields f(L, 1, "swarm{}", {"faults", "interval"});
-  ScenarioConfig& c = self(L).mutable_config();
-  sim::Rng& rng = self(L).rng();
-  static const char* const kKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
+namespace {
+
+constexpr const char* kSwarmKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
                                        "failpoint"};
+
+// swarm{}'s field 'faults': the kinds listed (all of them when it is absent).
+std::vector<std::string> swarm_kinds(lua_State* L, Fields& f) {
   std::vector<std::string> kinds;
   if (f.push("faults") != LUA_TNIL) {
     if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'faults': expected a list of fault kinds");
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
       if (i > 64) fail(L, "swarm{}: field 'faults': more than 64 entries");
       const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
-      if (k == nullptr || std::find_if(std::begin(kKinds), std::end(kKinds), [&](const char* x) { return std::string(x) == k; }) == std::end(kKinds))
+      if (k == nullptr || std::find_if(std::begin(kSwarmKinds), std::end(kSwarmKinds),
+                                       [&](const char* x) { return std::string(x) == k; }) == std::end(kSwarmKinds))
         luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint",
                    k ? k : luaL_typename(L, -1));
       kinds.push_back(k);
@@ -246,10 +244,15 @@ int l_swarm(lua_State* L) {
     }
     lua_pop(L, 1);
   } else {
-    kinds.assign(std::begin(kKinds), std::end(kKinds));
+    kinds.assign(std::begin(kSwarmKinds), std::end(kSwarmKinds));
   }
   lua_pop(L, 1);
   if (kinds.empty()) luaL_error(L, "swarm{}: field 'faults' is empty");
+  return kinds;
+}
+
+// swarm{}'s field 'interval': {lo, hi} for the mean time between faults (200 ms..3 s by default).
+std::pair<sim::DurationNs, sim::DurationNs> swarm_interval(lua_State* L, Fields& f) {
   sim::DurationNs lo = sim::milliseconds(200), hi = sim::seconds(3);
   if (f.push("interval") != LUA_TNIL) {
     if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'interval': expected {lo, hi}, e.g. {ms(200), s(3)}");
@@ -261,36 +264,45 @@ int l_swarm(lua_State* L) {
     if (lo < sim::milliseconds(10) || hi < lo) luaL_error(L, "swarm{}: field 'interval': need ms(10) <= lo <= hi");
   }
   lua_pop(L, 1);
+  return {lo, hi};
+}
+
+void set_fault_kind(node::NemesisOptions& n, const std::string& k, bool on) {
+  if (k == "partition") n.partitions = on;
+  if (k == "one_way") n.asymmetric = on;
+  if (k == "crash") n.crashes = on;
+  if (k == "slow_fsync") n.slow_fsync = on;
+  if (k == "fsync_error") n.fsync_errors = on;
+  if (k == "loss") n.message_loss = on;
+  if (k == "pause") n.pauses = on;
+  if (k == "failpoint") n.fault_points = on;
+}
+
+}  // namespace
+
+// swarm{faults={...}, interval={lo, hi}}: draws which kinds of fault run and how often from the
+// seed (FoundationDB's swarm testing: each seed a different mix), and logs the draw.
+int l_swarm(lua_State* L) {
+  configure_once(L, "swarm{}");
+  check_arg_count(L, 1, "swarm{}");
+  Fields f(L, 1, "swarm{}", {"faults", "interval"});
+  ScenarioConfig& c = self(L).mutable_config();
+  sim::Rng& rng = self(L).rng();
+  const std::vector<std::string> kinds = swarm_kinds(L, f);
+  const auto [lo, hi] = swarm_interval(L, f);
   node::NemesisOptions n;
-  n.partitions = n.asymmetric = n.crashes = n.slow_fsync = n.fsync_errors = n.message_loss = n.pauses =
-      n.fault_points = false;
+  for (const char* k : kSwarmKinds) set_fault_kind(n, k, false);
   std::string drew;
   bool any = false;
   for (const std::string& k : kinds) {
     const bool on = rng.bernoulli(0.6);
     drew += (drew.empty() ? "" : ", ") + k + (on ? " on" : " off");
     any = any || on;
-    if (!on) continue;
-    if (k == "partition") n.partitions = true;
-    if (k == "one_way") n.asymmetric = true;
-    if (k == "crash") n.crashes = true;
-    if (k == "slow_fsync") n.slow_fsync = true;
-    if (k == "fsync_error") n.fsync_errors = true;
-    if (k == "loss") n.message_loss = true;
-    if (k == "pause") n.pauses = true;
-    if (k == "failpoint") n.fault_points = true;
+    if (on) set_fault_kind(n, k, true);
   }
   if (!any) {  // a swarm that draws nothing still tests something: the first kind listed
-    const std::string& k = kinds.front();
-    drew += "; none drawn, so " + k + " on";
-    n.partitions = k == "partition";
-    n.asymmetric = k == "one_way";
-    n.crashes = k == "crash";
-    n.slow_fsync = k == "slow_fsync";
-    n.fsync_errors = k == "fsync_error";
-    n.message_loss = k == "loss";
-    n.pauses = k == "pause";
-    n.fault_points = k == "failpoint";
+    drew += "; none drawn, so " + kinds.front() + " on";
+    set_fault_kind(n, kinds.front(), true);
   }
   n.mean_interval = lo + static_cast<sim::DurationNs>(rng.uniform_u64(static_cast<uint64_t>(hi - lo) + 1));
   // A knob drawn as well, the way FoundationDB's simulator randomizes its own: on some seeds an
@@ -311,6 +323,7 @@ int l_swarm(lua_State* L) {
 int schedule_fn(lua_State* L, const char* fn, bool repeat, bool relative) {
   Scenario& s = self(L);
   check_arg_count(L, 2, fn);
+  LuaHost::of(L).charge(L, limits::kScenarioScheduleInstructions);
   const sim::DurationNs t = to_duration(L, 1, fn, repeat ? "the period" : "the time");
   luaL_checktype(L, 2, LUA_TFUNCTION);
   if (repeat && t < limits::kScenarioPeriodNsMin) luaL_error(L, "%s: the period must be at least ms(1)", fn);

@@ -342,6 +342,7 @@ int l_compact(lua_State* L) {
   require_running(L, "compact{}");
   check_arg_count(L, 1, "compact{}");
   charge_action(L);
+  check(L, self(L).check_request_room("compact{}"));
   Fields f(L, 1, "compact{}", {"keep", "physical"});
   const int64_t keep = f.integer("keep", 0, 1'000'000'000).value_or(20);
   const bool physical = f.boolean("physical").value_or(false);
@@ -355,6 +356,7 @@ int l_defrag(lua_State* L) {
   require_running(L, "defrag()");
   check_arg_count(L, 1, "defrag()");
   charge_action(L);
+  check(L, self(L).check_request_room("defrag()"));
   const size_t n = node_arg(L, 1, "defrag()");
   etcdserverpb::ApiRequest req;
   req.mutable_defragment();
@@ -369,6 +371,7 @@ int l_alarm_disarm(lua_State* L) {
   require_running(L, "alarm_disarm()");
   check_arg_count(L, 0, "alarm_disarm()");
   charge_action(L);
+  check(L, self(L).check_request_room("alarm_disarm()"));
   self(L).alarm_disarm();
   self(L).nemesis()->record_instant("alarm_disarm", "all");
   return 0;
@@ -380,6 +383,7 @@ int l_member_add(lua_State* L) {
   require_running(L, "member_add{}");
   check_arg_count(L, 1, "member_add{}");
   charge_action(L);
+  check(L, self(L).check_request_room("member_add{}"));
   Fields f(L, 1, "member_add{}", {"learner"});
   const bool learner = f.boolean("learner").value_or(false);
   Result<size_t> n = self(L).member_add(learner);
@@ -394,6 +398,7 @@ int l_member_remove(lua_State* L) {
   require_running(L, "member_remove()");
   check_arg_count(L, 1, "member_remove()");
   charge_action(L);
+  check(L, self(L).check_request_room("member_remove()"));
   const size_t n = node_arg(L, 1, "member_remove()");
   self(L).member_remove(n);
   self(L).nemesis()->record_instant("member_remove", "n" + std::to_string(n));

@@ -12,6 +12,33 @@
 
 namespace dst {
 
+namespace {
+
+// What runs before each simulated run: loads the scenario afresh into *current (its state
+// changes as its functions run) and sets the run's options from it, with the --bug flags.
+std::function<void(node::KvRunOptions&)> load_for_each_run(
+    std::shared_ptr<std::unique_ptr<scenarios::Scenario>> current, const std::string& path, const std::string& script,
+    uint64_t seed, const BugSet& bugs) {
+  auto runs = std::make_shared<int>(0);
+  return [current, path, script, seed, bugs, runs](node::KvRunOptions& options) {
+    const bool quiet = (*runs)++ > 0;  // --check-determinism's second run prints nothing twice
+    Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load_source(
+        path, script, seed, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr);
+    DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
+    *current = std::move(loaded).value();
+    (*current)->set_kube_bugs(bugs.kube);
+    options = (*current)->run_options();
+    std::function<void(node::ClusterOptions&)> scenario_cluster = options.configure_cluster;
+    options.configure_cluster = [scenario_cluster, bugs](node::ClusterOptions& co) {
+      if (scenario_cluster) scenario_cluster(co);
+      co.server.raft.bugs |= bugs.raft;
+      co.server.bugs |= bugs.node;
+    };
+  };
+}
+
+}  // namespace
+
 int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv) {
   cli::Args args("dst run " + path, argv);
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
@@ -71,23 +98,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.header_lines = config.swarm_log;
   // The Scenario of the current simulated run: replaced before each one.
   auto current = std::make_shared<std::unique_ptr<scenarios::Scenario>>();
-  const uint64_t s = *seed;
-  auto runs = std::make_shared<int>(0);
-  spec.prepare_run = [current, path, script = *text, s, bugs, runs](node::KvRunOptions& options) {
-    const bool quiet = (*runs)++ > 0;  // --check-determinism's second run prints nothing twice
-    Result<std::unique_ptr<scenarios::Scenario>> loaded =
-        scenarios::Scenario::load_source(path, script, s, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr);
-    DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
-    *current = std::move(loaded).value();
-    (*current)->set_kube_bugs(bugs.kube);
-    options = (*current)->run_options();
-    std::function<void(node::ClusterOptions&)> scenario_cluster = options.configure_cluster;
-    options.configure_cluster = [scenario_cluster, bugs](node::ClusterOptions& co) {
-      if (scenario_cluster) scenario_cluster(co);
-      co.server.raft.bugs |= bugs.raft;
-      co.server.bugs |= bugs.node;
-    };
-  };
+  spec.prepare_run = load_for_each_run(current, path, *text, *seed, bugs);
   spec.runtime_error = [current]() -> std::optional<std::string> {
     return *current ? (*current)->runtime_error() : std::nullopt;
   };
