@@ -242,10 +242,7 @@ void LuaHost::rethrow_if_exhausted(lua_State* L, int status) {
 
 Status LuaHost::finish_call(int status, const std::string& chunk) {
   take_string_comparisons();
-  if (status == LUA_ERRMEM && !exhausted()) {
-    exhausted_ = Exhausted::kMemory;
-    exhausted_message_ = memory_message(refused_at_.empty() ? chunk : refused_at_);
-  }
+  if (status == LUA_ERRMEM) finish(Exhausted::kMemory, refused_at_.empty() ? chunk : refused_at_);
   if (exhausted()) {
     if (status != LUA_OK) lua_pop(L_, 1);
     return Status(StatusCode::kInvalidArgument, exhausted_message_);
