@@ -14,10 +14,10 @@
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
 #include "history/run_db_recorder.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 #include "sim/wall_clock.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
 
 constexpr sim::DurationNs kVirtual = sim::seconds(30);
@@ -95,4 +95,4 @@ BENCHMARK_CAPTURE(BM_Cluster, memory, false)->Name("cluster/1000qps/memory")->Un
 BENCHMARK_CAPTURE(BM_Cluster, run_db, true)->Name("cluster/1000qps/run_db")->Unit(benchmark::kSecond)->Iterations(2);
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

@@ -3,9 +3,9 @@
 #include <benchmark/benchmark.h>
 
 #include "node/server/kv_state_machine.h"
-#include "node/server/sim_cluster.h"
+#include "world/sim_cluster.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
 
 // Each iteration: a fresh 3-node KV cluster, 2 s of virtual time for the first election, then 5 s
@@ -19,10 +19,10 @@ void BM_KvApply(benchmark::State& state) {
     sim::Simulator sim(seed++);
     ClusterOptions o;
     o.nodes = static_cast<size_t>(state.range(0));
-    o.server.state_machine = StateMachineKind::kKv;
-    o.server.propose_every = sim::milliseconds(1);
-    o.server.propose_batch = 20;
-    o.server.propose_bytes = 64;
+    o.server.state_machine = node::StateMachineKind::kKv;
+    o.load.propose_every = sim::milliseconds(1);
+    o.load.propose_batch = 20;
+    o.load.propose_bytes = 64;
     o.server.snapshot_every = 10'000;
     SimCluster c(sim, o);
     c.start_all();
@@ -32,7 +32,7 @@ void BM_KvApply(benchmark::State& state) {
       state.SkipWithError("no leader after 2 s");
       return;
     }
-    auto& kv = static_cast<KvStateMachine&>(c.server(*l)->state_machine());
+    auto& kv = static_cast<node::KvStateMachine&>(c.server(*l)->state_machine());
     uint64_t before = kv.requests_applied();
     sim.run_until(sim::seconds(7));
     if (c.leader() != l) {
@@ -49,4 +49,4 @@ void BM_KvApply(benchmark::State& state) {
 BENCHMARK(BM_KvApply)->Name("kv/apply")->Arg(3)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

@@ -2,9 +2,9 @@
 // push a real Raft + WAL + network stack through virtual time), for 3 and 5 nodes.
 #include <benchmark/benchmark.h>
 
-#include "node/server/sim_cluster.h"
+#include "world/sim_cluster.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
 
 // Each iteration: a fresh cluster, 2 s of virtual time for the first election, then 5 s of load
@@ -22,9 +22,9 @@ void BM_RaftCommit(benchmark::State& state) {
     sim::Simulator sim(seed++);
     ClusterOptions o;
     o.nodes = nodes;
-    o.server.propose_every = sim::milliseconds(1);
-    o.server.propose_batch = 20;
-    o.server.propose_bytes = 64;
+    o.load.propose_every = sim::milliseconds(1);
+    o.load.propose_batch = 20;
+    o.load.propose_bytes = 64;
     o.server.snapshot_every = 10'000;
     SimCluster c(sim, o);
     c.start_all();
@@ -54,4 +54,4 @@ void BM_RaftCommit(benchmark::State& state) {
 BENCHMARK(BM_RaftCommit)->Name("raft/commit")->Arg(3)->Arg(5)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

@@ -36,12 +36,12 @@ KvClient::KvClient(sim::Simulator& sim, KvClientOptions options, history::Record
   DST_ASSERT_LT(member_, options_.members.size());
 }
 
-Connection* KvClient::connection() {
+rpc::Connection* KvClient::connection() {
   if (conn_ && conn_->broken()) conn_.reset();
   // Bounded: one attempt per member (a pinned client has one).
   const size_t attempts = options_.pinned ? 1 : options_.members.size();
   for (size_t i = 0; i < attempts && !conn_; ++i) {
-    auto c = Connection::open(sim_, options_.members[member_]);
+    auto c = rpc::Connection::open(sim_, options_.members[member_]);
     if (c.is_ok()) {
       conn_ = std::move(c).value();
       break;
@@ -55,7 +55,7 @@ history::Operation KvClient::execute(etcdserverpb::ApiRequest req) {
   history::Operation op;
   op.client = options_.id;
   op.request = req;
-  Connection* c = connection();
+  rpc::Connection* c = connection();
   op.member = static_cast<uint32_t>(member_ + 1);
   op.invoke_ns = sim_.now();
   op.id = recorder_.invoke(op);

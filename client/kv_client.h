@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "client/api_client.h"
+#include "rpc/etcd_connection.h"
 #include "history/recorder.h"
 #include "sim/simulator.h"
 
@@ -47,13 +47,13 @@ class KvClient {
   uint32_t id() const { return options_.id; }
 
  private:
-  Connection* connection();
+  rpc::Connection* connection();
 
   sim::Simulator& sim_;
   KvClientOptions options_;
   history::Recorder& recorder_;
   size_t member_ = 0;
-  std::unique_ptr<Connection> conn_;
+  std::unique_ptr<rpc::Connection> conn_;
 };
 
 }  // namespace dst::client

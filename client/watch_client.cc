@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "client/api_client.h"
+#include "rpc/etcd_connection.h"
 #include "client/watch_progress.h"
 
 namespace dst::client {
@@ -18,7 +18,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
   // break continues from there rather than from a later "now" (which would lose events).
   bool start_fixed = create.start_revision() != 0;
   while (sim.now() < until && !result.canceled) {
-    auto conn = Connection::open(sim, options.members[member]);
+    auto conn = rpc::Connection::open(sim, options.members[member]);
     if (conn.is_ok()) {
       const uint64_t call = (*conn)->open_watch();
       etcdserverpb::WatchRequest req;

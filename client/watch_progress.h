@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "base/status.h"
-#include "client/api_client.h"
+#include "rpc/etcd_connection.h"
 #include "proto/etcd_api.pb.h"
 #include "sim/simulator.h"
 
@@ -20,7 +20,7 @@ class WatchProgressPacer {
   // The stream's next response, sending the progress requests that fall due meanwhile. kTimeout
   // once `until` has passed; any other error means the stream broke (or a request could not be
   // sent on it).
-  Result<etcdserverpb::WatchResponse> next(Connection& conn, uint64_t call, sim::TimeNs until) {
+  Result<etcdserverpb::WatchResponse> next(rpc::Connection& conn, uint64_t call, sim::TimeNs until) {
     while (true) {
       if (every_ > 0 && sim_.now() >= next_) {
         etcdserverpb::WatchRequest progress;

@@ -5,7 +5,7 @@
 
 #include "base/assert.h"
 #include "base/limits.h"
-#include "node/server/fault_points.h"
+#include "node/fault_points/fault_points.h"
 
 namespace dst::faults {
 
@@ -19,7 +19,7 @@ std::string ms_text(sim::DurationNs d) {
 
 }  // namespace
 
-Nemesis::Nemesis(sim::Simulator& sim, node::SimCluster& cluster, history::Recorder& recorder)
+Nemesis::Nemesis(sim::Simulator& sim, ClusterTarget& cluster, history::Recorder& recorder)
     : sim_(sim), cluster_(cluster), recorder_(recorder) {}
 
 Status Nemesis::check_member(int64_t n, const char* what) const {

@@ -12,8 +12,8 @@
 // a bit flip, a clock jump, an armed fault point, compact, defrag) get a window of zero length.
 // finish() closes whatever is still open at the end of the fault phase.
 //
-// Why faults/ depends on node/server (DESIGN.md says sim only): restart, fault points, compaction
-// and defragmentation are operations on a node, not on the simulated machine under it.
+// The cluster is reached through ClusterTarget (cluster_target.h): restarts and fault points are
+// operations on a member, which the world that built the cluster carries out.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@
 
 #include "base/status.h"
 #include "history/recorder.h"
-#include "node/server/sim_cluster.h"
+#include "faults/cluster_target.h"
 #include "sim/fault_log.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
@@ -36,7 +36,7 @@ using Groups = std::vector<std::vector<size_t>>;
 
 class Nemesis {
  public:
-  Nemesis(sim::Simulator& sim, node::SimCluster& cluster, history::Recorder& recorder);
+  Nemesis(sim::Simulator& sim, ClusterTarget& cluster, history::Recorder& recorder);
 
   size_t size() const { return cluster_.size(); }
   // 1-based member or an error naming the valid range.
@@ -76,7 +76,7 @@ class Nemesis {
   Status clock_drift(size_t n, int64_t ppm);            // the monotonic clock runs fast/slow
   Status clock_jump(size_t n, sim::DurationNs delta);
 
-  // A fault point in the node's code (node/server/fault_points.h): "crash", "power-loss" or
+  // A fault point in the node's code (node/fault_points/fault_points.h): "crash", "power-loss" or
   // "sleep" (with delay), firing on the (skip+1)-th pass, `times` passes (0: every pass).
   Status failpoint(size_t n, const std::string& point, const std::string& action, sim::DurationNs delay,
                    uint64_t skip, uint64_t times);
@@ -99,7 +99,7 @@ class Nemesis {
   std::string name(size_t n) const { return "n" + std::to_string(n); }
 
   sim::Simulator& sim_;
-  node::SimCluster& cluster_;
+  ClusterTarget& cluster_;
   history::Recorder& recorder_;
   // Open windows by slot ("net", "crash n2", "pause n1", "fsync n3", ...): the fault id.
   std::map<std::string, uint64_t> open_;

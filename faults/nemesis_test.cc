@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "node/server/raft_world.h"
+#include "world/raft_world.h"
 
 namespace dst::faults {
 namespace {
@@ -15,11 +15,11 @@ using sim::seconds;
 
 struct World {
   sim::Simulator sim{42};
-  node::SimCluster cluster;
+  world::SimCluster cluster;
   history::MemoryRecorder recorder;
   Nemesis nemesis;
   explicit World(size_t nodes)
-      : cluster(sim, node::standard_cluster_options(nodes)), nemesis(sim, cluster, recorder) {
+      : cluster(sim, world::standard_cluster_options(nodes)), nemesis(sim, cluster, recorder) {
     cluster.start_all();
     sim.run_for(seconds(3));
   }
@@ -114,7 +114,7 @@ TEST(Nemesis, CrashRestartPauseResumeWindows) {
   EXPECT_EQ(w.faults()[1].kind, "pause");
   for (const history::Fault& f : w.faults()) EXPECT_EQ(f.end_ns - f.start_ns, seconds(1)) << f.kind;
   // The cluster serves again.
-  node::LivenessReport r = w.cluster.await_recovery(seconds(10));
+  world::LivenessReport r = w.cluster.await_recovery(seconds(10));
   EXPECT_TRUE(r.ok) << r.detail;
 }
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "base/assert.h"
-#include "client/api_client.h"
+#include "rpc/etcd_connection.h"
 #include "client/etcdctl/etcdctl_parse.h"
 #include "client/kv_client.h"
 #include "client/watch_progress.h"
@@ -66,7 +66,7 @@ bool Cacher::list(size_t m) {
 }
 
 bool Cacher::watch(size_t m, sim::TimeNs until) {
-  auto conn = client::Connection::open(sim_, options_.members[m]);
+  auto conn = rpc::Connection::open(sim_, options_.members[m]);
   if (!conn.is_ok()) return false;
   const uint64_t call = (*conn)->open_watch();
   etcdserverpb::WatchRequest create;
@@ -93,7 +93,7 @@ bool Cacher::watch(size_t m, sim::TimeNs until) {
   return need_list;
 }
 
-bool Cacher::follow(client::Connection& conn, uint64_t call, sim::TimeNs until) {
+bool Cacher::follow(rpc::Connection& conn, uint64_t call, sim::TimeNs until) {
   client::WatchProgressPacer pacer(sim_, options_.progress_every, sim_.now() + options_.progress_every);
   while (sim_.now() < until) {
     auto r = pacer.next(conn, call, until);

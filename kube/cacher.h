@@ -13,7 +13,7 @@
 
 #include <functional>
 
-#include "client/api_client.h"
+#include "rpc/etcd_connection.h"
 #include "history/recorder.h"
 #include "kube/watch_cache.h"
 #include "sim/network.h"
@@ -69,7 +69,7 @@ class Cacher {
   // canceled or `until`. Returns whether the cache needs a new LIST.
   bool watch(size_t m, sim::TimeNs until);
   // Feeds the cache from an open watch call until it breaks, is canceled or `until`; same result.
-  bool follow(client::Connection& conn, uint64_t call, sim::TimeNs until);
+  bool follow(rpc::Connection& conn, uint64_t call, sim::TimeNs until);
   void set_ready(bool ready);
 
   sim::Simulator& sim_;

@@ -1,5 +1,5 @@
 // A Kubernetes client's connection to one apiserver (client-go's REST client over one HTTP/2
-// connection, client::MuxConnection with the apiserver's frames): unary calls (LIST, CREATE,
+// connection, rpc::MuxConnection with the apiserver's frames): unary calls (LIST, CREATE,
 // UPDATE, DELETE) wait for their answer by call id; a WATCH is a server stream of events on its
 // own call id. Transport failures are honest: kTimeout (no answer in time: a write may or may not
 // have happened) and kUnavailable (the connection broke).
@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "base/status.h"
-#include "client/mux_connection.h"
+#include "rpc/mux_connection.h"
 #include "proto/kube_api.pb.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
@@ -55,8 +55,8 @@ class KubeConnection {
   bool broken() const { return mux_->broken(); }
 
  private:
-  explicit KubeConnection(std::unique_ptr<client::MuxConnection<KubeFrames>> mux) : mux_(std::move(mux)) {}
-  std::unique_ptr<client::MuxConnection<KubeFrames>> mux_;
+  explicit KubeConnection(std::unique_ptr<rpc::MuxConnection<KubeFrames>> mux) : mux_(std::move(mux)) {}
+  std::unique_ptr<rpc::MuxConnection<KubeFrames>> mux_;
 };
 
 }  // namespace dst::kube

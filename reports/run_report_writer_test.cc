@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "history/recorder.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 #include "reports/plot_render.h"
 #include "reports/run_report_testing.h"
 #include "reports/run_report_writer.h"
@@ -179,10 +179,10 @@ TEST(RunReport, CommandDefaultsToTheRunDirectoryAndIsDeterministic) {
 
 TEST(RunReport, RecordedRunUnderFaults) {
   sim::Simulator sim(3);
-  node::KvRunOptions o;
+  world::KvRunOptions o;
   o.duration = sim::seconds(6);
   history::MemoryRecorder rec;
-  node::run_kv_world(sim, o, rec);
+  world::run_kv_world(sim, o, rec);
   testing::SampleRun run;
   run.history = rec.history();
   for (const history::Metric& m : rec.metrics()) run.metrics.push_back({m.at_ns, m.member, m.name, m.value});

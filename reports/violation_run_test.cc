@@ -1,4 +1,4 @@
-// End to end: a run recorded from real clients under faults (node/server/kv_run_world.h), mutated
+// End to end: a run recorded from real clients under faults (world/kv_run_world.h), mutated
 // so that the checkers report a violation, rendered as a page around it.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
 #include "history/run_db.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 #include "reports/report_limits.h"
 #include "reports/violation_html.h"
 
@@ -17,10 +17,10 @@ namespace {
 const history::History& recorded() {
   static const history::History h = [] {
     sim::Simulator sim(11);
-    node::KvRunOptions o;
+    world::KvRunOptions o;
     o.duration = sim::seconds(4);
     history::MemoryRecorder rec;
-    node::run_kv_world(sim, o, rec);
+    world::run_kv_world(sim, o, rec);
     return rec.history();
   }();
   return h;

@@ -89,9 +89,9 @@ Status Scenario::check_loaded_config() const {
   return Status::ok();
 }
 
-node::KvRunOptions Scenario::run_options() {
-  node::KvRunOptions o = config_.run;
-  o.configure_cluster = [this](node::ClusterOptions& co) {
+world::KvRunOptions Scenario::run_options() {
+  world::KvRunOptions o = config_.run;
+  o.configure_cluster = [this](world::ClusterOptions& co) {
     co.link = config_.link;
     co.server.raft = config_.raft;
     co.server.tick = config_.tick;
@@ -99,7 +99,7 @@ node::KvRunOptions Scenario::run_options() {
     if (config_.snapshot_every > 0) co.server.snapshot_every = config_.snapshot_every;
     co.fsync_latency = config_.fsync_latency;
   };
-  o.on_start = [this](node::SimCluster& cluster, history::Recorder& recorder, const client::Workload&,
+  o.on_start = [this](world::SimCluster& cluster, history::Recorder& recorder, const client::Workload&,
                       sim::TimeNs until) { start(cluster, recorder, until); };
   o.on_heal = [this] {
     phase_over_ = true;  // from here on no scheduled function runs and no fault acts
@@ -109,7 +109,7 @@ node::KvRunOptions Scenario::run_options() {
   return o;
 }
 
-void Scenario::start(node::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until) {
+void Scenario::start(world::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until) {
   sim_ = &cluster.simulator();
   nemesis_ = std::make_unique<faults::Nemesis>(*sim_, cluster, recorder);
   cluster_ = &cluster;

@@ -22,7 +22,7 @@
 #include "client/workload.h"
 #include "faults/nemesis.h"
 #include "kube/kube_world.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 #include "scenarios/lua_host.h"
 
 namespace dst::scenarios {
@@ -44,7 +44,7 @@ struct Timed {
 };
 
 struct ScenarioConfig {
-  node::KvRunOptions run;  // cluster size, workload, duration, recovery bound
+  world::KvRunOptions run;  // cluster size, workload, duration, recovery bound
   std::optional<sim::DurationDist> fsync_latency;  // cluster{disk={fsync=...}}
   std::string fsync_text;
   std::vector<std::pair<size_t, int64_t>> clock_drift_ppm;  // cluster{clock={drift_ppm={...}}}
@@ -86,7 +86,7 @@ class Scenario {
 
   // The world's options with this scenario's hooks: configure_cluster, on_start (creates the
   // nemesis and schedules the timed functions), on_heal. The Scenario must outlive the run.
-  node::KvRunOptions run_options();
+  world::KvRunOptions run_options();
 
   // The first error a scheduled function raised (later ones are not run), if any.
   const std::optional<std::string>& runtime_error() const { return runtime_error_; }
@@ -132,7 +132,7 @@ class Scenario {
  private:
   Scenario(std::string path, uint64_t seed, const LuaLimits& limits);
   Status check_loaded_config() const;
-  void start(node::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until);
+  void start(world::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until);
   // A client of the scenario's own: pinned to a 0-based member, or any member (-1).
   client::KvClientOptions client_options(int64_t member);
   void fire(uint64_t timer, sim::TimeNs at);
@@ -146,7 +146,7 @@ class Scenario {
   bool loading_ = true;
   std::unique_ptr<faults::Nemesis> nemesis_;
   std::unique_ptr<kube::KubeWorld> kube_;
-  node::SimCluster* cluster_ = nullptr;
+  world::SimCluster* cluster_ = nullptr;
   history::Recorder* recorder_ = nullptr;
   std::vector<sim::Address> members_;
   sim::ProcessId client_process_ = sim::kNoProcess;

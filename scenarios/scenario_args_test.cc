@@ -105,7 +105,7 @@ std::unique_ptr<Scenario> run_world(const std::string& code) {
   if (!s.is_ok()) return nullptr;
   sim::Simulator sim(5);
   history::MemoryRecorder recorder;
-  node::run_kv_world(sim, (*s)->run_options(), recorder);
+  world::run_kv_world(sim, (*s)->run_options(), recorder);
   return std::move(s).value();
 }
 

@@ -9,7 +9,7 @@
 #include <lua.hpp>
 
 #include "history/recorder.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 #include "scenarios/scenario.h"
 #include "sim/determinism.h"
 
@@ -37,7 +37,7 @@ void run_world(sim::Simulator& sim, int answer, std::unique_ptr<Scenario>* keep)
   }, 1);
   lua_setglobal(L, "leak");
   history::MemoryRecorder recorder;
-  node::run_kv_world(sim, (*keep)->run_options(), recorder);
+  world::run_kv_world(sim, (*keep)->run_options(), recorder);
   EXPECT_FALSE((*keep)->runtime_error()) << *(*keep)->runtime_error();
 }
 

@@ -114,13 +114,13 @@ TEST(Scenario, SwarmDrawsFromTheSeedAndLogsIt) {
 struct WorldRun {
   sim::Simulator sim{5};
   history::MemoryRecorder recorder;
-  node::KvRunResult result;
+  world::KvRunResult result;
   std::unique_ptr<Scenario> scenario;
   explicit WorldRun(const std::string& code) {
     auto s = Scenario::load_source("run.lua", code, 5);
     EXPECT_TRUE(s.is_ok()) << s.status().message();
     scenario = std::move(s).value();
-    result = node::run_kv_world(sim, scenario->run_options(), recorder);
+    result = world::run_kv_world(sim, scenario->run_options(), recorder);
   }
 };
 

@@ -19,7 +19,7 @@ namespace dst {
 namespace {
 
 struct EtcdRun {
-  node::KvRunResult world;
+  world::KvRunResult world;
   history::MemoryRecorder memory;
   std::unique_ptr<history::RunDbRecorder> db;  // with --out: written through as the run goes
   checker::watch::Report watch;
@@ -30,9 +30,9 @@ struct EtcdRun {
 
 void run_once(sim::Simulator& sim, const KvRunSpec& spec, EtcdRun& out) {
   history::Recorder& recorder = out.db ? static_cast<history::Recorder&>(*out.db) : out.memory;
-  node::KvRunOptions options = spec.options;
+  world::KvRunOptions options = spec.options;
   if (spec.prepare_run) spec.prepare_run(options);
-  out.world = node::run_kv_world(sim, options, recorder);
+  out.world = world::run_kv_world(sim, options, recorder);
   out.watch = checker::watch::check(out.history());
   if (!out.history().informers.empty()) out.kube = checker::kube::check(out.history());
   out.linearizable.emplace(checker::etcd::check_etcd(out.history()));
@@ -101,7 +101,7 @@ int run_kv_command(const KvRunSpec& spec) {
   }
   const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
 
-  const node::KvRunResult& w = run.world;
+  const world::KvRunResult& w = run.world;
   const client::WorkloadStats& s = w.workload;
   std::printf("workload          %s: %llu operations (%llu ok, %llu failed, %llu unknown)\n",
               std::string(client::profile_name(spec.options.workload.profile)).c_str(), static_cast<unsigned long long>(s.operations),

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 
 namespace dst {
 
@@ -20,7 +20,7 @@ struct KvRunSpec {
   std::string scenario;  // what the run database records as the scenario
   uint64_t seed = 0;
   std::string reproduce;  // the exact command line that reproduces the run
-  node::KvRunOptions options;
+  world::KvRunOptions options;
   std::optional<std::string> out;  // DIR for run.db and the pages
   bool check_determinism = false;
   // What the checks require (a scenario's check{}); off means reported but not failing.
@@ -30,7 +30,7 @@ struct KvRunSpec {
   bool require_durability = true;
   // Called before each simulated run (twice with --check-determinism) to give it fresh per-run
   // hooks (a scenario's Lua state and nemesis); may be empty.
-  std::function<void(node::KvRunOptions&)> prepare_run;
+  std::function<void(world::KvRunOptions&)> prepare_run;
   // After the (last) run: a scenario error raised while running (exit 2), and lines to print.
   std::function<std::optional<std::string>()> runtime_error;
   std::function<std::vector<std::string>()> fault_lines;

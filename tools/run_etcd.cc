@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "base/limits.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
@@ -50,7 +50,7 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
     std::fprintf(stderr, "dst run etcd: need 1 <= --clients <= 256, 1 <= --rate <= 10000, --watchers <= 64\n");
     return kExitUsage;
   }
-  node::KvRunOptions options;
+  world::KvRunOptions options;
   options.workload.profile = *profile;
   options.workload.clients = *clients;
   options.workload.rate = static_cast<double>(*rate);

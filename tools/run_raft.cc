@@ -4,7 +4,7 @@
 
 #include "base/limits.h"
 #include "node/raft/config.h"
-#include "node/server/raft_world.h"
+#include "world/raft_world.h"
 #include "sim/determinism.h"
 #include "sim/wall_clock.h"
 #include "tools/bug_flags.h"
@@ -37,7 +37,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
                  static_cast<unsigned long long>(*nodes));
     return kExitUsage;
   }
-  node::RaftWorldOptions options;
+  world::RaftWorldOptions options;
   options.nodes = *nodes;
   options.duration = *duration;
   options.faults = !args.has("no-faults");
@@ -64,8 +64,8 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(*seed), reproduce.c_str());
   std::fflush(stdout);
 
-  node::RaftWorldResult result;
-  auto world = [&](sim::Simulator& sim) { result = node::run_raft_world(sim, options); };
+  world::RaftWorldResult result;
+  auto world = [&](sim::Simulator& sim) { result = world::run_raft_world(sim, options); };
   uint64_t hash = 0;
   bool deterministic = true;
   std::string determinism_report;

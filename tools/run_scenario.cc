@@ -16,11 +16,11 @@ namespace {
 
 // What runs before each simulated run: loads the scenario afresh into *current (its state
 // changes as its functions run) and sets the run's options from it, with the --bug flags.
-std::function<void(node::KvRunOptions&)> load_for_each_run(
+std::function<void(world::KvRunOptions&)> load_for_each_run(
     std::shared_ptr<std::unique_ptr<scenarios::Scenario>> current, const std::string& path, const std::string& script,
     uint64_t seed, const BugSet& bugs) {
   auto runs = std::make_shared<int>(0);
-  return [current, path, script, seed, bugs, runs](node::KvRunOptions& options) {
+  return [current, path, script, seed, bugs, runs](world::KvRunOptions& options) {
     const bool quiet = (*runs)++ > 0;  // --check-determinism's second run prints nothing twice
     Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load_source(
         path, script, seed, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr);
@@ -28,8 +28,8 @@ std::function<void(node::KvRunOptions&)> load_for_each_run(
     *current = std::move(loaded).value();
     (*current)->set_kube_bugs(bugs.kube);
     options = (*current)->run_options();
-    std::function<void(node::ClusterOptions&)> scenario_cluster = options.configure_cluster;
-    options.configure_cluster = [scenario_cluster, bugs](node::ClusterOptions& co) {
+    std::function<void(world::ClusterOptions&)> scenario_cluster = options.configure_cluster;
+    options.configure_cluster = [scenario_cluster, bugs](world::ClusterOptions& co) {
       if (scenario_cluster) scenario_cluster(co);
       co.server.raft.bugs |= bugs.raft;
       co.server.bugs |= bugs.node;

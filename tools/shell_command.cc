@@ -43,10 +43,10 @@ int shell_command(const std::string& self, const std::vector<std::string>& argv)
   std::fprintf(stderr, "# seed %llu   reproduce: %s shell --seed %llu --nodes %llu --member %llu < INPUT\n",
                static_cast<unsigned long long>(*seed), self.c_str(), static_cast<unsigned long long>(*seed),
                static_cast<unsigned long long>(*nodes), static_cast<unsigned long long>(*member));
-  node::KvWorldOptions wo;
+  world::KvWorldOptions wo;
   wo.seed = *seed;
   wo.nodes = *nodes;
-  node::KvWorld world(wo);
+  world::KvWorld world(wo);
   if (!world.await_stable_leader()) {
     std::fprintf(stderr, "dst shell: the simulated cluster elected no leader within 30 s of virtual time\n");
     return kExitViolation;

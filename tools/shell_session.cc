@@ -2,7 +2,7 @@
 
 #include <variant>
 
-#include "client/api_client.h"
+#include "rpc/etcd_connection.h"
 #include "client/etcdctl/etcdctl_parse.h"
 
 namespace dst::shell {
@@ -25,7 +25,7 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 
 }  // namespace
 
-ShellSession::ShellSession(node::KvWorld& world, ShellOptions options, Sink sink)
+ShellSession::ShellSession(world::KvWorld& world, ShellOptions options, Sink sink)
     : world_(world), options_(options), sink_(std::move(sink)) {
   DST_ASSERT_LT(options_.member, world_.cluster().size());
   // A host of its own: a host runs one process, and the client host's runs the foreground lines.
@@ -76,7 +76,7 @@ void ShellSession::finish() {
 }
 
 std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRequest req, size_t member) {
-  client::Connection* conn = world_.connection(member);
+  rpc::Connection* conn = world_.connection(member);
   if (conn == nullptr) {
     emit(etcdctl::print_request_error(cmd, "context deadline exceeded", endpoint(member)));
     return std::nullopt;
@@ -238,7 +238,7 @@ void ShellSession::start_watch(const etcdctl::WatchCommand& w, const etcdctl::Pr
     for (;;) {
       // clientv3 keeps a watch alive across broken connections: it reconnects (to the next
       // member) and resumes from the revision after the last one it delivered.
-      auto conn = client::Connection::open(sim, world_.member_address(member));
+      auto conn = rpc::Connection::open(sim, world_.member_address(member));
       if (conn.is_ok()) {
         const uint64_t call = (*conn)->open_watch();
         etcdserverpb::WatchRequest req;
@@ -268,7 +268,7 @@ void ShellSession::start_keep_alive(int64_t id, const etcdctl::PrintOptions& pri
   sim.spawn(background_process_, "shell-keep-alive", [this, &sim, id, print] {
     etcdctl::Command cmd = etcdctl::LeaseKeepAliveCommand{};
     for (;;) {
-      auto conn = client::Connection::open(sim, world_.member_address(options_.member));
+      auto conn = rpc::Connection::open(sim, world_.member_address(options_.member));
       int64_t ttl = 1;
       if (conn.is_ok()) {
         ApiRequest q;

@@ -19,7 +19,7 @@
 
 #include "client/etcdctl/etcdctl_print.h"
 #include "client/etcdctl/etcdctl_txn.h"
-#include "node/server/kv_world.h"
+#include "world/kv_world.h"
 
 namespace dst::shell {
 
@@ -34,7 +34,7 @@ struct ShellOptions {
 class ShellSession {
  public:
   using Sink = std::function<void(const etcdctl::Output&)>;
-  ShellSession(node::KvWorld& world, ShellOptions options, Sink sink);
+  ShellSession(world::KvWorld& world, ShellOptions options, Sink sink);
   ~ShellSession();
 
   // One input line (without its newline).
@@ -54,7 +54,7 @@ class ShellSession {
                                                 size_t member);
   void emit(etcdctl::Output o) { sink_(o); }
 
-  node::KvWorld& world_;
+  world::KvWorld& world_;
   ShellOptions options_;
   Sink sink_;
   std::optional<etcdctl::TxnParser> txn_;  // while reading a txn's lines

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "node/server/kv_world.h"
+#include "world/kv_world.h"
 
 namespace dst::shell {
 namespace {
@@ -79,15 +79,15 @@ class Shell {
   }
 
  private:
-  static node::KvWorldOptions world_options(uint64_t seed) {
-    node::KvWorldOptions o;
+  static world::KvWorldOptions world_options(uint64_t seed) {
+    world::KvWorldOptions o;
     o.seed = seed;
     o.nodes = 3;
     return o;
   }
   Printed take() { return std::exchange(pending_, Printed{}); }
 
-  node::KvWorld world_;
+  world::KvWorld world_;
   bool stable_ = false;
   Printed pending_;
   std::optional<ShellSession> session_;  // after world_ and pending_: destroyed first

@@ -1,4 +1,4 @@
-// The etcd checker on histories recorded from real runs (node/server/kv_run_world.h) under faults:
+// The etcd checker on histories recorded from real runs (world/kv_run_world.h) under faults:
 // every profile checks linearizable, and mutations of those histories (a read's value, a write's
 // return moved before another's invocation, a watch event revealing an unknown write dropped, a
 // txn's succeeded flag flipped) are each caught. A disabled measurement test times the check on
@@ -9,7 +9,7 @@
 #include <cstdio>
 
 #include "checker/linearizability/etcd_checker.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 
 namespace dst::checker::etcd {
 namespace {
@@ -19,13 +19,13 @@ using history::Outcome;
 history::History record(client::Profile profile, uint64_t seed, sim::DurationNs duration, size_t clients = 4,
                         double rate = 50) {
   sim::Simulator sim(seed);
-  node::KvRunOptions o;
+  world::KvRunOptions o;
   o.workload.profile = profile;
   o.workload.clients = clients;
   o.workload.rate = rate;
   o.duration = duration;
   history::MemoryRecorder rec;
-  node::KvRunResult r = node::run_kv_world(sim, o, rec);
+  world::KvRunResult r = world::run_kv_world(sim, o, rec);
   EXPECT_TRUE(r.invariants_ok);
   return rec.history();
 }

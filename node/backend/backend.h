@@ -64,9 +64,10 @@ inline constexpr std::string_view kMetaBucket = "meta";
 inline constexpr std::string_view kAppliedIndexKey = "applied_index";
 
 // Called at named places inside the Backend (and the store above it, mvcc::KvStore) where a test
-// or scenario may crash the node or stall it: the node's fault points (node/server/fault_points.h),
-// named here so the backend does not depend on the node. The hook may never return (the process
-// was killed there); it is only called with no fiber lock held and no SQLite call in progress.
+// or scenario may crash the node or stall it: the node's fault points
+// (node/fault_points/fault_points.h), named here so the backend does not depend on the node. The
+// hook may never return (the process was killed there); it is only called with no fiber lock
+// held and no SQLite call in progress.
 using FaultHook = std::function<void(std::string_view point)>;
 // In defragment(): after the open batch committed, before VACUUM; between VACUUM (the rebuilt
 // database sits in the WAL) and the checkpoint into the database file; after that checkpoint.

@@ -1,6 +1,6 @@
 // The Lease service: grant and revoke go through Raft; keep-alive and time-to-live are the
 // leader's (only its lessor keeps expiry times), so a follower forwards them to the leader.
-#include "client/api_client.h"
+#include "rpc/etcd_connection.h"
 #include "node/lease/errors.h"
 #include "node/server/api_server.h"
 
@@ -55,7 +55,7 @@ void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
   if (!leader) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
   // Forward over a connection of its own (etcd uses its peer HTTP endpoint for this). One per
   // forwarded request: simple, and keep-alives are seconds apart.
-  auto conn = client::Connection::open(sim_, *leader);
+  auto conn = rpc::Connection::open(sim_, *leader);
   if (!conn.is_ok()) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
   ApiRequest fwd = req;
   auto answer = (*conn)->call(fwd, server_.options().api.request_timeout);

@@ -14,6 +14,7 @@ using sim::seconds;
 using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
 using testing::ApiTest;
+using world::KvWorldOptions;
 
 class LeaseApiTest : public ApiTest {
  protected:

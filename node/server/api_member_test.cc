@@ -10,6 +10,10 @@ namespace dst::node {
 namespace {
 
 using testing::ApiTest;
+using world::AgreementReport;
+using world::KvWorldOptions;
+using world::LivenessReport;
+using world::SimCluster;
 using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
 using sim::seconds;

@@ -13,6 +13,7 @@ using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
 using sim::seconds;
 using testing::ApiTest;
+using world::KvWorldOptions;
 
 TEST_F(ApiTest, WritesThroughAFollowerAreForwardedAndReadsAreLinearizable) {
   start();

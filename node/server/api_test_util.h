@@ -8,13 +8,15 @@
 #include <memory>
 #include <string>
 
-#include "node/server/kv_world.h"
+#include "world/kv_world.h"
 
 namespace dst::node::testing {
 
 using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
 using sim::seconds;
+using world::KvWorld;
+using world::KvWorldOptions;
 
 class ApiTest : public ::testing::Test {
  protected:
@@ -28,7 +30,7 @@ class ApiTest : public ::testing::Test {
 
   // One unary call to member i, from inside a client fiber.
   ApiResponse call(size_t i, ApiRequest req, sim::DurationNs timeout = seconds(30)) {
-    client::Connection* c = world_->connection(i);
+    rpc::Connection* c = world_->connection(i);
     EXPECT_NE(c, nullptr);
     if (c == nullptr) return {};
     auto r = c->call(std::move(req), timeout);

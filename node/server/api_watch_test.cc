@@ -15,6 +15,7 @@ using sim::seconds;
 using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
 using testing::ApiTest;
+using world::KvWorldOptions;
 
 WatchRequest create(const std::string& key, const std::string& end = "", int64_t start = 0, bool prev_kv = false) {
   WatchRequest w;
@@ -40,7 +41,7 @@ std::vector<std::string> events_of(const std::vector<WatchResponse>& rs) {
 class WatchApiTest : public ApiTest {
  protected:
   // Receives until `n` events arrived (or a cancel, or the timeout).
-  std::vector<WatchResponse> recv_events(client::Connection& c, uint64_t call, size_t n,
+  std::vector<WatchResponse> recv_events(rpc::Connection& c, uint64_t call, size_t n,
                                          sim::DurationNs timeout = seconds(10)) {
     std::vector<WatchResponse> got;
     size_t events = 0;
@@ -58,7 +59,7 @@ class WatchApiTest : public ApiTest {
 TEST_F(WatchApiTest, LiveWatchOnAFollowerGetsOneResponsePerRevisionWithPrevKv) {
   start();
   session([&] {
-    client::Connection* c = world_->connection(follower_);
+    rpc::Connection* c = world_->connection(follower_);
     ASSERT_NE(c, nullptr);
     const uint64_t call_id = c->open_watch();
     ASSERT_TRUE(c->send_watch(call_id, create("w/", "w0", 0, true)).is_ok());
@@ -90,7 +91,7 @@ TEST_F(WatchApiTest, CompactedStartIsCanceledWithTheCompactRevisionAndProgressAn
     // A linearizable read first: the member has applied the compaction (a lagging member would
     // still replay the old history, as a lagging etcd member does).
     call(other_, get("k"));
-    client::Connection* c = world_->connection(other_);
+    rpc::Connection* c = world_->connection(other_);
     const uint64_t call_id = c->open_watch();
     ASSERT_TRUE(c->send_watch(call_id, create("k", "", 2)).is_ok());
     auto ack = c->recv_watch(call_id, seconds(5));
@@ -121,7 +122,7 @@ TEST_F(WatchApiTest, ProgressNotifyArrivesAtTheConfiguredInterval) {
   o.server.api.progress_notify_interval = seconds(1);
   start(o);
   session([&] {
-    client::Connection* c = world_->connection(leader_);
+    rpc::Connection* c = world_->connection(leader_);
     const uint64_t call_id = c->open_watch();
     WatchRequest w = create("p");
     w.mutable_create_request()->set_progress_notify(true);
@@ -141,7 +142,7 @@ TEST_F(WatchApiTest, ASlowClientFallsBehindAndStillGetsEveryEventOnceInOrder) {
   start();
   constexpr int kWrites = 3000;
   session([&] {
-    client::Connection* c = world_->connection(follower_);
+    rpc::Connection* c = world_->connection(follower_);
     const uint64_t call_id = c->open_watch();
     ASSERT_TRUE(c->send_watch(call_id, create("s/", "s0")).is_ok());
     ASSERT_TRUE(c->recv_watch(call_id, seconds(5)).is_ok());
@@ -164,7 +165,7 @@ TEST_F(WatchApiTest, AWatchResumedOnAnotherMemberAfterACrashMissesNothing) {
   start();
   std::vector<std::string> seen;
   session([&] {
-    client::Connection* c = world_->connection(follower_);
+    rpc::Connection* c = world_->connection(follower_);
     const uint64_t call_id = c->open_watch();
     ASSERT_TRUE(c->send_watch(call_id, create("r/", "r0", 1)).is_ok());
     for (int i = 0; i < 5; ++i) call(leader_, put("r/a", std::to_string(i)));  // revisions 2..6
@@ -174,7 +175,7 @@ TEST_F(WatchApiTest, AWatchResumedOnAnotherMemberAfterACrashMissesNothing) {
   int64_t last = 6;
   session([&] {
     for (int i = 5; i < 10; ++i) call(leader_, put("r/a", std::to_string(i)));  // revisions 7..11
-    client::Connection* c = world_->connection(other_);
+    rpc::Connection* c = world_->connection(other_);
     const uint64_t call_id = c->open_watch();
     ASSERT_TRUE(c->send_watch(call_id, create("r/", "r0", last + 1)).is_ok());
     for (const auto& e : events_of(recv_events(*c, call_id, 5))) seen.push_back(e);

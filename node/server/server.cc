@@ -75,8 +75,7 @@ void Server::run(sim::Simulator& sim, ServerOptions options, ServerHooks hooks) 
   // worlds; vote-before-persist then went from caught at seed 43 to not within 200 seeds; that
   // fragility is issue #7's to fix by the fault mix, not by this traffic.)
   if (server.kv_ != nullptr) sim.spawn(self, "link-heartbeat", [&server] { server.link_loop(); });
-  if (server.options_.propose_every > 0) sim.spawn(self, "raft-load", [&server] { server.propose_loop(); });
-  if (server.options_.read_every > 0) sim.spawn(self, "raft-reads", [&server] { server.read_loop(); });
+  if (hooks.started) hooks.started(server);
   if (server.kv_ != nullptr) {
     sim.spawn(self, "api", [&sim, &server] { ApiServer::run(sim, server); });
     sim.spawn(self, "lease-expiry", [&server] { server.lease_expiry_loop(); });
@@ -465,89 +464,12 @@ void Server::tick_loop() {
   }
 }
 
-void Server::propose_loop() {
-  uint64_t seq = 0;
-  for (;;) {
-    if (sim_.sleep(options_.propose_every) != sim::WaitResult::kOk) return;
-    if (raft_->role() != raft::Role::kLeader) continue;
-    for (size_t i = 0; i < options_.propose_batch; ++i) {
-      std::string data = next_load_request(seq++);
-      if (inbox_.send(Proposal{std::move(data)}) != sim::WaitResult::kOk) return;
-    }
-  }
+bool Server::propose(std::string data) {
+  return inbox_.send(Proposal{std::move(data)}) == sim::WaitResult::kOk;
 }
 
-}  // namespace dst::node
-
-namespace dst::node {
-
-void Server::read_loop() {
-  uint64_t seq = 0;
-  for (;;) {
-    if (sim_.sleep(options_.read_every) != sim::WaitResult::kOk) return;
-    // Unique across nodes and incarnations: node, virtual time, sequence.
-    std::string context =
-        "r" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." + std::to_string(seq++);
-    if (inbox_.send(ReadRequest{std::move(context)}) != sim::WaitResult::kOk) return;
-  }
-}
-
-}  // namespace dst::node
-
-namespace dst::node {
-
-std::string Server::next_load_request(uint64_t seq) {
-  std::string tag = "n" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." + std::to_string(seq);
-  if (options_.state_machine == StateMachineKind::kHashChain) {
-    if (tag.size() < options_.propose_bytes) tag.resize(options_.propose_bytes, '.');
-    return tag;
-  }
-  // A mixed KV workload over 64 keys: puts, deletes (single and prefix), compare-and-swap txns
-  // and the occasional compaction, so every apply path runs under the faults.
-  sim::Rng& rng = sim_.rng("kv-load/" + std::to_string(options_.id));
-  etcdserverpb::InternalRequest req;
-  req.set_id((options_.id << 48) ^ (sim_.now() << 8) ^ seq);
-  std::string key = "k" + std::to_string(rng.uniform_u64(64));
-  std::string value = tag;
-  if (value.size() < options_.propose_bytes) value.resize(options_.propose_bytes, '.');
-  uint64_t kind = rng.uniform_u64(100);
-  if (kind < 50) {
-    req.mutable_put()->set_key(key);
-    req.mutable_put()->set_value(value);
-    req.mutable_put()->set_prev_kv(rng.bernoulli(0.3));
-  } else if (kind < 58) {
-    // A put attached to a recently granted lease (which may have expired or been revoked since:
-    // then it fails with "requested lease not found" on every member alike).
-    req.mutable_put()->set_key("lease/" + key);
-    req.mutable_put()->set_value(value);
-    if (!load_leases_.empty()) req.mutable_put()->set_lease(load_leases_[rng.uniform_u64(load_leases_.size())]);
-  } else if (kind < 63) {
-    // Short leases, so the leader's expiry (and its revokes through the log) runs under the faults.
-    const int64_t id = static_cast<int64_t>(next_id() & ((uint64_t{1} << 63) - 1));
-    req.mutable_lease_grant()->set_id(id);
-    req.mutable_lease_grant()->set_ttl(static_cast<int64_t>(2 + rng.uniform_u64(5)));
-    if (load_leases_.size() >= 16) load_leases_.erase(load_leases_.begin());
-    load_leases_.push_back(id);
-  } else if (kind < 65 && !load_leases_.empty()) {
-    req.mutable_lease_revoke()->set_id(load_leases_[rng.uniform_u64(load_leases_.size())]);
-  } else if (kind < 75) {
-    req.mutable_delete_range()->set_key(key);
-    if (rng.bernoulli(0.2)) req.mutable_delete_range()->set_range_end(key + "\xff");
-  } else if (kind < 97) {
-    auto* txn = req.mutable_txn();
-    auto* c = txn->add_compare();
-    c->set_key(key);
-    c->set_target(etcdserverpb::Compare::VERSION);
-    c->set_result(etcdserverpb::Compare::LESS);
-    c->set_version(static_cast<int64_t>(rng.uniform_u64(5)));
-    txn->add_success()->mutable_request_put()->set_key(key);
-    txn->mutable_success(0)->mutable_request_put()->set_value(value);
-    txn->add_failure()->mutable_request_delete_range()->set_key(key);
-  } else {
-    int64_t rev = kv_->store().rev() - static_cast<int64_t>(rng.uniform_u64(20));
-    req.mutable_compaction()->set_revision(std::max<int64_t>(rev, 1));
-  }
-  return req.SerializeAsString();
+bool Server::request_read(std::string context) {
+  return inbox_.send(ReadRequest{std::move(context)}) == sim::WaitResult::kOk;
 }
 
 }  // namespace dst::node

@@ -6,7 +6,6 @@
 //                send -> apply -> advance, then snapshots and compacts every snapshot_every entries.
 //   receiver   - reads Raft messages from the node's datagram socket into the inbox.
 //   ticker     - one tick per `tick` of the host's monotonic clock (drift and pauses apply).
-//   proposer   - optional load: proposes an entry every `propose_every` while this node leads.
 // A crash is a kill of the process (sim::Simulator::kill); a restart is Server::run in a new process
 // on the same host, which reads the newest snapshot plus the WAL tail and rejoins.
 //
@@ -26,7 +25,7 @@
 
 #include "node/raft/invariants.h"
 #include "node/raft/raft.h"
-#include "node/server/fault_points.h"
+#include "node/fault_points/fault_points.h"
 #include "node/server/kv_state_machine.h"
 #include "node/server/membership.h"
 #include "node/server/state_machine.h"
@@ -83,14 +82,6 @@ struct ServerOptions {
   uint64_t snapshot_every = 1000;
   wal::WalOptions wal;
   std::string data_dir = "member";
-  // Load for simulation tests and benchmarks: while leader, propose `propose_batch` entries of
-  // `propose_bytes` every `propose_every` (0: no load).
-  sim::DurationNs propose_every = 0;
-  size_t propose_batch = 1;
-  size_t propose_bytes = 16;
-  // ...and, on every node, request a ReadIndex every `read_every` (0: none), so that linearizable
-  // reads run under the same faults (the invariants check each answer is not stale).
-  sim::DurationNs read_every = 0;
   // Inputs queued for the raft loop; a full inbox drops peer messages (Raft retries).
   size_t inbox_capacity = 4096;
   ApiOptions api;
@@ -127,6 +118,10 @@ struct ServerHooks {
   const std::map<uint64_t, sim::HostId>* directory = nullptr;
   // Set when the member applies its own removal from the cluster (it then stops for good).
   bool* removed = nullptr;
+  // Called in the member's process once it has started, before its API serves: where a test
+  // world starts load of its own in that process (world/raft_load.h), so that the load dies
+  // with the process like the member's own fibers.
+  std::function<void(class Server&)> started;
 };
 
 
@@ -173,6 +168,14 @@ class Server {
   // The host of member `id` (the world's directory, or ServerOptions::peers).
   std::optional<sim::HostId> peer_host(uint64_t id) const;
 
+  // --- raw Raft input, for load generators below the API (world/raft_load.h) -----------------
+  // Hands an encoded entry to the raft loop as a proposal (dropped by Raft unless this member
+  // leads), without waiting for it to commit. False once the process is going down.
+  bool propose(std::string data);
+  // Asks Raft for a ReadIndex under `context` (answers are checked by the invariants). False
+  // once the process is going down.
+  bool request_read(std::string context);
+
  private:
   struct Tick {};
   struct Proposal {
@@ -189,7 +192,6 @@ class Server {
   Server(sim::Simulator& sim, ServerOptions options, ServerHooks hooks);
   Status start();
   Status open_state_machine();
-  std::string next_load_request(uint64_t seq);
   Status bootstrap();
   Status finish_bootstrap();
   bool has_wal() const;
@@ -209,8 +211,6 @@ class Server {
   static bool is_link_message(const raftpb::Message& m);
   void send_link_message(uint64_t to, const char* kind);
   void link_loop();
-  void propose_loop();
-  void read_loop();
   void lease_expiry_loop();
   void watch_sync_loop();
   void progress_notify_loop();
@@ -253,7 +253,6 @@ class Server {
   sim::WaitQueue applied_;
   uint64_t next_request_id_ = 0;
   bool lessor_primary_ = false;
-  std::vector<int64_t> load_leases_;
   // Hashes of the proposals received lately, for duplicate_proposal(): a window far longer than
   // any duplicate's delay (the network delays a duplicate by milliseconds).
   static constexpr size_t kRecentProposalsKept = 16'384;

@@ -37,10 +37,16 @@
 #include <vector>
 
 #include "node/server/kv_state_machine.h"
-#include "node/server/kv_world.h"
+#include "world/kv_world.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
+
+using node::FaultAction;
+using node::FaultPoint;
+using node::KvStateMachine;
+using node::Server;
+using node::fault_point_name;
 
 using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
@@ -188,7 +194,7 @@ class CrashRun {
   // One call; nullopt when the outcome is unknown (no answer, or an error answer: treated as
   // possibly applied, which only widens what the checks accept).
   std::optional<ApiResponse> call(size_t member, ApiRequest req) {
-    client::Connection* conn = world_.connection(member);
+    rpc::Connection* conn = world_.connection(member);
     if (conn == nullptr) return std::nullopt;  // down: nothing was sent
     auto r = conn->call(std::move(req), kCallTimeout);
     if (!r.is_ok() || r->has_error()) return std::nullopt;
@@ -574,4 +580,4 @@ TEST(KvCrash, Seeds) {
 }
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

@@ -1,9 +1,9 @@
 // Raft clusters in simulation: elections, replication, restarts from snapshot + WAL, fault points,
 // and the random-fault sweeps (300 seeds for 3 and for 5 nodes) with the Invariants checker after
 // every step and a liveness bound after the heal.
-#include "node/server/sim_cluster.h"
+#include "world/sim_cluster.h"
 #include "node/server/kv_state_machine.h"
-#include "node/server/raft_world.h"
+#include "world/raft_world.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,15 @@
 
 #include "sim/disk.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
+
+using node::FaultAction;
+using node::FaultPoint;
+using node::KvStateMachine;
+using node::Server;
+using node::StateMachineKind;
+using node::fault_point_name;
 
 using sim::milliseconds;
 using sim::seconds;
@@ -406,4 +413,4 @@ TEST(SimClusterSweep, KvThreeNodes300Seeds) { sweep(3, 3000, kSweepSeeds, /*kv=*
 TEST(SimClusterSweep, FiveNodes300Seeds) { sweep(5, 2000, kSweepSeeds); }
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

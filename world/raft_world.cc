@@ -1,16 +1,16 @@
-#include "node/server/raft_world.h"
+#include "world/raft_world.h"
 
 #include <cstdio>
 
 #include "node/raft/config.h"
 
-namespace dst::node {
+namespace dst::world {
 
 ClusterOptions standard_cluster_options(size_t nodes) {
   ClusterOptions o;
   o.nodes = nodes;
-  o.server.propose_every = sim::milliseconds(50);
-  o.server.read_every = sim::milliseconds(200);
+  o.load.propose_every = sim::milliseconds(50);
+  o.load.read_every = sim::milliseconds(200);
   o.server.snapshot_every = 100;
   o.server.wal.segment_bytes = 16 * 1024;
   return o;
@@ -35,7 +35,7 @@ std::string hex(uint64_t v) {
 RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& options) {
   ClusterOptions co = standard_cluster_options(options.nodes);
   co.server.raft.bugs = options.bugs;
-  if (options.kv) co.server.state_machine = StateMachineKind::kKv;
+  if (options.kv) co.server.state_machine = node::StateMachineKind::kKv;
   SimCluster cluster(sim, co);
   cluster.start_all();
   if (options.faults) cluster.start_nemesis(NemesisOptions{.duration = options.duration});
@@ -64,11 +64,11 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
     reads_asked += cluster.counters(i).reads_requested;
     reads_answered += cluster.counters(i).reads_answered;
     snapshots_installed += cluster.counters(i).snapshots_installed;
-    if (const Server* srv = cluster.server(i)) max_term = std::max(max_term, srv->raft().term());
+    if (const node::Server* srv = cluster.server(i)) max_term = std::max(max_term, srv->raft().term());
   }
   s += line("committed", std::to_string(inv.max_committed()) + " entries, highest term " + std::to_string(max_term));
   for (size_t i = 0; i < cluster.size(); ++i) {
-    const Server* srv = cluster.server(i);
+    const node::Server* srv = cluster.server(i);
     std::string name = "  n" + std::to_string(i + 1);
     if (!srv) {
       s += line(name.c_str(), "down");
@@ -107,4 +107,4 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
   return r;
 }
 
-}  // namespace dst::node
+}  // namespace dst::world

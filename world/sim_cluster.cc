@@ -1,13 +1,14 @@
-#include "node/server/sim_cluster.h"
-#include "node/server/membership.h"
+#include "world/sim_cluster.h"
+
 
 #include <algorithm>
 #include <cstdio>
 
 #include "base/assert.h"
+#include "node/server/membership.h"
 #include "sim/disk.h"
 
-namespace dst::node {
+namespace dst::world {
 
 SimCluster::SimCluster(sim::Simulator& sim, ClusterOptions options) : sim_(sim), options_(std::move(options)) {
   DST_ASSERT_GE(options_.nodes, 1u);
@@ -59,7 +60,7 @@ bool SimCluster::counts_as_member(size_t i) const {
   if (!n.started || n.removed) return false;
   const std::optional<size_t> l = leader();
   if (!l) return true;
-  return names_member(server(*l)->raft().conf_state(), n.id);
+  return node::names_member(server(*l)->raft().conf_state(), n.id);
 }
 
 void SimCluster::start(size_t i) {
@@ -69,13 +70,15 @@ void SimCluster::start(size_t i) {
   n.process = sim_.start_process(n.host, "n" + std::to_string(n.id));
   n.paused = false;
   n.started = true;
-  ServerOptions opts = options_.server;
+  node::ServerOptions opts = options_.server;
   opts.id = n.id;
-  ServerHooks hooks{&invariants_, &n.faults, &n.live, &n.counters, &exits_};
+  node::ServerHooks hooks{&invariants_, &n.faults, &n.live, &n.counters, &exits_};
   hooks.directory = &directory_;
   hooks.removed = &n.removed;
   sim::Simulator* sim = &sim_;
-  sim_.spawn(n.process, "main", [sim, opts, hooks] { Server::run(*sim, opts, hooks); });
+  const RaftLoadOptions load = options_.load;
+  hooks.started = [sim, load](node::Server& server) { start_raft_load(*sim, server, load); };
+  sim_.spawn(n.process, "main", [sim, opts, hooks] { node::Server::run(*sim, opts, hooks); });
 }
 
 void SimCluster::start_all() {
@@ -108,7 +111,7 @@ std::optional<size_t> SimCluster::leader() const {
   std::optional<size_t> best;
   uint64_t best_term = 0;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    const Server* s = server(i);
+    const node::Server* s = server(i);
     if (!s || !up(i) || s->raft().role() != raft::Role::kLeader) continue;
     if (!best || s->raft().term() > best_term) {
       best = i;
@@ -128,7 +131,7 @@ AgreementReport SimCluster::await_agreement(sim::DurationNs bound) {
     std::optional<uint64_t> index;
     bool same = !members.empty();
     for (size_t k = 0; k < members.size() && same; ++k) {
-      const Server* s = server(members[k]);
+      const node::Server* s = server(members[k]);
       if (s == nullptr || (index && *index != s->state_machine().applied_index())) same = false;
       else index = s->state_machine().applied_index();
     }
@@ -139,14 +142,14 @@ AgreementReport SimCluster::await_agreement(sim::DurationNs bound) {
       Status failed;
       sim_.spawn(observer_, "agreement", [&] {
         for (size_t i : members) {
-          const Server* s = server(i);
+          const node::Server* s = server(i);
           if (s == nullptr) { stable = false; break; }
           auto h = s->state_machine().state_hash();
           if (!h.is_ok()) { failed = h.status(); break; }
           hashes.push_back(*h);
         }
         for (size_t k = 0; k < members.size() && stable; ++k) {
-          const Server* s = server(members[k]);
+          const node::Server* s = server(members[k]);
           if (s == nullptr || s->state_machine().applied_index() != *index) stable = false;
         }
         done = true;
@@ -349,14 +352,14 @@ void SimCluster::nemesis_loop(NemesisOptions options) {
       }
       case kFaultPoint: {
         size_t i = rng.uniform_u64(n);
-        auto point = static_cast<FaultPoint>(rng.uniform_u64(static_cast<uint64_t>(FaultPoint::kCount)));
+        auto point = static_cast<node::FaultPoint>(rng.uniform_u64(static_cast<uint64_t>(node::FaultPoint::kCount)));
         bool power = rng.bernoulli(0.7);
         // A point passed on every Ready fires a few passes in; one passed only around elections
         // fires at its first pass, or it would rarely fire at all.
-        uint64_t skip = point == FaultPoint::kAfterVote ? 0 : rng.uniform_u64(30);
-        nodes_[i]->faults.arm(point, FaultAction{.kind = power ? FaultAction::Kind::kPowerLoss : FaultAction::Kind::kCrash,
-                                                 .skip = skip, .times = 1});
-        log_fault("arm " + name(i) + " " + std::string(fault_point_name(point)) + (power ? " power-loss" : " crash") +
+        uint64_t skip = point == node::FaultPoint::kAfterVote ? 0 : rng.uniform_u64(30);
+        using Kind = node::FaultAction::Kind;
+        nodes_[i]->faults.arm(point, node::FaultAction{.kind = power ? Kind::kPowerLoss : Kind::kCrash, .skip = skip, .times = 1});
+        log_fault("arm " + name(i) + " " + std::string(node::fault_point_name(point)) + (power ? " power-loss" : " crash") +
                   " after " + std::to_string(skip) + " passes");
         break;
       }
@@ -382,7 +385,7 @@ LivenessReport SimCluster::await_recovery(sim::DurationNs bound) {
     bool caught_up = true;
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (!counts_as_member(i)) continue;
-      const Server* s = server(i);
+      const node::Server* s = server(i);
       if (!s || s->raft().log().applied() < *target || s->raft().lead() != nodes_[*l]->id) caught_up = false;
     }
     if (caught_up) {
@@ -396,11 +399,11 @@ LivenessReport SimCluster::await_recovery(sim::DurationNs bound) {
   report.detail += l ? "leader n" + std::to_string(nodes_[*l]->id) : std::string("no leader");
   if (target) report.detail += ", target index " + std::to_string(*target);
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    const Server* s = server(i);
+    const node::Server* s = server(i);
     report.detail += "; n" + std::to_string(nodes_[i]->id) + ": " + (s ? s->raft().status() : "down");
     if (!counts_as_member(i)) report.detail += " (not a member)";
   }
   return report;
 }
 
-}  // namespace dst::node
+}  // namespace dst::world

@@ -13,17 +13,20 @@
 #include <string>
 #include <vector>
 
+#include "faults/cluster_target.h"
 #include "node/raft/invariants.h"
-#include "node/server/fault_points.h"
+#include "node/fault_points/fault_points.h"
 #include "node/server/server.h"
+#include "world/raft_load.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
 
-namespace dst::node {
+namespace dst::world {
 
 struct ClusterOptions {
   size_t nodes = 3;
-  ServerOptions server;  // template for every node (id, peers and voters are filled in)
+  node::ServerOptions server;  // template for every node (id, peers and voters are filled in)
+  RaftLoadOptions load;        // Raft-level load in every member's process (none by default)
   sim::LinkConfig link;  // every link between nodes
   // Every node's disk's fsync latency when no fault slows it (a scenario's cluster{disk=}); unset:
   // sim::DiskConfig's. Heals and normal_fsync() go back to it.
@@ -58,44 +61,44 @@ struct LivenessReport {
   std::string detail;            // why not ok
 };
 
-class SimCluster {
+class SimCluster : public faults::ClusterTarget {
  public:
   SimCluster(sim::Simulator& sim, ClusterOptions options);
-  ~SimCluster();
+  ~SimCluster() override;
 
   // Every node ever created, members or not (indices and IDs never change: node i is n<i+1>).
-  size_t size() const { return nodes_.size(); }
+  size_t size() const override { return nodes_.size(); }
   sim::Simulator& simulator() { return sim_; }
   // A new node on a host of its own (for etcd's member add): not started and not a member yet.
   // Start it once MemberAdd has been sent; it joins empty and catches up from the leader's
   // snapshot. Returns its index. At most limits::kRaftMembersMax nodes in all.
   Result<size_t> add_node();
   // The node applied its own removal from the cluster: it has stopped and is never restarted.
-  bool removed(size_t i) const { return nodes_[i]->removed; }
+  bool removed(size_t i) const override { return nodes_[i]->removed; }
   // Started at least once (a node added for a MemberAdd that failed never is).
-  bool started(size_t i) const { return nodes_[i]->started; }
+  bool started(size_t i) const override { return nodes_[i]->started; }
   // Whether the liveness and agreement checks wait for node i: it was started at least once,
   // was not removed, and (when there is a leader) the leader's membership names it.
-  bool counts_as_member(size_t i) const;
-  void start(size_t i);
+  bool counts_as_member(size_t i) const override;
+  void start(size_t i) override;
   void start_all();
-  void crash(size_t i, sim::KillOptions options = {});
-  bool up(size_t i) const;
+  void crash(size_t i, sim::KillOptions options = {}) override;
+  bool up(size_t i) const override;
   // Freezes / thaws a running node's process (a GC or VM stall); no-ops when down or already so.
-  void pause(size_t i);
-  void resume(size_t i);
-  bool paused(size_t i) const { return nodes_[i]->paused; }
-  const sim::LinkConfig& link() const { return options_.link; }
+  void pause(size_t i) override;
+  void resume(size_t i) override;
+  bool paused(size_t i) const override { return nodes_[i]->paused; }
+  const sim::LinkConfig& link() const override { return options_.link; }
   // The fsync latency a node's disk has when no fault slows it (ClusterOptions::fsync_latency).
-  sim::DurationDist normal_fsync_latency() const;
+  sim::DurationDist normal_fsync_latency() const override;
   // The live server, or null when down (or not yet started).
-  const Server* server(size_t i) const { return nodes_[i]->live; }
-  sim::HostId host(size_t i) const { return nodes_[i]->host; }
-  FaultPoints& faults(size_t i) { return nodes_[i]->faults; }
-  const ServerCounters& counters(size_t i) const { return nodes_[i]->counters; }
+  const node::Server* server(size_t i) const { return nodes_[i]->live; }
+  sim::HostId host(size_t i) const override { return nodes_[i]->host; }
+  node::FaultPoints& faults(size_t i) override { return nodes_[i]->faults; }
+  const node::ServerCounters& counters(size_t i) const { return nodes_[i]->counters; }
   raft::Invariants& invariants() { return invariants_; }
   // The live leader with the highest term, if any.
-  std::optional<size_t> leader() const;
+  std::optional<size_t> leader() const override;
 
   // Starts the nemesis (a world process on its own host) for options.duration from now.
   void start_nemesis(NemesisOptions options);
@@ -119,12 +122,12 @@ class SimCluster {
     uint64_t id = 0;
     sim::HostId host = 0;
     sim::ProcessId process = sim::kNoProcess;
-    Server* live = nullptr;
-    FaultPoints faults;
-    ServerCounters counters;  // over all incarnations
+    node::Server* live = nullptr;
+    node::FaultPoints faults;
+    node::ServerCounters counters;  // over all incarnations
     bool paused = false;
     bool started = false;  // at least once
-    bool removed = false;  // set by the server (ServerHooks::removed)
+    bool removed = false;  // set by the server (node::ServerHooks::removed)
   };
 
   void nemesis_loop(NemesisOptions options);
@@ -133,7 +136,7 @@ class SimCluster {
   sim::Simulator& sim_;
   ClusterOptions options_;
   std::vector<std::unique_ptr<Node>> nodes_;
-  std::map<uint64_t, sim::HostId> directory_;  // every node's host, by ID (ServerHooks::directory)
+  std::map<uint64_t, sim::HostId> directory_;  // every node's host, by ID (node::ServerHooks::directory)
   raft::Invariants invariants_;
   sim::HostId nemesis_host_ = 0;
   sim::HostId observer_host_ = 0;  // where await_agreement reads the members' state
@@ -143,4 +146,4 @@ class SimCluster {
   std::vector<std::string> exits_;
 };
 
-}  // namespace dst::node
+}  // namespace dst::world

@@ -2,7 +2,7 @@
 // failed and unknown outcomes and complete watch streams, the cluster stays safe and live, and
 // the members agree after the heal. (The linearizability and watch checkers judge these histories
 // in checker/; here the run itself is under test.)
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "checker/watch/watch_checker.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
 
 struct Totals {
@@ -83,4 +83,4 @@ TEST(KvRunWorld, FaultsGiveUnknownOutcomesAndBrokenWatchesButStaySafe) {
 }
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

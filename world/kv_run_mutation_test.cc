@@ -24,9 +24,9 @@
 
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
 
 using etcdserverpb::RequestOp;
@@ -580,4 +580,4 @@ TEST(KvRunMutations, DropsTheFilterExcludes) {
 }
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

@@ -1,6 +1,6 @@
-#include "client/api_client.h"
+#include "rpc/etcd_connection.h"
 
-namespace dst::client {
+namespace dst::rpc {
 
 Result<std::unique_ptr<Connection>> Connection::open(sim::Simulator& sim, sim::Address member) {
   auto mux = MuxConnection<EtcdFrames>::open(sim, member);
@@ -14,4 +14,4 @@ Status Connection::send_watch(uint64_t call, const etcdserverpb::WatchRequest& r
   return mux_->send_on(call, std::move(frame));
 }
 
-}  // namespace dst::client
+}  // namespace dst::rpc

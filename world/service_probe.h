@@ -8,10 +8,10 @@
 #include <string>
 
 #include "history/recorder.h"
-#include "node/server/sim_cluster.h"
+#include "world/sim_cluster.h"
 #include "sim/simulator.h"
 
-namespace dst::node {
+namespace dst::world {
 
 // Client ids of the probe (far above the workload's and the scenario's).
 inline constexpr uint32_t kServiceProbeClientIdBase = 2'000'000;
@@ -27,4 +27,4 @@ struct ServiceReport {
 ServiceReport probe_service(sim::Simulator& sim, SimCluster& cluster, history::Recorder& recorder, uint16_t api_port,
                             sim::DurationNs bound);
 
-}  // namespace dst::node
+}  // namespace dst::world

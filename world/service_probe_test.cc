@@ -1,23 +1,26 @@
 // The service probe of the liveness phase: served when a quorum is up (a write acknowledged, each
 // member answered a linearizable read, all recorded), not served without one.
-#include "node/server/service_probe.h"
+#include "world/service_probe.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 
-#include "node/server/raft_world.h"
+#include "world/raft_world.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
+
+using node::ApiOptions;
+using node::StateMachineKind;
 
 using sim::seconds;
 
 ClusterOptions kv_options() {
   ClusterOptions o = standard_cluster_options(3);
   o.server.state_machine = StateMachineKind::kKv;
-  o.server.propose_every = 0;  // only the probe writes
+  o.load.propose_every = 0;  // only the probe writes
   return o;
 }
 
@@ -69,4 +72,4 @@ TEST(ServiceProbe, NotServedWithoutAQuorum) {
 }
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

@@ -4,7 +4,7 @@
 // that arrive for it. A reader fiber in the caller's process demultiplexes the frames.
 //
 // Outcomes are honest: an answer, or kTimeout (no answer in time: the caller cannot know whether
-// a write took effect) or kUnavailable (the connection broke). client::Connection (etcd) and
+// a write took effect) or kUnavailable (the connection broke). rpc::Connection (etcd) and
 // kube::KubeConnection (an apiserver) are this with their frame types.
 //
 // `Frames` names the types and how to tell a streamed item from a unary answer:
@@ -29,7 +29,7 @@
 #include "sim/simulator.h"
 #include "sim/sync.h"
 
-namespace dst::client {
+namespace dst::rpc {
 
 template <typename Frames>
 class MuxConnection {
@@ -158,4 +158,4 @@ class MuxConnection {
   uint64_t next_call_ = 1;
 };
 
-}  // namespace dst::client
+}  // namespace dst::rpc

@@ -15,9 +15,9 @@
 
 #include "history/run_db.h"
 #include "history/run_db_recorder.h"
-#include "node/server/kv_run_world.h"
+#include "world/kv_run_world.h"
 
-namespace dst::node {
+namespace dst::world {
 namespace {
 
 KvRunOptions short_run(sim::DurationNs metrics_every) {
@@ -167,4 +167,4 @@ TEST(KvRunMetrics, RunDbRecorderWritesTheMetricsTable) {
 }
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

@@ -1,10 +1,10 @@
-#include "node/server/kv_run_world.h"
-#include "node/server/service_probe.h"
+#include "world/kv_run_world.h"
+#include "world/service_probe.h"
 
 #include "base/assert.h"
-#include "node/server/nemesis_faults.h"
+#include "world/nemesis_faults.h"
 
-namespace dst::node {
+namespace dst::world {
 
 namespace {
 
@@ -24,7 +24,7 @@ void sample_metrics(sim::Simulator& sim, const SimCluster& cluster, history::Rec
   const int64_t at = sim.now();
   for (size_t i = 0; i < cluster.size(); ++i) {
     const auto member = static_cast<uint32_t>(i + 1);
-    const Server* s = cluster.up(i) ? cluster.server(i) : nullptr;
+    const node::Server* s = cluster.up(i) ? cluster.server(i) : nullptr;
     recorder.metric(at, member, "up", s != nullptr ? 1 : 0);
     if (s == nullptr) continue;
     const raft::Raft& r = s->raft();
@@ -33,7 +33,7 @@ void sample_metrics(sim::Simulator& sim, const SimCluster& cluster, history::Rec
     recorder.metric(at, member, "term", static_cast<int64_t>(r.term()));
     recorder.metric(at, member, "commit_index", static_cast<int64_t>(r.log().committed()));
     recorder.metric(at, member, "applied_index", static_cast<int64_t>(s->state_machine().applied_index()));
-    if (KvStateMachine* kv = s->kv()) {
+    if (node::KvStateMachine* kv = s->kv()) {
       recorder.metric(at, member, "revision", kv->store().rev());
       recorder.metric(at, member, "compact_revision", kv->store().compact_rev());
     }
@@ -47,7 +47,7 @@ void sample_metrics(sim::Simulator& sim, const SimCluster& cluster, history::Rec
 KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, history::Recorder& recorder) {
   ClusterOptions co;
   co.nodes = options.nodes;
-  co.server.state_machine = StateMachineKind::kKv;
+  co.server.state_machine = node::StateMachineKind::kKv;
   co.server.snapshot_every = 500;  // snapshots and their installs happen in every run
   co.server.wal.segment_bytes = 64 * 1024;
   if (options.configure_cluster) options.configure_cluster(co);
@@ -127,4 +127,4 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   return r;
 }
 
-}  // namespace dst::node
+}  // namespace dst::world

@@ -1,7 +1,7 @@
-// A client's connection to one member: what a gRPC channel to an etcd endpoint is, over one
-// simulated stream (proto/etcd_api.proto frames). Many calls share it: unary calls wait for the
-// answer with their call id; a watch call is a bidirectional stream of WatchRequests and
-// WatchResponses.
+// A connection to one member, from a client or from another member: what a gRPC channel to an
+// etcd endpoint is, over one simulated stream (proto/etcd_api.proto frames). Many calls share it:
+// unary calls wait for the answer with their call id; a watch call is a bidirectional stream of
+// WatchRequests and WatchResponses.
 //
 // Outcomes are honest: an answer (which may be an etcd error), or a transport failure after which
 // the caller cannot know whether a write took effect (kTimeout: no answer in time; kUnavailable:
@@ -13,12 +13,12 @@
 #include <memory>
 
 #include "base/status.h"
-#include "client/mux_connection.h"
+#include "rpc/mux_connection.h"
 #include "proto/etcd_api.pb.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
 
-namespace dst::client {
+namespace dst::rpc {
 
 // etcd's frames on a connection: ApiRequest out, ApiResponse back; a watch call's items are the
 // WatchResponses its ApiResponses carry.
@@ -65,4 +65,4 @@ class Connection {
   std::unique_ptr<MuxConnection<EtcdFrames>> mux_;
 };
 
-}  // namespace dst::client
+}  // namespace dst::rpc

@@ -9,16 +9,16 @@
 #include <memory>
 #include <vector>
 
-#include "client/api_client.h"
-#include "node/server/sim_cluster.h"
+#include "rpc/etcd_connection.h"
+#include "world/sim_cluster.h"
 #include "sim/simulator.h"
 
-namespace dst::node {
+namespace dst::world {
 
 struct KvWorldOptions {
   uint64_t seed = 1;
   size_t nodes = 3;
-  ServerOptions server;  // template for every member (state machine forced to KV)
+  node::ServerOptions server;  // template for every member (state machine forced to KV)
   sim::LinkConfig link;
 };
 
@@ -42,7 +42,7 @@ class KvWorld {
   bool await_stable_leader(sim::DurationNs bound = sim::seconds(30));
   // A connection from the client process to member i, opened on first use (call inside
   // run_client); null if it cannot connect. A broken connection is replaced on the next call.
-  client::Connection* connection(size_t i);
+  rpc::Connection* connection(size_t i);
 
  private:
   KvWorldOptions options_;
@@ -50,7 +50,7 @@ class KvWorld {
   std::unique_ptr<SimCluster> cluster_;
   sim::HostId client_host_ = 0;
   sim::ProcessId client_ = sim::kNoProcess;
-  std::vector<std::unique_ptr<client::Connection>> connections_;
+  std::vector<std::unique_ptr<rpc::Connection>> connections_;
 };
 
-}  // namespace dst::node
+}  // namespace dst::world

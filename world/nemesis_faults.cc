@@ -1,11 +1,11 @@
-#include "node/server/nemesis_faults.h"
+#include "world/nemesis_faults.h"
 
 #include <cstdlib>
 #include <map>
 
 #include "base/assert.h"
 
-namespace dst::node {
+namespace dst::world {
 
 namespace {
 
@@ -93,4 +93,4 @@ std::vector<history::Fault> pair_nemesis_log(const std::vector<std::string>& log
   return out;
 }
 
-}  // namespace dst::node
+}  // namespace dst::world

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "node/server/sim_cluster.h"
+#include "world/sim_cluster.h"
 #include "sim/simulator.h"
 
-namespace dst::node {
+namespace dst::world {
 
 struct RaftWorldOptions {
   size_t nodes = 3;
@@ -38,4 +38,4 @@ ClusterOptions standard_cluster_options(size_t nodes);
 
 RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& options);
 
-}  // namespace dst::node
+}  // namespace dst::world

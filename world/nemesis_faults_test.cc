@@ -1,8 +1,8 @@
-#include "node/server/nemesis_faults.h"
+#include "world/nemesis_faults.h"
 
 #include <gtest/gtest.h>
 
-namespace dst::node {
+namespace dst::world {
 namespace {
 
 constexpr int64_t kS = 1'000'000'000;
@@ -36,4 +36,4 @@ TEST(NemesisFaults, EachActionPairsWithWhatUndoesIt) {
 }
 
 }  // namespace
-}  // namespace dst::node
+}  // namespace dst::world

@@ -12,8 +12,8 @@
 
 #include "history/history.h"
 
-namespace dst::node {
+namespace dst::world {
 
 std::vector<history::Fault> pair_nemesis_log(const std::vector<std::string>& log, int64_t heal_ns);
 
-}  // namespace dst::node
+}  // namespace dst::world

@@ -12,10 +12,10 @@
 
 #include "client/workload.h"
 #include "history/recorder.h"
-#include "node/server/sim_cluster.h"
+#include "world/sim_cluster.h"
 #include "sim/simulator.h"
 
-namespace dst::node {
+namespace dst::world {
 
 struct KvRunOptions {
   size_t nodes = 3;
@@ -70,4 +70,4 @@ struct KvRunResult {
 // becomes a Fault in it.
 KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, history::Recorder& recorder);
 
-}  // namespace dst::node
+}  // namespace dst::world

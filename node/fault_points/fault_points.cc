@@ -1,4 +1,4 @@
-#include "node/server/fault_points.h"
+#include "node/fault_points/fault_points.h"
 
 #include <string>
 

@@ -1,13 +1,13 @@
-#include "node/server/kv_world.h"
+#include "world/kv_world.h"
 
-namespace dst::node {
+namespace dst::world {
 
 namespace {
 ClusterOptions cluster_options(const KvWorldOptions& o) {
   ClusterOptions c;
   c.nodes = o.nodes;
   c.server = o.server;
-  c.server.state_machine = StateMachineKind::kKv;
+  c.server.state_machine = node::StateMachineKind::kKv;
   c.link = o.link;
   return c;
 }
@@ -55,7 +55,7 @@ bool KvWorld::await_stable_leader(sim::DurationNs bound) {
     const uint64_t commit = cluster_->server(*l)->raft().log().committed();
     bool caught_up = true;
     for (size_t i = 0; i < cluster_->size(); ++i) {
-      const Server* s = cluster_->server(i);
+      const node::Server* s = cluster_->server(i);
       if (s == nullptr) continue;  // down: not waited for
       if (s->raft().log().applied() < commit) caught_up = false;
     }
@@ -64,16 +64,16 @@ bool KvWorld::await_stable_leader(sim::DurationNs bound) {
   return false;
 }
 
-client::Connection* KvWorld::connection(size_t i) {
+rpc::Connection* KvWorld::connection(size_t i) {
   DST_ASSERT_LT(i, cluster_->size());
   if (i >= connections_.size()) connections_.resize(cluster_->size());  // a member added since
   if (connections_[i] && connections_[i]->broken()) connections_[i].reset();
   if (!connections_[i]) {
-    auto c = client::Connection::open(*sim_, member_address(i));
+    auto c = rpc::Connection::open(*sim_, member_address(i));
     if (!c.is_ok()) return nullptr;
     connections_[i] = std::move(c).value();
   }
   return connections_[i].get();
 }
 
-}  // namespace dst::node
+}  // namespace dst::world

@@ -1,12 +1,12 @@
 // See service_probe.h.
-#include "node/server/service_probe.h"
+#include "world/service_probe.h"
 
 #include <memory>
 #include <vector>
 
 #include "client/kv_client.h"
 
-namespace dst::node {
+namespace dst::world {
 
 namespace {
 
@@ -92,4 +92,4 @@ ServiceReport probe_service(sim::Simulator& sim, SimCluster& cluster, history::R
   return report;
 }
 
-}  // namespace dst::node
+}  // namespace dst::world

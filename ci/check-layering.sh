@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The layering of the source tree, checked on every #include "dir/..." (ctest runs it):
+#   ci/check-layering.sh [ROOT]      exit 0 when every rule holds, 1 naming each include that breaks one
+#   ci/check-layering.sh --self-test checks that a tree with forbidden includes fails, a clean one passes
+#
+# A rule: the folder, the folders it must not include, and whether its tests (*_test.cc,
+# *_test_util.h) are held to it too. Why these: node/ is the member alone (what a real etcd is), so
+# it knows nothing of the harness around it; faults/ reaches a cluster only through
+# faults::ClusterTarget; sim/ and base/ are the bottom every other folder stands on.
+set -euo pipefail
+
+RULES=(
+  # folder           | forbidden folders                                   | tests too?
+  "node              | client history faults scenarios kube tools reports  | yes"
+  "node              | world                                               | no"
+  "faults            | node/server scenarios kube tools reports            | yes"
+  "faults            | world                                               | no"
+  "sim               | node client history faults scenarios kube tools world rpc reports checker | yes"
+  "base              | sim node client history faults scenarios kube tools world rpc reports checker | yes"
+  "rpc               | node client history faults scenarios kube tools world | yes"
+  "history           | node client faults scenarios kube tools world sim    | yes"
+)
+
+trim() { local s="$1"; s="${s#"${s%%[![:space:]]*}"}"; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
+
+# check ROOT: prints one line per forbidden include; returns 1 if there was any.
+check() {
+  local root="$1" broken=0 rule dir forbidden tests file line target f where
+  for rule in "${RULES[@]}"; do
+    IFS='|' read -r dir forbidden tests <<<"$rule"
+    dir=$(trim "$dir"); forbidden=$(trim "$forbidden"); tests=$(trim "$tests")
+    [ -d "$root/$dir" ] || continue
+    while IFS= read -r -d '' file; do
+      if [ "$tests" = no ] && [[ "$file" == *_test.cc || "$file" == *_test_util.h ]]; then continue; fi
+      while IFS=: read -r line target; do
+        target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/' <<<"$target")
+        for f in $forbidden; do
+          if [[ "$target" == "$f/"* ]]; then
+            where="$dir/"
+            [ "$tests" = no ] && where="$dir/ (outside its tests)"
+            echo "${file#"$root"/}:$line: includes \"$target\": $where must not include $f/"
+            broken=1
+          fi
+        done
+      done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" || true)
+    done < <(find "$root/$dir" -type f \( -name '*.h' -o -name '*.cc' \) -print0 | sort -z)
+  done
+  return "$broken"
+}
+
+self_test() {
+  local tmp
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  mkdir -p "$tmp/node/server" "$tmp/faults" "$tmp/world"
+  printf '#include "node/raft/raft.h"\n#include "sim/simulator.h"\n' >"$tmp/node/server/ok.cc"
+  printf '#include "world/kv_world.h"\n' >"$tmp/node/server/api_test.cc"
+  printf '#include "faults/cluster_target.h"\n#include "node/server/server.h"\n' >"$tmp/world/ok.h"
+  if ! out=$(check "$tmp"); then echo "self-test: a clean tree was refused: $out"; return 1; fi
+  printf '#include <string>\n  #  include "client/kv_client.h"\n' >"$tmp/node/server/bad.cc"
+  printf '#include "world/sim_cluster.h"\n' >"$tmp/node/server/bad2.h"
+  printf '#include "node/server/server.h"\n' >"$tmp/faults/bad.h"
+  if out=$(check "$tmp"); then echo "self-test: forbidden includes passed"; return 1; fi
+  local want
+  for want in 'node/server/bad.cc:2: includes "client/kv_client.h"' 'node/server/bad2.h:1: includes "world/sim_cluster.h"' \
+              'faults/bad.h:1: includes "node/server/server.h"'; do
+    grep -qF "$want" <<<"$out" || { echo "self-test: not reported: $want"; echo "$out"; return 1; }
+  done
+  [ "$(wc -l <<<"$out")" -eq 3 ] || { echo "self-test: expected 3 lines:"; echo "$out"; return 1; }
+  echo "self-test: ok"
+}
+
+if [ "${1:-}" = "--self-test" ]; then self_test; exit; fi
+ROOT="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+if check "$ROOT"; then echo "layering: ok"; else exit 1; fi
