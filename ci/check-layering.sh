@@ -11,7 +11,7 @@ set -euo pipefail
 
 RULES=(
   # folder           | forbidden folders                                   | tests too?
-  "node              | client history faults scenarios kube tools reports  | yes"
+  "node              | client history faults scenarios kube tools reports checker fuzz bench demo | yes"
   "node              | world                                               | no"
   "faults            | node/server scenarios kube tools reports            | yes"
   "faults            | world                                               | no"
@@ -31,9 +31,10 @@ check() {
     dir=$(trim "$dir"); forbidden=$(trim "$forbidden"); tests=$(trim "$tests")
     [ -d "$root/$dir" ] || continue
     while IFS= read -r -d '' file; do
+      if [ ! -r "$file" ]; then echo "${file#"$root"/}: cannot be read"; broken=1; continue; fi
       if [ "$tests" = no ] && [[ "$file" == *_test.cc || "$file" == *_test_util.h ]]; then continue; fi
       while IFS=: read -r line target; do
-        target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/' <<<"$target")
+        target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^">]*)[">].*/\1/' <<<"$target")
         for f in $forbidden; do
           if [[ "$target" == "$f/"* ]]; then
             where="$dir/"
@@ -42,16 +43,17 @@ check() {
             broken=1
           fi
         done
-      done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" || true)
+      done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' "$file" || true)
     done < <(find "$root/$dir" -type f \( -name '*.h' -o -name '*.cc' \) -print0 | sort -z)
   done
   return "$broken"
 }
 
 self_test() {
-  local tmp
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' RETURN
+  # Global, not local: the EXIT trap runs after this function has returned.
+  SELF_TEST_DIR=$(mktemp -d)
+  local tmp="$SELF_TEST_DIR"
+  trap 'rm -rf "$SELF_TEST_DIR"' EXIT
   mkdir -p "$tmp/node/server" "$tmp/faults" "$tmp/world"
   printf '#include "node/raft/raft.h"\n#include "sim/simulator.h"\n' >"$tmp/node/server/ok.cc"
   printf '#include "world/kv_world.h"\n' >"$tmp/node/server/api_test.cc"
@@ -60,13 +62,14 @@ self_test() {
   printf '#include <string>\n  #  include "client/kv_client.h"\n' >"$tmp/node/server/bad.cc"
   printf '#include "world/sim_cluster.h"\n' >"$tmp/node/server/bad2.h"
   printf '#include "node/server/server.h"\n' >"$tmp/faults/bad.h"
+  printf '#include <history/history.h>\n' >"$tmp/node/server/bad_test.cc"
   if out=$(check "$tmp"); then echo "self-test: forbidden includes passed"; return 1; fi
   local want
   for want in 'node/server/bad.cc:2: includes "client/kv_client.h"' 'node/server/bad2.h:1: includes "world/sim_cluster.h"' \
-              'faults/bad.h:1: includes "node/server/server.h"'; do
+              'faults/bad.h:1: includes "node/server/server.h"' 'node/server/bad_test.cc:1: includes "history/history.h"'; do
     grep -qF "$want" <<<"$out" || { echo "self-test: not reported: $want"; echo "$out"; return 1; }
   done
-  [ "$(wc -l <<<"$out")" -eq 3 ] || { echo "self-test: expected 3 lines:"; echo "$out"; return 1; }
+  [ "$(wc -l <<<"$out")" -eq 4 ] || { echo "self-test: expected 4 lines:"; echo "$out"; return 1; }
   echo "self-test: ok"
 }
 

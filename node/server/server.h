@@ -169,8 +169,9 @@ class Server {
   std::optional<sim::HostId> peer_host(uint64_t id) const;
 
   // --- raw Raft input, for load generators below the API (world/raft_load.h) -----------------
-  // Hands an encoded entry to the raft loop as a proposal (dropped by Raft unless this member
-  // leads), without waiting for it to commit. False once the process is going down.
+  // Hands an encoded entry to the raft loop as a proposal, without waiting for it to commit (a
+  // follower forwards it to the leader it knows; with no leader Raft drops it). False once the
+  // process is going down.
   bool propose(std::string data);
   // Asks Raft for a ReadIndex under `context` (answers are checked by the invariants). False
   // once the process is going down.
