@@ -174,16 +174,25 @@ Status Nemesis::heal() {
   return Status::ok();
 }
 
-Status Nemesis::drop(double p) {
-  if (!(p >= 0 && p <= 1)) return Status(StatusCode::kInvalidArgument, "drop(p): p must be in [0, 1]");
+Status Nemesis::drop(double p) { return drop_noise(p, 0, 0); }
+
+// Message loss, duplication and reordering on every link (the random nemesis sets all three).
+Status Nemesis::drop_noise(double loss, double duplicate, double reorder) {
+  for (double p : {loss, duplicate, reorder})
+    if (!(p >= 0 && p <= 1)) return Status(StatusCode::kInvalidArgument, "drop(p): p must be in [0, 1]");
   sim::LinkConfig link = cluster_.link();
-  link.loss = p;
+  link.loss = loss;
+  link.duplicate = duplicate;
+  link.reorder = reorder;
   sim_.net().set_default_link(link);
-  if (p == 0) {
+  if (loss == 0 && duplicate == 0 && reorder == 0) {
     close("drop");
     log_.add(sim_.now(), "drop 0");
   } else {
-    open("drop", "drop", std::to_string(static_cast<int>(p * 100 + 0.5)) + "%");
+    std::string what = std::to_string(static_cast<int>(loss * 100 + 0.5)) + "%";
+    if (duplicate > 0) what += " duplicate " + std::to_string(static_cast<int>(duplicate * 100 + 0.5)) + "%";
+    if (reorder > 0) what += " reorder " + std::to_string(static_cast<int>(reorder * 100 + 0.5)) + "%";
+    open("drop", "drop", what);
   }
   return Status::ok();
 }

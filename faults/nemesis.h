@@ -1,6 +1,9 @@
-// The nemesis a scenario drives: named faults carried out on a simulated cluster, each recorded
-// into the run (history::Recorder::fault_started / fault_ended) with the window it was in force,
-// so reports shade it and a reader sees exactly what happened when.
+// The one nemesis: every fault of a run, random or scripted, etcd or kube, is a FaultStep
+// (fault_step.h) carried out by apply(), which records the step into the run's schedule
+// (history::Recorder::schedule_step, replayable) and the window it was in force
+// (Recorder::fault_started / fault_ended), so reports shade it and a reader sees exactly what
+// happened when. The named actions below are apply()'s parts (public for their tests); the world,
+// the random generator and the scenarios go through apply().
 //
 // Members are 1-based everywhere here, as scenarios and reports name them (n1, n2, ...). Every
 // action checks its arguments and returns an error that says what was expected ("unknown node 7;
@@ -25,23 +28,37 @@
 #include "base/status.h"
 #include "history/recorder.h"
 #include "faults/cluster_target.h"
+#include "faults/fault_step.h"
+#include "faults/kube_target.h"
 #include "sim/fault_log.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
 
 namespace dst::faults {
 
-// A partition: groups of 1-based members; members in no group form one more group together.
-using Groups = std::vector<std::vector<size_t>>;
-
 class Nemesis {
  public:
   Nemesis(sim::Simulator& sim, ClusterTarget& cluster, history::Recorder& recorder);
+
+  // The Kubernetes layer's apiservers and controllers, once the world has started them.
+  void set_kube(KubeTarget* kube) { kube_ = kube; }
+  const KubeTarget* kube() const { return kube_; }
+
+  // Carries out one step now (its `at` is set to now) and records it; a refused step (an
+  // unknown node, a bad parameter) changes nothing, is not recorded, and says what was expected.
+  // At most kStepsMax steps are recorded; past that the run is a runaway loop and apply fails.
+  Status apply(FaultStep step);
+  static constexpr size_t kStepsMax = 100'000;
+  // Every step applied so far, in order, with the time it acted.
+  const std::vector<FaultStep>& applied() const { return applied_; }
 
   size_t size() const { return cluster_.size(); }
   // 1-based member or an error naming the valid range.
   Status check_member(int64_t n, const char* what) const;
   bool up(size_t n) const { return cluster_.up(n - 1); }
+  bool paused(size_t n) const { return cluster_.paused(n - 1); }
+  // Down, but started once and not removed: a restart would bring it back.
+  bool restartable(size_t n) const { return !up(n) && cluster_.started(n - 1) && !cluster_.removed(n - 1); }
   // A member of the cluster now (started, not removed, named by the leader's membership): what
   // the selectors choose from once members are added and removed.
   bool member(size_t n) const { return cluster_.counts_as_member(n - 1); }
@@ -95,12 +112,19 @@ class Nemesis {
   void close(const std::string& slot);
   void instant(const std::string& kind, const std::string& target);
   Status apply_partition(const Groups& groups, const std::string& kind);
+  Status apply_network(const FaultStep& step);
+  Status apply_member(const FaultStep& step);
+  Status apply_kube(const FaultStep& step);
+  void record(const FaultStep& step);
+  Status drop_noise(double loss, double duplicate, double reorder);
   void heal_network();  // every link works again; the network's windows end
   std::string name(size_t n) const { return "n" + std::to_string(n); }
 
   sim::Simulator& sim_;
   ClusterTarget& cluster_;
   history::Recorder& recorder_;
+  KubeTarget* kube_ = nullptr;
+  std::vector<FaultStep> applied_;
   // Open windows by slot ("net", "crash n2", "pause n1", "fsync n3", ...): the fault id.
   std::map<std::string, uint64_t> open_;
   sim::FaultLog log_;

@@ -76,10 +76,22 @@ struct Fault {
   int64_t end_ns = kNeverReturned;  // healed at (kNeverReturned: until the end of the run)
 };
 
+// One step of the fault schedule as the run applied it (faults/fault_step.h). `lua` is the
+// step's Lua table (faults/schedule_text.h): what `dst schedule` writes out and a replay reads
+// back; the other fields repeat what it says, for queries.
+struct ScheduleStep {
+  int64_t at_ns = 0;
+  std::string origin;  // "random", "script", "config" or "timed"
+  uint64_t call = 0;   // origin "script": the script's n-th fault call
+  std::string kind;    // "partition", "kill", ...
+  std::string lua;     // {at=..., kind="kill", node=2, ...}
+};
+
 struct History {
   std::vector<Operation> operations;  // by id
   std::vector<Watch> watches;         // by id
   std::vector<Fault> faults;
+  std::vector<ScheduleStep> schedule;  // in the order the steps were applied
   std::vector<Informer> informers;    // by id (kube_history.h)
 };
 

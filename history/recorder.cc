@@ -56,6 +56,11 @@ uint64_t MemoryRecorder::fault_started(const Fault& fault) {
   return history_.faults.size() - 1;
 }
 
+void MemoryRecorder::schedule_step(const ScheduleStep& step) {
+  DST_ASSERT_LT(history_.schedule.size(), limits::kHistoryOperationsMax);
+  history_.schedule.push_back(step);
+}
+
 void MemoryRecorder::fault_ended(uint64_t fault, int64_t end_ns) {
   DST_ASSERT_LT(fault, history_.faults.size());
   history_.faults[fault].end_ns = end_ns;

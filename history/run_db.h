@@ -37,7 +37,7 @@ namespace dst::history {
 // The schema version this code writes and the only one it reads. Bump it on any change to the
 // tables (docs/run-db.md lists the changes); an older reader then refuses the file with a clear
 // error instead of misreading it.
-inline constexpr int64_t kRunDbSchemaVersion = 2;
+inline constexpr int64_t kRunDbSchemaVersion = 3;
 // The meta table's `format` row: tells a dst run database from any other SQLite file.
 inline constexpr std::string_view kRunDbFormat = "dst-run-db";
 // PRAGMA application_id of a run database ("dstR"), so `file(1)` and tools can recognize it.
@@ -71,6 +71,7 @@ inline constexpr size_t kRunDbWatchSegmentsPerWatchMax = 100'000;
 // Watch responses of all watches together (the recorder bounds them per segment).
 inline constexpr size_t kRunDbWatchResponsesMax = 20'000'000;
 inline constexpr size_t kRunDbFaultsMax = 1'000'000;
+inline constexpr size_t kRunDbScheduleStepsMax = 1'000'000;
 inline constexpr size_t kRunDbMetricsMax = 20'000'000;
 // Informers read_history loads (what one run may record), and rows of each informer table (lists,
 // list objects, watches, watch events, processed keys, final objects) over all informers
@@ -172,6 +173,8 @@ class RunDbWriter {
   Result<int64_t> fault_started(std::string_view kind, std::string_view target, int64_t start_ns);
   Status fault_ended(int64_t fault_id, int64_t end_ns);
   Status add_fault(const Fault& fault);  // end_ns == kNeverReturned: not healed
+  // A step of the fault schedule (its Lua text at most kRunDbTextBytesMax bytes).
+  Status schedule_step(const ScheduleStep& step);
 
   Status metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value);
 
@@ -271,6 +274,8 @@ class RunDbReader {
   Result<History> read_history() const;
   // Metric samples by (name, member, at_ns).
   Result<std::vector<MetricSample>> read_metrics() const;
+  // The fault schedule's steps in the order they were applied (read_history reads them too).
+  Result<std::vector<ScheduleStep>> read_schedule_steps() const;
 
   const std::string& path() const { return path_; }
 
@@ -280,6 +285,7 @@ class RunDbReader {
   Status read_operations(History& out) const;
   Status read_watches(History& out) const;
   Status read_faults(History& out) const;
+  Status read_schedule(History& out) const;
   // Informers, then each of their child tables (run_db_reader.cc).
   Status read_informers(History& out) const;
 

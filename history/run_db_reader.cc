@@ -324,6 +324,30 @@ Status RunDbReader::read_faults(History& out) const {
   }
 }
 
+Status RunDbReader::read_schedule(History& out) const {
+  Stmt st;
+  if (Status s = st.prepare(db_.get(), path_, "SELECT id, at_ns, origin, call, kind, step FROM schedule ORDER BY id");
+      !s.is_ok()) {
+    return s;
+  }
+  for (;;) {
+    Result<bool> row = next_row(st, db_.get(), path_, "schedule");
+    if (!row.is_ok()) return row.status();
+    if (!*row) return Status::ok();
+    if (out.schedule.size() >= kRunDbScheduleStepsMax) return too_many(path_, "schedule", kRunDbScheduleStepsMax);
+    const RowError error(path_, "schedule", st.column_int64(0));
+    ScheduleStep step;
+    step.at_ns = st.column_int64(1);
+    step.origin = st.column_text(2);
+    if (st.column_int64(3) < 0) return error("call is negative");
+    step.call = static_cast<uint64_t>(st.column_int64(3));
+    step.kind = st.column_text(4);
+    step.lua = st.column_text(5);
+    if (step.lua.size() > kRunDbTextBytesMax) return error("step is longer than " + std::to_string(kRunDbTextBytesMax) + " bytes");
+    out.schedule.push_back(std::move(step));
+  }
+}
+
 // --- informers ------------------------------------------------------------------------------
 
 namespace {
@@ -641,8 +665,17 @@ Result<History> RunDbReader::read_history() const {
   if (Status s = read_operations(history); !s.is_ok()) return s;
   if (Status s = read_watches(history); !s.is_ok()) return s;
   if (Status s = read_faults(history); !s.is_ok()) return s;
+  if (Status s = read_schedule(history); !s.is_ok()) return s;
   if (Status s = read_informers(history); !s.is_ok()) return s;
   return history;
+}
+
+Result<std::vector<ScheduleStep>> RunDbReader::read_schedule_steps() const {
+  ReadTransaction txn(db_.get(), path_);
+  if (!txn.status().is_ok()) return txn.status();
+  History history;
+  if (Status s = read_schedule(history); !s.is_ok()) return s;
+  return std::move(history.schedule);
 }
 
 Result<std::vector<MetricSample>> RunDbReader::read_metrics() const {

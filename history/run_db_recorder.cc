@@ -43,6 +43,11 @@ uint64_t RunDbRecorder::fault_started(const Fault& fault) {
   return id;
 }
 
+void RunDbRecorder::schedule_step(const ScheduleStep& step) {
+  memory_.schedule_step(step);
+  keep(writer_.schedule_step(step));
+}
+
 void RunDbRecorder::fault_ended(uint64_t fault, int64_t end_ns) {
   memory_.fault_ended(fault, end_ns);
   auto it = fault_rows_.find(fault);

@@ -220,6 +220,15 @@ CREATE TABLE faults (
 );
 CREATE INDEX faults_by_start ON faults (start_ns);
 
+CREATE TABLE schedule (
+  id     INTEGER PRIMARY KEY,
+  at_ns  INTEGER NOT NULL,
+  origin TEXT NOT NULL CHECK (origin IN ('random', 'script', 'config', 'timed')),
+  call   INTEGER NOT NULL CHECK (call >= 0),
+  kind   TEXT NOT NULL,
+  step   TEXT NOT NULL
+);
+
 CREATE TABLE metrics (
   id     INTEGER PRIMARY KEY,
   at_ns  INTEGER NOT NULL,

@@ -947,22 +947,22 @@ TEST_F(RunDbTest, RefusesFilesThatAreNotRunDatabases) {
 TEST_F(RunDbTest, RefusesOtherSchemaVersions) {
   const std::string path = file("v.db");
   ASSERT_TRUE(write_run_db(path, sample_info(), sample_history(), std::nullopt).is_ok());
-  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(query(path, "PRAGMA application_id"), std::to_string(kRunDbApplicationId));
 
-  sql(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  sql(path, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   Result<History> newer = read_history(path);
   ASSERT_FALSE(newer.is_ok());
-  EXPECT_NE(newer.status().message().find("v.db: run database schema version 3 is newer than this "
-                                          "dst reads (2)"),
+  EXPECT_NE(newer.status().message().find("v.db: run database schema version 4 is newer than this "
+                                          "dst reads (3)"),
             std::string::npos)
       << newer.status().to_string();
 
-  // Version 1 (before the informer tables) is refused, not misread as a run without informers.
-  sql(path, "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  // Version 2 (before the schedule table) is refused, not misread as a run without a schedule.
+  sql(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
   Result<RunRecord> older = read_run(path);
   ASSERT_FALSE(older.is_ok());
-  EXPECT_NE(older.status().message().find("schema version 1 is older than this dst reads (2)"),
+  EXPECT_NE(older.status().message().find("schema version 2 is older than this dst reads (3)"),
             std::string::npos)
       << older.status().to_string();
 

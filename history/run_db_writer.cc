@@ -141,7 +141,7 @@ std::string watch_name(uint64_t id) { return "watch " + std::to_string(id); }
 
 struct RunDbWriter::Statements {
   Stmt insert_run, finish_run, insert_op, return_op, insert_watch, insert_segment, break_segment,
-      insert_response, insert_fault, end_fault, insert_metric;
+      insert_response, insert_fault, end_fault, insert_schedule_step, insert_metric;
   Stmt insert_informer, insert_informer_list, insert_list_object, insert_informer_watch,
       insert_watch_event, end_informer_watch, insert_processed, finish_informer,
       insert_final_object;
@@ -179,6 +179,8 @@ struct RunDbWriter::Statements {
         {&insert_fault,
          "INSERT INTO faults (kind, target, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4)"},
         {&end_fault, "UPDATE faults SET end_ns = ?2 WHERE id = ?1 AND end_ns IS NULL"},
+        {&insert_schedule_step,
+         "INSERT INTO schedule (at_ns, origin, call, kind, step) VALUES (?1, ?2, ?3, ?4, ?5)"},
         {&insert_metric,
          "INSERT INTO metrics (at_ns, member, name, value) VALUES (?1, ?2, ?3, ?4)"},
         {&insert_informer, "INSERT INTO informers (id, client, prefix) VALUES (?1, ?2, ?3)"},
@@ -793,6 +795,25 @@ Status RunDbWriter::add_fault(const Fault& fault) {
   return fault_ended(*id, fault.end_ns);
 }
 
+Status RunDbWriter::schedule_step(const ScheduleStep& step) {
+  if (Status s = check_writable("schedule_step()"); !s.is_ok()) return s;
+  if (Status s = check_length(step.origin, kRunDbNameBytesMax, [&] { return path_ + ": schedule origin"; }); !s.is_ok())
+    return s;
+  if (Status s = check_length(step.kind, kRunDbNameBytesMax, [&] { return path_ + ": schedule kind"; }); !s.is_ok())
+    return s;
+  if (Status s = check_length(step.lua, kRunDbTextBytesMax, [&] { return path_ + ": schedule step"; }); !s.is_ok())
+    return s;
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->insert_schedule_step;
+  st.bind_int64(1, step.at_ns);
+  st.bind_text(2, step.origin);
+  st.bind_int64(3, static_cast<int64_t>(step.call));
+  st.bind_text(4, step.kind);
+  st.bind_text(5, step.lua);
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [] { return "inserting a schedule step"; }));
+  return row_written();
+}
+
 Status RunDbWriter::metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) {
   if (Status s = check_writable("metric()"); !s.is_ok()) return s;
   if (Status s = check_length(name, kRunDbNameBytesMax, [&] { return path_ + ": metric name"; });
@@ -1155,6 +1176,9 @@ Status RunDbWriter::add_history(const History& history) {
   }
   for (const Fault& fault : history.faults) {
     if (Status s = add_fault(fault); !s.is_ok()) return s;
+  }
+  for (const ScheduleStep& step : history.schedule) {
+    if (Status s = schedule_step(step); !s.is_ok()) return s;
   }
   for (const Informer& informer : history.informers) {
     if (Status s = add_informer(informer); !s.is_ok()) return s;

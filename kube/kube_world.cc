@@ -73,95 +73,65 @@ void KubeWorld::start(sim::TimeNs writes_until, sim::TimeNs until) {
   });
 }
 
-Status KubeWorld::check_number(size_t n, size_t count, const char* what) const {
-  if (n >= 1 && n <= count) return Status::ok();
-  return Status(StatusCode::kInvalidArgument, std::string(what) + " " + std::to_string(n) + " does not exist (1.." +
-                                                  std::to_string(count) + ")");
+size_t KubeWorld::index(size_t n, size_t count, const char* what) {
+  DST_ASSERT_MSG(n >= 1 && n <= count, std::string(what) + " " + std::to_string(n) + " does not exist");
+  return n - 1;
 }
 
-uint64_t KubeWorld::fault(const std::string& kind, const std::string& target) {
-  history::Fault f;
-  f.kind = kind;
-  f.target = target;
-  f.start_ns = sim_.now();
-  fault_log_.add(sim_.now(), kind + " " + target);
-  return recorder_.fault_started(f);
+bool KubeWorld::apiserver_crashed(size_t n) const { return apiservers_[index(n, apiservers_.size(), "apiserver")].crashed; }
+bool KubeWorld::apiserver_cut(size_t n) const { return apiservers_[index(n, apiservers_.size(), "apiserver")].cut; }
+bool KubeWorld::controller_paused(size_t n) const {
+  return controllers_[index(n, controllers_.size(), "controller")].paused;
 }
 
-void KubeWorld::end_fault(uint64_t& id) {
-  if (id == kNoFault) return;
-  recorder_.fault_ended(id, sim_.now());
-  id = kNoFault;
-}
-
-Status KubeWorld::crash_apiserver(size_t n) {
-  if (Status s = check_number(n, apiservers_.size(), "apiserver"); !s.is_ok()) return s;
-  ApiserverHost& a = apiservers_[n - 1];
-  if (a.crash_fault != kNoFault) return Status::ok();
+void KubeWorld::crash_apiserver(size_t n) {
+  ApiserverHost& a = apiservers_[index(n, apiservers_.size(), "apiserver")];
+  if (a.crashed) return;
   if (sim_.alive(a.process)) sim_.kill(a.process);
-  a.crash_fault = fault("apiserver-crash", "apiserver" + std::to_string(n));
-  return Status::ok();
+  a.crashed = true;
 }
 
-Status KubeWorld::restart_apiserver(size_t n) {
-  if (Status s = check_number(n, apiservers_.size(), "apiserver"); !s.is_ok()) return s;
-  ApiserverHost& a = apiservers_[n - 1];
-  if (a.crash_fault == kNoFault) return Status::ok();
-  end_fault(a.crash_fault);
-  fault_log_.add(sim_.now(), "restart apiserver" + std::to_string(n));
+void KubeWorld::restart_apiserver(size_t n) {
+  ApiserverHost& a = apiservers_[index(n, apiservers_.size(), "apiserver")];
+  if (!a.crashed) return;
+  a.crashed = false;
   ++a.restarts;
   launch_apiserver(n - 1);
-  return Status::ok();
 }
 
-Status KubeWorld::cut_apiserver(size_t n) {
-  if (Status s = check_number(n, apiservers_.size(), "apiserver"); !s.is_ok()) return s;
-  ApiserverHost& a = apiservers_[n - 1];
-  if (a.cut_fault != kNoFault) return Status::ok();
+void KubeWorld::set_apiserver_reachable(size_t n, bool reachable) {
+  ApiserverHost& a = apiservers_[index(n, apiservers_.size(), "apiserver")];
+  if (a.cut == !reachable) return;
   for (const sim::Address& m : members_) {
-    sim_.net().set_reachable(a.host, m.host, false);
-    sim_.net().set_reachable(m.host, a.host, false);
+    sim_.net().set_reachable(a.host, m.host, reachable);
+    sim_.net().set_reachable(m.host, a.host, reachable);
   }
-  a.cut_fault = fault("partition", "apiserver" + std::to_string(n) + "|etcd");
-  return Status::ok();
+  a.cut = !reachable;
 }
 
-Status KubeWorld::reconnect_apiserver(size_t n) {
-  if (Status s = check_number(n, apiservers_.size(), "apiserver"); !s.is_ok()) return s;
-  ApiserverHost& a = apiservers_[n - 1];
-  if (a.cut_fault == kNoFault) return Status::ok();
-  for (const sim::Address& m : members_) {
-    sim_.net().set_reachable(a.host, m.host, true);
-    sim_.net().set_reachable(m.host, a.host, true);
-  }
-  end_fault(a.cut_fault);
-  return Status::ok();
-}
+void KubeWorld::cut_apiserver(size_t n) { set_apiserver_reachable(n, false); }
+void KubeWorld::reconnect_apiserver(size_t n) { set_apiserver_reachable(n, true); }
 
-Status KubeWorld::pause_controller(size_t n) {
-  if (Status s = check_number(n, controllers_.size(), "controller"); !s.is_ok()) return s;
-  ControllerHost& c = controllers_[n - 1];
-  if (c.pause_fault != kNoFault || !sim_.alive(c.process)) return Status::ok();
+void KubeWorld::pause_controller(size_t n) {
+  ControllerHost& c = controllers_[index(n, controllers_.size(), "controller")];
+  if (c.paused || !sim_.alive(c.process)) return;
   sim_.pause(c.process);
-  c.pause_fault = fault("pause", "controller" + std::to_string(n));
-  return Status::ok();
+  c.paused = true;
 }
 
-Status KubeWorld::resume_controller(size_t n) {
-  if (Status s = check_number(n, controllers_.size(), "controller"); !s.is_ok()) return s;
-  ControllerHost& c = controllers_[n - 1];
-  if (c.pause_fault == kNoFault) return Status::ok();
+void KubeWorld::resume_controller(size_t n) {
+  ControllerHost& c = controllers_[index(n, controllers_.size(), "controller")];
+  if (!c.paused) return;
   if (sim_.alive(c.process)) sim_.resume(c.process);
-  end_fault(c.pause_fault);
-  return Status::ok();
+  c.paused = false;
 }
 
 void KubeWorld::heal() {
   for (size_t n = 1; n <= apiservers_.size(); ++n) {
-    DST_ASSERT(reconnect_apiserver(n).is_ok());
-    DST_ASSERT(restart_apiserver(n).is_ok());
+    reconnect_apiserver(n);
+    restart_apiserver(n);
   }
-  for (size_t n = 1; n <= controllers_.size(); ++n) DST_ASSERT(resume_controller(n).is_ok());
+  for (size_t n = 1; n <= controllers_.size(); ++n) resume_controller(n);
 }
 
 std::vector<std::string> KubeWorld::summary() const {

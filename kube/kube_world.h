@@ -1,7 +1,8 @@
 // The Kubernetes side of a run: apiserver processes and controller processes, each on a host of
 // its own, on top of the etcd cluster, with the faults a scenario can inject into them (an
 // apiserver crash and restart, an apiserver cut off from etcd, a paused controller: a slow
-// consumer). Everything they see is recorded for the kube checks.
+// consumer), carried out for faults::Nemesis (which records their windows). Everything they see
+// is recorded for the kube checks.
 #pragma once
 
 #include <cstddef>
@@ -10,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "faults/kube_target.h"
 #include "history/recorder.h"
 #include "kube/apiserver.h"
 #include "kube/controller.h"
-#include "sim/fault_log.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
 
@@ -39,7 +40,7 @@ inline constexpr uint32_t kInformerClientIdBase = 3'000'000;
 // start ten thousand processes).
 inline constexpr size_t kKubeProcessesMax = 64;
 
-class KubeWorld {
+class KubeWorld : public faults::KubeTarget {
  public:
   // `members`: the etcd members' client addresses.
   KubeWorld(sim::Simulator& sim, KubeWorldOptions options, std::vector<sim::Address> members,
@@ -51,27 +52,29 @@ class KubeWorld {
   // and workers run until `until`; right after it each informer records its final store.
   void start(sim::TimeNs writes_until, sim::TimeNs until);
 
-  // Faults (1-based numbers; each recorded as a history::Fault). Idempotent.
-  Status crash_apiserver(size_t n);
-  Status restart_apiserver(size_t n);
-  Status cut_apiserver(size_t n);      // from every etcd member, both ways
-  Status reconnect_apiserver(size_t n);
-  Status pause_controller(size_t n);
-  Status resume_controller(size_t n);
+  // Faults (faults::KubeTarget: 1-based numbers, idempotent; the nemesis records the windows).
+  size_t apiservers() const override { return apiservers_.size(); }
+  size_t controllers() const override { return controllers_.size(); }
+  bool apiserver_crashed(size_t n) const override;
+  bool apiserver_cut(size_t n) const override;
+  bool controller_paused(size_t n) const override;
+  void crash_apiserver(size_t n) override;
+  void restart_apiserver(size_t n) override;
+  void cut_apiserver(size_t n) override;  // from every etcd member, both ways
+  void reconnect_apiserver(size_t n) override;
+  void pause_controller(size_t n) override;
+  void resume_controller(size_t n) override;
   // Undoes every kube fault still in force (the end of the fault phase).
   void heal();
 
-  size_t apiservers() const { return apiservers_.size(); }
-  size_t controllers() const { return controllers_.size(); }
   // One line per apiserver and controller: what it did.
   std::vector<std::string> summary() const;
-  const sim::FaultLog& fault_log() const { return fault_log_; }
 
  private:
   struct ApiserverHost {
     sim::HostId host = 0;
     sim::ProcessId process = sim::kNoProcess;
-    uint64_t crash_fault = kNoFault, cut_fault = kNoFault;
+    bool crashed = false, cut = false;
     ApiserverStats stats;     // of its current incarnation
     ApiserverStats previous;  // of the incarnations before it, summed
     uint64_t restarts = 0;
@@ -79,18 +82,15 @@ class KubeWorld {
   struct ControllerHost {
     sim::HostId host = 0;
     sim::ProcessId process = sim::kNoProcess;
-    uint64_t pause_fault = kNoFault;
+    bool paused = false;
     // Running: shared with its fibers. Released once its informer recorded its final store, so
     // that nothing of it outlives the simulation; `stats` then holds what it did.
     std::shared_ptr<Controller> controller;
     ControllerStats stats;
   };
-  static constexpr uint64_t kNoFault = UINT64_MAX;
-
   void launch_apiserver(size_t i);
-  Status check_number(size_t n, size_t count, const char* what) const;
-  uint64_t fault(const std::string& kind, const std::string& target);
-  void end_fault(uint64_t& id);
+  static size_t index(size_t n, size_t count, const char* what);  // 1-based n, asserted; 0-based index
+  void set_apiserver_reachable(size_t n, bool reachable);
 
   sim::Simulator& sim_;
   KubeWorldOptions options_;
@@ -100,7 +100,6 @@ class KubeWorld {
   std::vector<ControllerHost> controllers_;
   sim::TimeNs until_ = 0;
   uint32_t next_client_id_ = 0;
-  sim::FaultLog fault_log_;
 };
 
 }  // namespace dst::kube

@@ -12,7 +12,6 @@
 #include "base/limits.h"
 #include "client/kv_client.h"
 #include "node/server/membership.h"
-#include "sim/fault_log.h"
 
 namespace dst::scenarios {
 
@@ -99,26 +98,56 @@ world::KvRunOptions Scenario::run_options() {
     if (config_.snapshot_every > 0) co.server.snapshot_every = config_.snapshot_every;
     co.fsync_latency = config_.fsync_latency;
   };
-  o.on_start = [this](world::SimCluster& cluster, history::Recorder& recorder, const client::Workload&,
-                      sim::TimeNs until) { start(cluster, recorder, until); };
+  o.on_start = [this](world::SimCluster& cluster, faults::Nemesis& nemesis, history::Recorder& recorder,
+                      const client::Workload&, sim::TimeNs until) { start(cluster, nemesis, recorder, until); };
   o.on_heal = [this] {
     phase_over_ = true;  // from here on no scheduled function runs and no fault acts
-    if (nemesis_) nemesis_->finish();
     if (kube_) kube_->heal();
+    if (nemesis_) nemesis_->set_kube(nullptr);
+    nemesis_ = nullptr;  // the world's: it ends its windows now and is gone after the run
   };
+  if (replay_calls_) {
+    o.faults = false;  // a replay draws nothing: the schedule's timed steps replace the random ones
+    if (!replay_timed_.empty()) o.replay = replay_timed_;
+  }
   return o;
 }
 
-void Scenario::start(world::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until) {
+void Scenario::set_replay(const faults::Schedule& schedule) {
+  DST_ASSERT(sim_ == nullptr);  // before the run starts
+  replay_calls_.emplace();
+  replay_timed_.clear();
+  for (const faults::FaultStep& step : schedule.steps) {
+    if (step.origin == faults::Origin::kScript) (*replay_calls_)[step.call] = step;
+    else if (step.origin != faults::Origin::kConfig) replay_timed_.push_back(step);
+  }
+  std::stable_sort(replay_timed_.begin(), replay_timed_.end(),
+                   [](const faults::FaultStep& a, const faults::FaultStep& b) { return a.at < b.at; });
+}
+
+Status Scenario::apply_fault(faults::FaultStep step) {
+  DST_ASSERT(nemesis_ != nullptr);
+  step.origin = faults::Origin::kScript;
+  step.call = ++fault_calls_;
+  if (!replay_calls_) return nemesis_->apply(step);
+  const auto it = replay_calls_->find(step.call);
+  if (it == replay_calls_->end()) return Status::ok();  // not in the schedule: the call does nothing
+  return nemesis_->apply(it->second);
+}
+
+void Scenario::start(world::SimCluster& cluster, faults::Nemesis& nemesis, history::Recorder& recorder,
+                     sim::TimeNs until) {
   sim_ = &cluster.simulator();
-  nemesis_ = std::make_unique<faults::Nemesis>(*sim_, cluster, recorder);
+  nemesis_ = &nemesis;
   cluster_ = &cluster;
   recorder_ = &recorder;
   for (size_t i = 0; i < cluster.size(); ++i) members_.push_back(sim::Address{cluster.host(i), node::ApiOptions{}.port});
   phase_start_ = sim_->now();
   phase_end_ = until;
   for (const auto& [member, ppm] : config_.clock_drift_ppm) {
-    Status st = nemesis_->clock_drift(member, ppm);
+    faults::FaultStep drift{.kind = faults::FaultKind::kClockDrift, .origin = faults::Origin::kConfig, .node = member};
+    drift.ppm = ppm;
+    Status st = nemesis_->apply(drift);
     DST_ASSERT_MSG(st.is_ok(), st.message());  // checked when the script set it
   }
   if (config_.kube) {
@@ -127,6 +156,7 @@ void Scenario::start(world::SimCluster& cluster, history::Recorder& recorder, si
     kube_ = std::make_unique<kube::KubeWorld>(*sim_, *config_.kube, members_, recorder);
     const sim::TimeNs informers_until = until + config_.run.recovery_bound + config_.run.settle - sim::milliseconds(100);
     kube_->start(until, std::max(until, informers_until));
+    nemesis_->set_kube(kube_.get());
   }
   for (const Timed& t : config_.timed) schedule(t, phase_start_ + t.at);
 }
@@ -271,11 +301,6 @@ void Scenario::fire(uint64_t id, sim::TimeNs at) {
   }
   lua_->release_ref(t.ref);
   timers_.erase(id);
-}
-
-std::vector<std::string> Scenario::fault_log() const {
-  return sim::FaultLog::merge(nemesis_ ? nemesis_->log() : sim::FaultLog{},
-                              kube_ ? kube_->fault_log() : sim::FaultLog{});
 }
 
 Status Scenario::call_scheduled_without_world(size_t i) {

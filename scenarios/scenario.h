@@ -21,6 +21,7 @@
 #include "client/kv_client.h"
 #include "client/workload.h"
 #include "faults/nemesis.h"
+#include "faults/schedule_text.h"
 #include "kube/kube_world.h"
 #include "world/kv_run_world.h"
 #include "scenarios/lua_host.h"
@@ -90,8 +91,11 @@ class Scenario {
 
   // The first error a scheduled function raised (later ones are not run), if any.
   const std::optional<std::string>& runtime_error() const { return runtime_error_; }
-  // What the nemesis (and the kube world's faults) did, one line per action.
-  std::vector<std::string> fault_log() const;
+  // Replays `schedule` instead of drawing faults (before the run starts): its timed steps run
+  // at their times, its script steps replace the script's calls of the same number (a call the
+  // schedule lacks does nothing), its config steps are the script's own and are skipped.
+  void set_replay(const faults::Schedule& schedule);
+  bool replaying() const { return replay_calls_.has_value(); }
   // Switches on Kubernetes-layer bugs (kube::KubeBug bits) for the run; before it starts.
   void set_kube_bugs(uint32_t bugs);
   // What each apiserver and controller did (empty without kube{}).
@@ -100,7 +104,10 @@ class Scenario {
   // --- used by the Lua functions (scenario_api.cc) ---
   bool loading() const { return loading_; }
   ScenarioConfig& mutable_config() { return config_; }
-  faults::Nemesis* nemesis() { return nemesis_.get(); }
+  faults::Nemesis* nemesis() { return nemesis_; }
+  // A fault function's step: numbered as the script's next call and carried out by the nemesis
+  // (or, in a replay, the schedule's step of that number instead).
+  Status apply_fault(faults::FaultStep step);
   kube::KubeWorld* kube() { return kube_.get(); }
   sim::Simulator* simulator() { return sim_; }
   sim::TimeNs phase_start() const { return phase_start_; }
@@ -132,7 +139,7 @@ class Scenario {
  private:
   Scenario(std::string path, uint64_t seed, const LuaLimits& limits);
   Status check_loaded_config() const;
-  void start(world::SimCluster& cluster, history::Recorder& recorder, sim::TimeNs until);
+  void start(world::SimCluster& cluster, faults::Nemesis& nemesis, history::Recorder& recorder, sim::TimeNs until);
   // A client of the scenario's own: pinned to a 0-based member, or any member (-1).
   client::KvClientOptions client_options(int64_t member);
   void fire(uint64_t timer, sim::TimeNs at);
@@ -144,7 +151,10 @@ class Scenario {
   std::unique_ptr<LuaHost> lua_;
   ScenarioConfig config_;
   bool loading_ = true;
-  std::unique_ptr<faults::Nemesis> nemesis_;
+  faults::Nemesis* nemesis_ = nullptr;  // the world's, while the fault phase runs
+  uint64_t fault_calls_ = 0;
+  std::optional<std::map<uint64_t, faults::FaultStep>> replay_calls_;  // by call number
+  std::vector<faults::FaultStep> replay_timed_;
   std::unique_ptr<kube::KubeWorld> kube_;
   world::SimCluster* cluster_ = nullptr;
   history::Recorder* recorder_ = nullptr;

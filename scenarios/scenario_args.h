@@ -50,9 +50,11 @@ inline void require_loading(lua_State* L, const char* fn) {
 }
 
 inline void require_running(lua_State* L, const char* fn) {
-  if (self(L).loading() || self(L).nemesis() == nullptr)
+  if (self(L).loading())
     luaL_error(L, "%s: faults act on the running world; call it inside at(), every() or after()", fn);
   if (self(L).world_gone()) luaL_error(L, "%s: the run is over; nothing acts on the world any more", fn);
+  if (self(L).nemesis() == nullptr)
+    luaL_error(L, "%s: faults act on the running world; call it inside at(), every() or after()", fn);
 }
 
 // An action on the world costs kScenarioActionInstructions of the budget (what it sets off in

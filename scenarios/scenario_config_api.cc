@@ -267,7 +267,7 @@ std::pair<sim::DurationNs, sim::DurationNs> swarm_interval(lua_State* L, Fields&
   return {lo, hi};
 }
 
-void set_fault_kind(world::NemesisOptions& n, const std::string& k, bool on) {
+void set_fault_kind(faults::RandomFaultOptions& n, const std::string& k, bool on) {
   if (k == "partition") n.partitions = on;
   if (k == "one_way") n.asymmetric = on;
   if (k == "crash") n.crashes = on;
@@ -290,7 +290,7 @@ int l_swarm(lua_State* L) {
   sim::Rng& rng = self(L).rng();
   const std::vector<std::string> kinds = swarm_kinds(L, f);
   const auto [lo, hi] = swarm_interval(L, f);
-  world::NemesisOptions n;
+  faults::RandomFaultOptions n;
   for (const char* k : kSwarmKinds) set_fault_kind(n, k, false);
   std::string drew;
   bool any = false;

@@ -1,5 +1,7 @@
 // The scenario functions that act on the running world, inside scheduled functions: the
-// selectors, partition shapes, and every fault (docs/scenarios.md), through faults::Nemesis.
+// selectors, partition shapes, and every fault (docs/scenarios.md). Each fault function checks
+// its arguments, builds the faults::FaultStep they describe and hands it to the scenario
+// (Scenario::apply_fault), which numbers it and has the nemesis carry it out.
 #include <lua.hpp>
 
 #include <algorithm>
@@ -73,6 +75,21 @@ int l_now(lua_State* L) {
 
 // ---- partition shapes ----
 
+namespace {
+
+using faults::FaultKind;
+using faults::FaultStep;
+
+void apply(lua_State* L, FaultStep step) { check(L, self(L).apply_fault(std::move(step))); }
+
+FaultStep on_node(FaultKind kind, size_t node) {
+  FaultStep s{.kind = kind};
+  s.node = node;
+  return s;
+}
+
+}  // namespace
+
 int shape_table(lua_State* L, const char* shape) {
   lua_createtable(L, 0, 1);
   lua_pushstring(L, shape);
@@ -109,13 +126,12 @@ int l_partition(lua_State* L) {
   require_running(L, "partition{}");
   check_arg_count(L, 1, "partition{}");
   charge_action(L);
-  faults::Nemesis& nem = *self(L).nemesis();
   Fields f(L, 1, "partition{}", {"shape", "isolate", "from", "to"});
   if (f.index() == 0) luaL_error(L, "partition{}: expected groups such as {{1,2},{3}} or a shape");
   if (auto shape = f.string("shape")) {
-    if (*shape == "majorities_ring") check(L, nem.majorities_ring());
-    else if (*shape == "minority_third") check(L, nem.minority_third());
-    else if (*shape == "bridge") check(L, nem.bridge());
+    if (*shape == "majorities_ring") apply(L, FaultStep{.kind = FaultKind::kMajoritiesRing});
+    else if (*shape == "minority_third") apply(L, FaultStep{.kind = FaultKind::kMinorityThird});
+    else if (*shape == "bridge") apply(L, FaultStep{.kind = FaultKind::kBridge});
     else luaL_error(L, "partition{}: unknown shape '%s'; expected majorities_ring, minority_third or bridge", shape->c_str());
     return 0;
   }
@@ -123,16 +139,16 @@ int l_partition(lua_State* L) {
     f.push("isolate");
     const size_t n = node_arg(L, -1, "partition{isolate=}");
     lua_pop(L, 1);
-    check(L, nem.isolate(n));
+    apply(L, on_node(FaultKind::kIsolate, n));
     return 0;
   }
   if (f.has("from") || f.has("to")) {
     f.push("from");
     f.push("to");
-    const size_t from = node_arg(L, -2, "partition{from=, to=}");
-    const size_t to = node_arg(L, -1, "partition{from=, to=}");
+    FaultStep step = on_node(FaultKind::kOneWay, node_arg(L, -2, "partition{from=, to=}"));
+    step.to = node_arg(L, -1, "partition{from=, to=}");
     lua_pop(L, 2);
-    check(L, nem.one_way(from, to));
+    apply(L, step);
     return 0;
   }
   faults::Groups groups;
@@ -149,7 +165,9 @@ int l_partition(lua_State* L) {
     lua_pop(L, 2);
   }
   lua_pop(L, 1);
-  check(L, nem.partition(groups, ""));
+  FaultStep step{.kind = FaultKind::kPartition};
+  step.groups = std::move(groups);
+  apply(L, std::move(step));
   return 0;
 }
 
@@ -159,7 +177,7 @@ int l_heal(lua_State* L) {
   require_running(L, "heal()");
   check_arg_count(L, 0, "heal()");
   charge_action(L);
-  check(L, self(L).nemesis()->heal());
+  apply(L, FaultStep{.kind = FaultKind::kHeal});
   return 0;
 }
 
@@ -167,7 +185,7 @@ int l_crash(lua_State* L) {
   require_running(L, "crash()");
   check_arg_count(L, 1, "crash()");
   charge_action(L);
-  check(L, self(L).nemesis()->crash(node_arg(L, 1, "crash()")));
+  apply(L, on_node(FaultKind::kCrash, node_arg(L, 1, "crash()")));
   return 0;
 }
 
@@ -177,7 +195,10 @@ int l_kill(lua_State* L) {
   charge_action(L);
   const size_t n = node_arg(L, 1, "kill()");
   Fields f(L, 2, "kill()", {"lose_unsynced", "torn"});
-  check(L, self(L).nemesis()->kill(n, f.boolean("lose_unsynced").value_or(false), f.boolean("torn").value_or(false)));
+  FaultStep step = on_node(FaultKind::kKill, n);
+  step.lose_unsynced = f.boolean("lose_unsynced").value_or(false);
+  step.torn = f.boolean("torn").value_or(false);
+  apply(L, step);
   return 0;
 }
 
@@ -185,7 +206,7 @@ int l_restart(lua_State* L) {
   require_running(L, "restart()");
   check_arg_count(L, 1, "restart()");
   charge_action(L);
-  check(L, self(L).nemesis()->restart(node_arg(L, 1, "restart()")));
+  apply(L, on_node(FaultKind::kRestart, node_arg(L, 1, "restart()")));
   return 0;
 }
 
@@ -193,7 +214,7 @@ int l_pause(lua_State* L) {
   require_running(L, "pause()");
   check_arg_count(L, 1, "pause()");
   charge_action(L);
-  check(L, self(L).nemesis()->pause(node_arg(L, 1, "pause()")));
+  apply(L, on_node(FaultKind::kPause, node_arg(L, 1, "pause()")));
   return 0;
 }
 
@@ -201,7 +222,7 @@ int l_resume(lua_State* L) {
   require_running(L, "resume()");
   check_arg_count(L, 1, "resume()");
   charge_action(L);
-  check(L, self(L).nemesis()->resume(node_arg(L, 1, "resume()")));
+  apply(L, on_node(FaultKind::kResume, node_arg(L, 1, "resume()")));
   return 0;
 }
 
@@ -210,9 +231,9 @@ int l_slow_fsync(lua_State* L) {
   check_arg_count(L, 2, "slow_fsync()");
   charge_action(L);
   const size_t n = node_arg(L, 1, "slow_fsync()");
-  std::string text;
-  const sim::DurationDist d = to_dist(L, 2, "slow_fsync()", "the latency", &text);
-  check(L, self(L).nemesis()->slow_fsync(n, d, text));
+  FaultStep step = on_node(FaultKind::kSlowFsync, n);
+  step.dist = to_dist(L, 2, "slow_fsync()", "the latency", &step.dist_text);
+  apply(L, step);
   return 0;
 }
 
@@ -220,7 +241,7 @@ int l_normal_fsync(lua_State* L) {
   require_running(L, "normal_fsync()");
   check_arg_count(L, 1, "normal_fsync()");
   charge_action(L);
-  check(L, self(L).nemesis()->normal_fsync(node_arg(L, 1, "normal_fsync()")));
+  apply(L, on_node(FaultKind::kNormalFsync, node_arg(L, 1, "normal_fsync()")));
   return 0;
 }
 
@@ -229,8 +250,9 @@ int l_fsync_error(lua_State* L) {
   check_arg_count(L, 2, "fsync_error()");
   charge_action(L);
   const size_t n = node_arg(L, 1, "fsync_error()");
-  const int64_t count = lua_isnoneornil(L, 2) ? 1 : check_whole(L, 2, "fsync_error()", "the count", 1, 1'000'000);
-  check(L, self(L).nemesis()->fsync_error(n, count));
+  FaultStep step = on_node(FaultKind::kFsyncError, n);
+  step.count = lua_isnoneornil(L, 2) ? 1 : check_whole(L, 2, "fsync_error()", "the count", 1, 1'000'000);
+  apply(L, step);
   return 0;
 }
 
@@ -239,8 +261,9 @@ int l_disk_full(lua_State* L) {
   check_arg_count(L, 2, "disk_full()");
   charge_action(L);
   const size_t n = node_arg(L, 1, "disk_full()");
-  const bool full = lua_isnoneornil(L, 2) ? true : check_boolean(L, 2, "disk_full()", "the second argument");
-  check(L, self(L).nemesis()->disk_full(n, full));
+  FaultStep step = on_node(FaultKind::kDiskFull, n);
+  step.full = lua_isnoneornil(L, 2) ? true : check_boolean(L, 2, "disk_full()", "the second argument");
+  apply(L, step);
   return 0;
 }
 
@@ -254,8 +277,12 @@ int l_bitflip(lua_State* L) {
   const int64_t offset = f.integer("offset", 0, int64_t{1} << 40).value_or(0);
   const int64_t length = f.integer("length", 1, int64_t{1} << 40).value_or(4096);
   const int64_t bits = f.integer("bits", 1, 64).value_or(1);
-  check(L, self(L).nemesis()->bitflip(n, file, static_cast<uint64_t>(offset), static_cast<uint64_t>(length),
-                                      static_cast<int>(bits)));
+  FaultStep step = on_node(FaultKind::kBitflip, n);
+  step.file = file;
+  step.offset = static_cast<uint64_t>(offset);
+  step.length = static_cast<uint64_t>(length);
+  step.bits = static_cast<int>(bits);
+  apply(L, step);
   return 0;
 }
 
@@ -274,7 +301,9 @@ int l_clock_skew(lua_State* L) {
   check_arg_count(L, 2, "clock_skew()");
   charge_action(L);
   const size_t n = node_arg(L, 1, "clock_skew()");
-  check(L, self(L).nemesis()->clock_skew(n, signed_duration(L, 2, "clock_skew()")));
+  FaultStep step = on_node(FaultKind::kClockSkew, n);
+  step.ns = signed_duration(L, 2, "clock_skew()");
+  apply(L, step);
   return 0;
 }
 
@@ -283,7 +312,9 @@ int l_clock_jump(lua_State* L) {
   check_arg_count(L, 2, "clock_jump()");
   charge_action(L);
   const size_t n = node_arg(L, 1, "clock_jump()");
-  check(L, self(L).nemesis()->clock_jump(n, signed_duration(L, 2, "clock_jump()")));
+  FaultStep step = on_node(FaultKind::kClockJump, n);
+  step.ns = signed_duration(L, 2, "clock_jump()");
+  apply(L, step);
   return 0;
 }
 
@@ -294,7 +325,9 @@ int l_clock_drift(lua_State* L) {
   const size_t n = node_arg(L, 1, "clock_drift()");
   const int64_t ppm = check_whole(L, 2, "clock_drift()", "the drift in ppm", -sim::NodeClock::kDriftPpmMax,
                                   sim::NodeClock::kDriftPpmMax);
-  check(L, self(L).nemesis()->clock_drift(n, ppm));
+  FaultStep step = on_node(FaultKind::kClockDrift, n);
+  step.ppm = ppm;
+  apply(L, step);
   return 0;
 }
 
@@ -302,7 +335,9 @@ int l_drop(lua_State* L) {
   require_running(L, "drop()");
   check_arg_count(L, 1, "drop()");
   charge_action(L);
-  check(L, self(L).nemesis()->drop(check_number(L, 1, "drop()", "the loss probability", 0, 1)));
+  FaultStep step{.kind = FaultKind::kDrop};
+  step.loss = check_number(L, 1, "drop()", "the loss probability", 0, 1);
+  apply(L, step);
   return 0;
 }
 
@@ -311,12 +346,12 @@ int l_delay(lua_State* L) {
   check_arg_count(L, 1, "delay()");
   charge_action(L);
   if (lua_isnoneornil(L, 1)) {
-    check(L, self(L).nemesis()->reset_delay());
+    apply(L, FaultStep{.kind = FaultKind::kResetDelay});
     return 0;
   }
-  std::string text;
-  const sim::DurationDist d = to_dist(L, 1, "delay()", "the latency", &text);
-  check(L, self(L).nemesis()->delay(d, text));
+  FaultStep step{.kind = FaultKind::kDelay};
+  step.dist = to_dist(L, 1, "delay()", "the latency", &step.dist_text);
+  apply(L, step);
   return 0;
 }
 
@@ -331,7 +366,13 @@ int l_failpoint(lua_State* L) {
   const sim::DurationNs delay = f.duration("delay", limits::kScenarioLatencyNsMax).value_or(0);
   const int64_t skip = f.integer("skip", 0, 1'000'000'000).value_or(0);
   const int64_t times = f.integer("times", 0, 1'000'000'000).value_or(1);
-  check(L, self(L).nemesis()->failpoint(n, point, action, delay, static_cast<uint64_t>(skip), static_cast<uint64_t>(times)));
+  FaultStep step = on_node(FaultKind::kFailpoint, n);
+  step.point = point;
+  step.action = action;
+  step.delay = delay;
+  step.skip = static_cast<uint64_t>(skip);
+  step.times = static_cast<uint64_t>(times);
+  apply(L, step);
   return 0;
 }
 

@@ -52,35 +52,48 @@ size_t number_arg(lua_State* L, const char* fn) {
   return static_cast<size_t>(check_whole(L, 1, fn, "the number (1-based)", 1, static_cast<int64_t>(kube::kKubeProcessesMax)));
 }
 
+// The kube fault functions: the step goes the way of every fault (Scenario::apply_fault).
+void apply_kube(lua_State* L, faults::FaultKind kind, size_t number) {
+  faults::FaultStep step{.kind = kind};
+  step.node = number;
+  check(L, self(L).apply_fault(std::move(step)));
+}
+
 }  // namespace
 
 int l_kube_crash(lua_State* L) {
-  check(L, kube_world(L, "kube_crash()").crash_apiserver(number_arg(L, "kube_crash()")));
+  kube_world(L, "kube_crash()");
+  apply_kube(L, faults::FaultKind::kApiserverCrash, number_arg(L, "kube_crash()"));
   return 0;
 }
 
 int l_kube_restart(lua_State* L) {
-  check(L, kube_world(L, "kube_restart()").restart_apiserver(number_arg(L, "kube_restart()")));
+  kube_world(L, "kube_restart()");
+  apply_kube(L, faults::FaultKind::kApiserverRestart, number_arg(L, "kube_restart()"));
   return 0;
 }
 
 int l_kube_cut(lua_State* L) {
-  check(L, kube_world(L, "kube_cut()").cut_apiserver(number_arg(L, "kube_cut()")));
+  kube_world(L, "kube_cut()");
+  apply_kube(L, faults::FaultKind::kApiserverCut, number_arg(L, "kube_cut()"));
   return 0;
 }
 
 int l_kube_reconnect(lua_State* L) {
-  check(L, kube_world(L, "kube_reconnect()").reconnect_apiserver(number_arg(L, "kube_reconnect()")));
+  kube_world(L, "kube_reconnect()");
+  apply_kube(L, faults::FaultKind::kApiserverReconnect, number_arg(L, "kube_reconnect()"));
   return 0;
 }
 
 int l_kube_pause(lua_State* L) {
-  check(L, kube_world(L, "kube_pause()").pause_controller(number_arg(L, "kube_pause()")));
+  kube_world(L, "kube_pause()");
+  apply_kube(L, faults::FaultKind::kControllerPause, number_arg(L, "kube_pause()"));
   return 0;
 }
 
 int l_kube_resume(lua_State* L) {
-  check(L, kube_world(L, "kube_resume()").resume_controller(number_arg(L, "kube_resume()")));
+  kube_world(L, "kube_resume()");
+  apply_kube(L, faults::FaultKind::kControllerResume, number_arg(L, "kube_resume()"));
   return 0;
 }
 

@@ -139,7 +139,18 @@ TEST(Scenario, ScheduledFunctionsActAndTheirFaultsAreRecorded) {
   EXPECT_NE(faults[1].end_ns, history::kNeverReturned);  // closed when the harness heals
   EXPECT_TRUE(r.result.liveness_ok) << r.result.liveness.detail;
   EXPECT_TRUE(r.result.members_agree);
-  EXPECT_EQ(r.scenario->fault_log().size(), 3u);  // partition, heal, kill
+  EXPECT_EQ(r.result.fault_log.size(), 3u);  // partition, heal, kill
+  // The schedule: the script's three fault calls, numbered, with the node each chose.
+  const auto& schedule = r.recorder.history().schedule;
+  ASSERT_EQ(schedule.size(), 3u);
+  EXPECT_EQ(schedule[0].kind, "isolate");
+  EXPECT_EQ(schedule[1].kind, "heal");
+  EXPECT_EQ(schedule[2].kind, "kill");
+  for (uint64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(schedule[i].origin, "script");
+    EXPECT_EQ(schedule[i].call, i + 1);
+  }
+  EXPECT_NE(schedule[2].lua.find("lose_unsynced=true"), std::string::npos) << schedule[2].lua;
 }
 
 TEST(Scenario, CompactAndDefragGoThroughAClientAndAreRecorded) {

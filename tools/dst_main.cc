@@ -19,6 +19,7 @@
 #include "tools/run_raft.h"
 #include "tools/merge_command.h"
 #include "tools/report_command.h"
+#include "tools/schedule_command.h"
 #include "tools/run_scenario.h"
 #include "tools/sweep_command.h"
 #include "tools/shell_command.h"
@@ -41,6 +42,7 @@ const char* kTopUsage =
     "                 table and the failing seeds' reproduce commands (docs/sweep.md)\n"
     "  merge FILE...  combine the results files of sweep shards into one summary\n"
     "  report RUN.db  the report of a recorded run: index.html, plots (gnuplot), summary.md, junit.xml\n"
+    "  schedule RUN.db  the run's fault schedule as Lua; dst run --schedule FILE replays it exactly\n"
     "  check FILE     check a recorded history (Jepsen or Porcupine logs) for linearizability\n"
     "  shell          etcdctl command lines on stdin against a simulated cluster, etcdctl's output\n"
     "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
@@ -60,6 +62,7 @@ int usage_error(const Status& st, const cli::Args& args) {
 int run_command(const std::string& self, const std::vector<std::string>& argv) {
   if (!argv.empty() && argv[0] == "raft") return run_raft_command(self, {argv.begin() + 1, argv.end()});
   if (!argv.empty() && argv[0] == "etcd") return run_etcd_command(self, {argv.begin() + 1, argv.end()});
+  if (!argv.empty() && argv[0] == "--schedule") return run_schedule_command(self, argv);
   if (!argv.empty() && argv[0].size() > 4 && argv[0].substr(argv[0].size() - 4) == ".lua")
     return run_scenario_command(self, argv[0], {argv.begin() + 1, argv.end()});
   cli::Args args("dst run", argv);
@@ -176,6 +179,7 @@ int main(int argc, char** argv) {
   if (command == "shell") return dst::shell_command(self, rest);
   if (command == "check") return dst::check_command(self, rest);
   if (command == "report") return dst::report_command(self, rest);
+  if (command == "schedule") return dst::schedule_command(rest);
   if (command == "sweep") return dst::sweep_command(self, rest);
   if (command == "merge") return dst::merge_command(self, rest);
   std::fprintf(stderr, "dst: unknown command '%s'\n\n%s", command.c_str(), dst::kTopUsage);

@@ -110,9 +110,7 @@ int run_kv_command(const KvRunSpec& spec) {
   std::printf("watches           %llu events in %llu segments, %llu canceled by compaction\n",
               static_cast<unsigned long long>(s.watch_events), static_cast<unsigned long long>(s.watch_segments),
               static_cast<unsigned long long>(s.watches_canceled));
-  // A scenario's own actions first, then the harness's (the random nemesis, the final heal).
-  std::vector<std::string> fault_lines = spec.fault_lines ? spec.fault_lines() : std::vector<std::string>{};
-  fault_lines.insert(fault_lines.end(), w.fault_log.begin(), w.fault_log.end());
+  const std::vector<std::string>& fault_lines = w.fault_log;  // random and scripted, in order
   const std::vector<std::string> kube_lines = spec.kube_lines ? spec.kube_lines() : std::vector<std::string>{};
   if (!kube_lines.empty()) std::printf("kube              %zu processes\n", kube_lines.size());
   for (const std::string& line : kube_lines) std::printf("  %s\n", line.c_str());
@@ -151,7 +149,8 @@ int run_kv_command(const KvRunSpec& spec) {
   std::printf("wall time         %.3fs\n", wall_s);
   if (!determinism_report.empty()) std::printf("determinism       %s\n", determinism_report.c_str());
   // What a scenario's check{} switched off is reported above but does not fail the run.
-  const std::optional<std::string> scenario_error = spec.runtime_error ? spec.runtime_error() : std::nullopt;
+  std::optional<std::string> scenario_error = spec.runtime_error ? spec.runtime_error() : std::nullopt;
+  if (!scenario_error && w.fault_error) scenario_error = *w.fault_error;
   if (scenario_error) {
     std::printf("scenario error    %s\n", scenario_error->c_str());
     std::fprintf(stderr, "dst run: scenario error: %s\n", scenario_error->c_str());  // where load errors go too

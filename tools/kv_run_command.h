@@ -32,8 +32,8 @@ struct KvRunSpec {
   // hooks (a scenario's Lua state and nemesis); may be empty.
   std::function<void(world::KvRunOptions&)> prepare_run;
   // After the (last) run: a scenario error raised while running (exit 2), and lines to print.
+  // (The fault lines come from the world's nemesis: KvRunResult::fault_log.)
   std::function<std::optional<std::string>()> runtime_error;
-  std::function<std::vector<std::string>()> fault_lines;
   std::function<std::vector<std::string>()> kube_lines;  // what the apiservers and controllers did
   std::vector<std::string> header_lines;  // printed after the seed line (e.g. what swarm{} drew)
 };

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "scenarios/scenario.h"
+#include "scenarios/schedule_file.h"
 #include "sim/wall_clock.h"
 #include "tools/bug_flags.h"
 #include "tools/cli_args.h"
@@ -18,15 +19,16 @@ namespace {
 // changes as its functions run) and sets the run's options from it, with the --bug flags.
 std::function<void(world::KvRunOptions&)> load_for_each_run(
     std::shared_ptr<std::unique_ptr<scenarios::Scenario>> current, const std::string& path, const std::string& script,
-    uint64_t seed, const BugSet& bugs) {
+    uint64_t seed, const BugSet& bugs, std::optional<faults::Schedule> replay) {
   auto runs = std::make_shared<int>(0);
-  return [current, path, script, seed, bugs, runs](world::KvRunOptions& options) {
+  return [current, path, script, seed, bugs, runs, replay](world::KvRunOptions& options) {
     const bool quiet = (*runs)++ > 0;  // --check-determinism's second run prints nothing twice
     Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load_source(
         path, script, seed, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr);
     DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
     *current = std::move(loaded).value();
     (*current)->set_kube_bugs(bugs.kube);
+    if (replay) (*current)->set_replay(*replay);
     options = (*current)->run_options();
     std::function<void(world::ClusterOptions&)> scenario_cluster = options.configure_cluster;
     options.configure_cluster = [scenario_cluster, bugs](world::ClusterOptions& co) {
@@ -46,6 +48,8 @@ int run_scenario_command(const std::string& self, const std::string& path, const
                             "(index.html, plots, summary.md, junit.xml, violation.html; docs/report.md)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   args.option("bug", "NAMES", bug_names_help());
+  args.option("schedule", "FILE", "replay the fault schedule in FILE (as `dst schedule RUN.db` writes it) instead of "
+                                  "drawing faults: the same steps at the same times (docs/scenarios.md)");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   if (!seed.is_ok()) {
@@ -60,6 +64,15 @@ int run_scenario_command(const std::string& self, const std::string& path, const
       return kExitUsage;
     }
     bugs = *bits;
+  }
+  std::optional<faults::Schedule> replay;
+  if (auto file = args.value("schedule")) {
+    Result<faults::Schedule> loaded = scenarios::load_schedule(*file);
+    if (!loaded.is_ok()) {
+      std::fprintf(stderr, "dst run: --schedule: %s\n", loaded.status().message().c_str());
+      return kExitUsage;
+    }
+    replay = std::move(loaded).value();
   }
   // Read once: every load below runs the same text, even if the file changes meanwhile.
   Result<std::string> text = scenarios::Scenario::read_file(path);
@@ -88,6 +101,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.seed = *seed;
   spec.reproduce = self + " run " + path + " --seed " + std::to_string(*seed);
   if (auto names = args.value("bug")) spec.reproduce += " --bug " + *names;
+  if (auto file = args.value("schedule")) spec.reproduce += " --schedule " + *file;
   spec.options = config.run;
   spec.out = args.value("out");
   spec.check_determinism = args.has("check-determinism");
@@ -98,13 +112,35 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.header_lines = config.swarm_log;
   // The Scenario of the current simulated run: replaced before each one.
   auto current = std::make_shared<std::unique_ptr<scenarios::Scenario>>();
-  spec.prepare_run = load_for_each_run(current, path, *text, *seed, bugs);
+  spec.prepare_run = load_for_each_run(current, path, *text, *seed, bugs, replay);
   spec.runtime_error = [current]() -> std::optional<std::string> {
     return *current ? (*current)->runtime_error() : std::nullopt;
   };
-  spec.fault_lines = [current] { return *current ? (*current)->fault_log() : std::vector<std::string>{}; };
   spec.kube_lines = [current] { return *current ? (*current)->kube_summary() : std::vector<std::string>{}; };
   return run_kv_command(spec);
+}
+
+int run_schedule_command(const std::string& self, const std::vector<std::string>& argv) {
+  // dst run --schedule FILE [options]: the scenario, seed and bugs come from the file unless given.
+  DST_ASSERT(!argv.empty() && argv[0] == "--schedule");
+  if (argv.size() < 2) {
+    std::fprintf(stderr, "dst run --schedule: expected a schedule file (as `dst schedule RUN.db` writes it)\n");
+    return kExitUsage;
+  }
+  Result<faults::Schedule> schedule = scenarios::load_schedule(argv[1]);
+  if (!schedule.is_ok()) {
+    std::fprintf(stderr, "dst run: --schedule: %s\n", schedule.status().message().c_str());
+    return kExitUsage;
+  }
+  std::vector<std::string> rest(argv.begin(), argv.end());
+  const auto given = [&](const char* flag) {
+    for (const std::string& a : rest)
+      if (a == flag || a.rfind(std::string(flag) + "=", 0) == 0) return true;
+    return false;
+  };
+  if (!given("--seed")) rest.insert(rest.end(), {"--seed", std::to_string(schedule->seed)});
+  if (!given("--bug") && !schedule->bugs.empty()) rest.insert(rest.end(), {"--bug", schedule->bugs});
+  return run_scenario_command(self, schedule->scenario, rest);
 }
 
 }  // namespace dst

@@ -8,5 +8,7 @@
 namespace dst {
 
 int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv);
+// `dst run --schedule FILE [options]`: the scenario (and seed, bugs) the schedule names, replayed.
+int run_schedule_command(const std::string& self, const std::vector<std::string>& argv);
 
 }  // namespace dst

@@ -58,14 +58,14 @@ case "$1" in
     ;;
   exit-codes)
     cli=$2 dst=$3
-    # Raft seed 3 with the deliberate read bug violates Read Safety (see cli.run_raft_reports_bug).
+    # Raft seed 12 with the deliberate read bug violates Read Safety (see cli.run_raft_reports_bug).
     # (No --out: `dst run raft` writes no run directory; the failing seed's log is kept in a temp dir.)
-    expect_exit 1 "$cli" sweep raft --seeds 3..3 --dst "$dst" -- --bug read-index-without-quorum
-    grep -q 'seed 3  violation (exit 1)  invariants .*Read Safety' "$out" || fail "no violation line"
-    grep -q 'reproduce: dst run raft --seed 3 --bug read-index-without-quorum' "$out" || fail "no reproduce"
+    expect_exit 1 "$cli" sweep raft --seeds 12..12 --dst "$dst" -- --bug read-index-without-quorum
+    grep -q 'seed 12  violation (exit 1)  invariants .*Read Safety' "$out" || fail "no violation line"
+    grep -q 'reproduce: dst run raft --seed 12 --bug read-index-without-quorum' "$out" || fail "no reproduce"
     dir=$(kept_dir) || exit 1
-    grep -q '^trace hash 0x' "$dir/seed-3.log" || fail "the failing seed's log was not kept"
-    grep -q '^3	1	violation	0x' "$dir/sweep.tsv" || fail "no results row"
+    grep -q '^trace hash 0x' "$dir/seed-12.log" || fail "the failing seed's log was not kept"
+    grep -q '^12	1	violation	0x' "$dir/sweep.tsv" || fail "no results row"
     rm -rf "$dir"
     # A run argument the scenario rejects: every seed exits 2, so does the sweep, with the message.
     expect_exit 2 "$cli" sweep etcd --seeds 1..2 --dst "$dst" -- --bogus

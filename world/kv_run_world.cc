@@ -2,7 +2,7 @@
 #include "world/service_probe.h"
 
 #include "base/assert.h"
-#include "world/nemesis_faults.h"
+#include "world/cluster_nemesis.h"
 
 namespace dst::world {
 
@@ -65,12 +65,15 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   // checkers know every revision.
   const sim::TimeNs watchers_until = clients_until + options.recovery_bound + options.settle;
   workload.start(clients_until, watchers_until);
-  if (options.faults) {
-    NemesisOptions n = options.nemesis;
+  ClusterNemesis nemesis(cluster, recorder);
+  if (options.replay) {
+    nemesis.driver.start_replay(*options.replay);
+  } else if (options.faults) {
+    faults::RandomFaultOptions n = options.nemesis;
     n.duration = options.duration;
-    cluster.start_nemesis(n);
+    nemesis.driver.start_random(n);
   }
-  if (options.on_start) options.on_start(cluster, recorder, workload, clients_until);
+  if (options.on_start) options.on_start(cluster, nemesis.nemesis, recorder, workload, clients_until);
   // The sampler starts last, on a host of its own: every host and process of the world above
   // keeps the id it has without it, and it draws no random numbers, so its own events are the
   // only difference it makes.
@@ -88,6 +91,7 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   }
   sim.run_until(clients_until);
   if (options.on_heal) options.on_heal();
+  nemesis.nemesis.finish();
   cluster.heal_all();
   KvRunResult r;
   r.liveness = cluster.await_recovery(options.recovery_bound);
@@ -112,18 +116,14 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   r.invariants_ok = cluster.invariants().ok();
   r.violations = cluster.invariants().violations();
   r.workload = workload.stats();
-  r.fault_log = cluster.fault_log();
+  r.fault_log = nemesis.nemesis.log().lines();
+  r.fault_error = nemesis.driver.error();
   r.exits = cluster.exits();
   if (sampler != sim::kNoProcess) {
     // The state the run ends in, then no more samples: the recorder may not outlive this call.
     sample_metrics(sim, cluster, recorder);
     if (sim.alive(sampler)) sim.kill(sampler);
   }
-  // The random nemesis's log as fault windows (nemesis_faults.h). A scenario's own nemesis
-  // records its faults itself.
-  if (options.faults)
-    for (const history::Fault& f : pair_nemesis_log(r.fault_log, clients_until))
-      recorder.fault_ended(recorder.fault_started(f), f.end_ns);
   return r;
 }
 

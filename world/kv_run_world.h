@@ -7,10 +7,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/workload.h"
+#include "faults/fault_step.h"
+#include "faults/nemesis.h"
+#include "faults/random_faults.h"
 #include "history/recorder.h"
 #include "world/sim_cluster.h"
 #include "sim/simulator.h"
@@ -23,8 +27,12 @@ struct KvRunOptions {
   sim::DurationNs duration = sim::seconds(20);  // clients and faults run this long
   sim::DurationNs recovery_bound = sim::seconds(15);
   sim::DurationNs settle = sim::seconds(3);  // after recovery: clients stopped, watchers catch up
+  // The random nemesis (duration is set from `duration`), unless `replay` is given.
   bool faults = true;
-  NemesisOptions nemesis;  // duration is set from `duration`
+  faults::RandomFaultOptions nemesis;
+  // A recorded schedule's timed steps (random or added by hand) to run instead of random faults;
+  // a scenario's own steps are matched to its calls by the scenario (scenarios/schedule_file.h).
+  std::optional<std::vector<faults::FaultStep>> replay;
   // How often a sampler (a harness process on its own host, reading the members' in-memory state
   // without blocking or messaging) records each member's metrics through Recorder::metric, from
   // the clients' start to the end of the run, plus one final sample (0: never). At most one sample
@@ -32,9 +40,11 @@ struct KvRunOptions {
   sim::DurationNs metrics_every = sim::milliseconds(500);
   // A scenario's cluster settings (link latency, raft timing, quota), applied to the defaults.
   std::function<void(ClusterOptions&)> configure_cluster;
-  // A scenario's own fault driver (scenarios/): called once the clients have started, with the
-  // time the fault phase ends; `on_heal` right before the harness heals everything at that time.
-  std::function<void(SimCluster&, history::Recorder&, const client::Workload&, sim::TimeNs faults_until)> on_start;
+  // A scenario's own faults (scenarios/): called once the clients have started, with the
+  // world's nemesis and the time the fault phase ends; `on_heal` right before the harness ends
+  // every fault window and heals everything at that time.
+  std::function<void(SimCluster&, faults::Nemesis&, history::Recorder&, const client::Workload&, sim::TimeNs faults_until)>
+      on_start;
   std::function<void()> on_heal;
 };
 
@@ -62,12 +72,13 @@ struct KvRunResult {
   LivenessReport liveness;
   std::vector<std::string> violations;
   client::WorkloadStats workload;
-  std::vector<std::string> fault_log;
+  std::vector<std::string> fault_log;  // what the nemesis did, one line per action
+  std::optional<std::string> fault_error;  // a replayed step that could not be applied
   std::vector<std::string> exits;  // members that took themselves down, and why
 };
 
-// Runs the world; every operation and watch response goes to `recorder`, every nemesis action
-// becomes a Fault in it.
+// Runs the world; every operation and watch response goes to `recorder`, every fault step
+// becomes a schedule row and a Fault window in it.
 KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, history::Recorder& recorder);
 
 }  // namespace dst::world

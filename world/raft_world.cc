@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "node/raft/config.h"
+#include "world/cluster_nemesis.h"
 
 namespace dst::world {
 
@@ -38,8 +39,11 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
   if (options.kv) co.server.state_machine = node::StateMachineKind::kKv;
   SimCluster cluster(sim, co);
   cluster.start_all();
-  if (options.faults) cluster.start_nemesis(NemesisOptions{.duration = options.duration});
+  history::MemoryRecorder recorder;  // the fault windows and schedule; the summary shows the log
+  ClusterNemesis nemesis(cluster, recorder);
+  if (options.faults) nemesis.driver.start_random(faults::RandomFaultOptions{.duration = options.duration});
   sim.run_until(options.duration + sim::seconds(1));
+  nemesis.nemesis.finish();
   cluster.heal_all();
   RaftWorldResult r;
   r.liveness = cluster.await_recovery(options.recovery_bound);
@@ -48,7 +52,7 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
   r.invariants_ok = inv.ok();
   r.violations = inv.violations();
   r.violation_count = inv.violation_count();
-  r.fault_log = cluster.fault_log();
+  r.fault_log = nemesis.nemesis.log().lines();
 
   std::string s;
   s += line("virtual time", sim::format_duration(sim.now()) + ", " + std::to_string(sim.events_executed()) + " events");

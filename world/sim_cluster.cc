@@ -2,7 +2,6 @@
 
 
 #include <algorithm>
-#include <cstdio>
 
 #include "base/assert.h"
 #include "node/server/membership.h"
@@ -35,7 +34,6 @@ SimCluster::~SimCluster() {
   // Processes die with the Simulator; make sure no Server points back into this object first.
   for (size_t i = 0; i < nodes_.size(); ++i)
     if (up(i)) sim_.kill(nodes_[i]->process);
-  if (nemesis_ != sim::kNoProcess && sim_.alive(nemesis_)) sim_.kill(nemesis_);
 }
 
 Result<size_t> SimCluster::add_node() {
@@ -179,13 +177,6 @@ AgreementReport SimCluster::await_agreement(sim::DurationNs bound) {
   return report;
 }
 
-void SimCluster::log_fault(const std::string& what) {
-  // Bounded by the nemesis duration / interval; a guard against a runaway loop all the same.
-  char t[32];
-  std::snprintf(t, sizeof t, "t=%.3fs ", static_cast<double>(sim_.now()) / 1e9);
-  if (fault_log_.size() < 100'000) fault_log_.push_back(t + what);
-}
-
 void SimCluster::heal_all() {
   sim_.net().heal();
   sim_.net().set_default_link(options_.link);
@@ -201,170 +192,6 @@ void SimCluster::heal_all() {
     }
     // Nodes never started (a member_add that failed) and removed members stay down.
     if (!up(i) && nodes_[i]->started && !nodes_[i]->removed) start(i);
-  }
-  log_fault("heal all");
-}
-
-void SimCluster::start_nemesis(NemesisOptions options) {
-  nemesis_ = sim_.start_process(nemesis_host_, "nemesis");
-  sim_.spawn(nemesis_, "nemesis", [this, options] { nemesis_loop(options); });
-}
-
-void SimCluster::nemesis_loop(NemesisOptions options) {
-  sim::Rng& rng = sim_.rng("raft-nemesis");
-  const sim::TimeNs end = sim_.now() + options.duration;
-  enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kCrashLeader, kRestart, kSlowFsync, kFsyncError,
-                kLoss, kPause, kResume, kFaultPoint, kActionCount };
-  uint64_t weights[kActionCount] = {};
-  weights[kSplit] = options.partitions ? 3 : 0;
-  weights[kIsolateLeader] = options.partitions ? 3 : 0;
-  weights[kOneWay] = options.asymmetric ? 2 : 0;
-  weights[kHeal] = 5;
-  weights[kCrash] = options.crashes ? 3 : 0;
-  // Jepsen's "kill the primary": leader churn with partly replicated tails is where the commit
-  // rules (Figure 8) and the election restriction are tested.
-  weights[kCrashLeader] = options.crashes ? 2 : 0;
-  weights[kRestart] = options.crashes ? 5 : 0;
-  weights[kSlowFsync] = options.slow_fsync ? 2 : 0;
-  weights[kFsyncError] = options.fsync_errors ? 1 : 0;
-  weights[kLoss] = options.message_loss ? 2 : 0;
-  weights[kPause] = options.pauses ? 1 : 0;
-  weights[kResume] = options.pauses ? 2 : 0;
-  // Crashes at exact places in the node's code (etcd's gofail failpoints): right after a vote or
-  // an append went out and before the next fsync is where durability rules matter.
-  weights[kFaultPoint] = options.fault_points ? 3 : 0;
-  const size_t n = nodes_.size();
-  auto name = [this](size_t i) { return "n" + std::to_string(nodes_[i]->id); };
-
-  while (sim_.now() < end) {
-    auto wait = static_cast<sim::DurationNs>(rng.exponential(static_cast<double>(options.mean_interval)));
-    if (sim_.sleep(std::max<sim::DurationNs>(wait, sim::milliseconds(1))) != sim::WaitResult::kOk) return;
-    if (sim_.now() >= end) break;
-    switch (static_cast<Action>(rng.weighted_index(weights))) {
-      case kSplit: {
-        // A random two-way split (each side non-empty), e.g. {n1,n3} | {n2}.
-        std::vector<sim::HostId> a, b;
-        std::string names_a, names_b;
-        uint64_t mask = 1 + rng.uniform_u64((uint64_t{1} << n) - 2);
-        for (size_t i = 0; i < n; ++i) {
-          bool side_a = (mask >> i) & 1;
-          (side_a ? a : b).push_back(nodes_[i]->host);
-          std::string& names = side_a ? names_a : names_b;
-          names += (names.empty() ? "" : ",") + name(i);
-        }
-        sim_.net().partition({a, b});
-        log_fault("partition {" + names_a + "} | {" + names_b + "}");
-        break;
-      }
-      case kIsolateLeader: {
-        auto l = leader();
-        if (!l) break;
-        std::vector<sim::HostId> rest;
-        for (size_t i = 0; i < n; ++i)
-          if (i != *l) rest.push_back(nodes_[i]->host);
-        sim_.net().partition({{nodes_[*l]->host}, rest});
-        log_fault("isolate leader " + name(*l));
-        break;
-      }
-      case kOneWay: {
-        size_t from = rng.uniform_u64(n), to = rng.uniform_u64(n);
-        if (from == to) break;
-        sim_.net().set_reachable(nodes_[from]->host, nodes_[to]->host, false);
-        log_fault("cut " + name(from) + "->" + name(to));
-        break;
-      }
-      case kHeal:
-        sim_.net().heal();
-        log_fault("heal network");
-        break;
-      case kCrash: {
-        size_t i = rng.uniform_u64(n);
-        if (!up(i)) break;
-        uint64_t kind = rng.uniform_u64(3);  // process crash, power loss, power loss with torn writes
-        crash(i, sim::KillOptions{.lose_unsynced = kind >= 1, .torn = kind == 2});
-        log_fault(std::string("crash ") + name(i) + (kind == 0 ? "" : kind == 1 ? " power-loss" : " power-loss torn"));
-        break;
-      }
-      case kCrashLeader: {
-        auto l = leader();
-        if (!l) break;
-        bool power = rng.bernoulli(0.5);
-        crash(*l, sim::KillOptions{.lose_unsynced = power, .torn = false});
-        log_fault("crash leader " + name(*l) + (power ? " power-loss" : ""));
-        break;
-      }
-      case kRestart: {
-        for (size_t k = 0; k < n; ++k) {
-          size_t i = (rng.uniform_u64(n) + k) % n;
-          if (up(i)) continue;
-          start(i);
-          log_fault("restart " + name(i));
-          break;
-        }
-        break;
-      }
-      case kSlowFsync: {
-        size_t i = rng.uniform_u64(n);
-        bool slow = rng.bernoulli(0.6);
-        sim::Disk& disk = sim_.host(nodes_[i]->host).disk();
-        if (slow) {
-          disk.set_fsync_latency(sim::DurationDist::uniform(sim::milliseconds(50), sim::milliseconds(500)));
-        } else {
-          disk.set_fsync_latency(normal_fsync_latency());
-        }
-        log_fault(std::string(slow ? "slow fsync " : "normal fsync ") + name(i));
-        break;
-      }
-      case kFsyncError: {
-        size_t i = rng.uniform_u64(n);
-        sim_.host(nodes_[i]->host).disk().fail_fsyncs(1);
-        log_fault("fail next fsync " + name(i));
-        break;
-      }
-      case kLoss: {
-        sim::LinkConfig link = options_.link;
-        if (rng.bernoulli(0.5)) {
-          link.loss = rng.uniform_real(0.05, 0.3);
-          link.duplicate = rng.uniform_real(0.0, 0.1);
-          link.reorder = rng.uniform_real(0.0, 0.2);
-        }
-        sim_.net().set_default_link(link);
-        log_fault("link loss " + std::to_string(static_cast<int>(link.loss * 100)) + "%");
-        break;
-      }
-      case kPause: {
-        size_t i = rng.uniform_u64(n);
-        if (!up(i) || nodes_[i]->paused) break;
-        sim_.pause(nodes_[i]->process);
-        nodes_[i]->paused = true;
-        log_fault("pause " + name(i));
-        break;
-      }
-      case kResume: {
-        for (size_t i = 0; i < n; ++i) {
-          if (!up(i) || !nodes_[i]->paused) continue;
-          sim_.resume(nodes_[i]->process);
-          nodes_[i]->paused = false;
-          log_fault("resume " + name(i));
-          break;
-        }
-        break;
-      }
-      case kFaultPoint: {
-        size_t i = rng.uniform_u64(n);
-        auto point = static_cast<node::FaultPoint>(rng.uniform_u64(static_cast<uint64_t>(node::FaultPoint::kCount)));
-        bool power = rng.bernoulli(0.7);
-        // A point passed on every Ready fires a few passes in; one passed only around elections
-        // fires at its first pass, or it would rarely fire at all.
-        uint64_t skip = point == node::FaultPoint::kAfterVote ? 0 : rng.uniform_u64(30);
-        using Kind = node::FaultAction::Kind;
-        nodes_[i]->faults.arm(point, node::FaultAction{.kind = power ? Kind::kPowerLoss : Kind::kCrash, .skip = skip, .times = 1});
-        log_fault("arm " + name(i) + " " + std::string(node::fault_point_name(point)) + (power ? " power-loss" : " crash") +
-                  " after " + std::to_string(skip) + " passes");
-        break;
-      }
-      case kActionCount: DST_UNREACHABLE("nemesis action");
-    }
   }
 }
 

@@ -1,9 +1,7 @@
-// A simulated cluster of Raft nodes for tests and benchmarks: one host per node, the processes,
-// crash/restart, the cluster-wide Invariants checker, and a random fault schedule (the "nemesis")
-// followed by a heal phase with a liveness check.
-//
-// The scenario layer (Lua, faults/) will drive the same operations from scripts; this class is
-// the programmatic form the Raft simulation tests and `dst bench raft` use.
+// A simulated cluster of Raft nodes for tests, worlds and benchmarks: one host per node, the
+// processes, crash/restart, the cluster-wide Invariants checker, and the heal phase with its
+// liveness and agreement checks. Faults come from faults::Nemesis acting on it (it is the
+// nemesis's ClusterTarget); cluster_nemesis.h puts the random nemesis on it.
 #pragma once
 
 #include <cstdint>
@@ -31,20 +29,6 @@ struct ClusterOptions {
   // Every node's disk's fsync latency when no fault slows it (a scenario's cluster{disk=}); unset:
   // sim::DiskConfig's. Heals and normal_fsync() go back to it.
   std::optional<sim::DurationDist> fsync_latency;
-};
-
-// What the random fault schedule may do, and how often.
-struct NemesisOptions {
-  sim::DurationNs duration = sim::seconds(30);      // faults are injected during this window
-  sim::DurationNs mean_interval = sim::milliseconds(700);  // between two fault actions
-  bool partitions = true;       // symmetric random splits, leader isolation
-  bool asymmetric = true;       // one-way link cuts
-  bool crashes = true;          // process crashes, power loss (lose unsynced), torn writes
-  bool slow_fsync = true;       // fsync latency raised to 50-500 ms on one node
-  bool fsync_errors = true;     // one failed fsync (the node crashes, like etcd's panic)
-  bool message_loss = true;     // 5-30 % loss and duplication on all links for a while
-  bool pauses = true;           // process pauses (GC, VM stall)
-  bool fault_points = true;     // arm a crash or power loss at a named point in the node's code
 };
 
 struct AgreementReport {
@@ -100,8 +84,9 @@ class SimCluster : public faults::ClusterTarget {
   // The live leader with the highest term, if any.
   std::optional<size_t> leader() const override;
 
-  // Starts the nemesis (a world process on its own host) for options.duration from now.
-  void start_nemesis(NemesisOptions options);
+  // The host the world's fault driver runs on (faults::FaultDriver), made with the cluster so
+  // that every host keeps its id whether or not faults run.
+  sim::HostId fault_host() const { return nemesis_host_; }
   // Removes every fault: heals links, resets loss, disk latencies and fsync failures, resumes
   // paused processes and restarts crashed nodes.
   void heal_all();
@@ -112,8 +97,6 @@ class SimCluster : public faults::ClusterTarget {
   // their state hashes (computed in a fiber: a KV member's backend may be in the middle of a
   // commit), retrying if an apply slipped in meanwhile; false after `bound` or on a mismatch.
   AgreementReport await_agreement(sim::DurationNs bound);
-  // Nemesis actions taken so far, one line each ("12.300s crash n2 power-loss").
-  const std::vector<std::string>& fault_log() const { return fault_log_; }
   // Nodes that took themselves down, with the reason ("t=3.2s n2 exits: WAL save failed: ...").
   const std::vector<std::string>& exits() const { return exits_; }
 
@@ -130,9 +113,6 @@ class SimCluster : public faults::ClusterTarget {
     bool removed = false;  // set by the server (node::ServerHooks::removed)
   };
 
-  void nemesis_loop(NemesisOptions options);
-  void log_fault(const std::string& what);
-
   sim::Simulator& sim_;
   ClusterOptions options_;
   std::vector<std::unique_ptr<Node>> nodes_;
@@ -141,8 +121,6 @@ class SimCluster : public faults::ClusterTarget {
   sim::HostId nemesis_host_ = 0;
   sim::HostId observer_host_ = 0;  // where await_agreement reads the members' state
   sim::ProcessId observer_ = sim::kNoProcess;
-  sim::ProcessId nemesis_ = sim::kNoProcess;
-  std::vector<std::string> fault_log_;
   std::vector<std::string> exits_;
 };
 

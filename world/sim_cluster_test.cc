@@ -3,6 +3,7 @@
 // every step and a liveness bound after the heal.
 #include "world/sim_cluster.h"
 #include "node/server/kv_state_machine.h"
+#include "world/cluster_nemesis.h"
 #include "world/raft_world.h"
 
 #include <gtest/gtest.h>
@@ -259,7 +260,9 @@ TEST(SimCluster, SameSeedSameTraceDifferentSeedsDiffer) {
     sim::Simulator sim(seed);
     SimCluster c(sim, cluster_options(3));
     c.start_all();
-    c.start_nemesis(NemesisOptions{.duration = seconds(5)});
+    history::MemoryRecorder recorder;
+    ClusterNemesis nemesis(c, recorder);
+    nemesis.driver.start_random(faults::RandomFaultOptions{.duration = seconds(5)});
     sim.run_until(seconds(6));
     return sim.trace().hash();
   };
@@ -282,12 +285,10 @@ struct SweepStats {
   uint64_t lease_grants = 0;   // KV: applied on the live members at the end
   uint64_t lease_revokes = 0;
 
-  void add(const SimCluster& c) {
-    for (const std::string& f : c.fault_log()) {
-      std::string what = f.substr(f.find(' ') + 1);  // drop "t=1.234s "
-      std::string kind = what.substr(0, what.find(' '));
-      if (kind == "crash") kind = what.find("torn") != std::string::npos ? "power-loss-torn"
-                                  : what.find("power-loss") != std::string::npos ? "power-loss" : "crash";
+  void add(const SimCluster& c, const history::History& h) {
+    for (const history::ScheduleStep& step : h.schedule) {
+      std::string kind = step.kind;
+      if (kind == "kill") kind = step.lua.find("torn=true") != std::string::npos ? "power-loss-torn" : "power-loss";
       ++faults[kind];
     }
     for (size_t i = 0; i < c.size(); ++i) {
@@ -322,7 +323,9 @@ void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds, bool kv = false) {
     sim::Simulator sim(seed);
     SimCluster c(sim, kv ? kv_options(nodes) : cluster_options(nodes));
     c.start_all();
-    c.start_nemesis(NemesisOptions{.duration = seconds(20)});
+    history::MemoryRecorder recorder;
+    ClusterNemesis nemesis(c, recorder);
+    nemesis.driver.start_random(faults::RandomFaultOptions{.duration = seconds(20)});
     sim.run_until(seconds(21));
     c.heal_all();
     LivenessReport r = c.await_recovery(kRecoveryBound);
@@ -337,18 +340,18 @@ void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds, bool kv = false) {
     expect_members_agree(c);
     if (::testing::Test::HasFailure()) {
       ADD_FAILURE() << reproduce;
-      for (const std::string& f : c.fault_log()) ADD_FAILURE() << f;
+      for (const std::string& f : nemesis.nemesis.log().lines()) ADD_FAILURE() << f;
       for (const std::string& e : c.exits()) ADD_FAILURE() << e;
       return;
     }
-    stats.add(c);
+    stats.add(c, recorder.history());
   }
   std::printf("%zu nodes%s, %llu seeds: worst recovery %s (seed %llu)\n  %s\n", nodes, kv ? " (KV)" : "",
               static_cast<unsigned long long>(seeds), sim::format_duration(worst).c_str(),
               static_cast<unsigned long long>(worst_seed), stats.describe().c_str());
   // Not vacuous: every kind of fault happened, snapshots were installed, reads were answered.
-  for (const char* kind : {"crash", "power-loss", "power-loss-torn", "partition", "isolate", "cut", "restart",
-                           "slow", "fail", "link", "pause", "resume"}) {
+  for (const char* kind : {"crash", "power-loss", "power-loss-torn", "partition", "isolate", "one_way", "restart",
+                           "slow_fsync", "normal_fsync", "fsync_error", "drop", "pause", "resume", "failpoint"}) {
     EXPECT_GT(stats.faults[kind], 0u) << "the sweep never injected '" << kind << "'";
   }
   EXPECT_GT(stats.snapshots_installed, 0u);
@@ -382,7 +385,9 @@ TEST(SimClusterBugs, RandomFaultsCatchTheBugsTheyCanReach) {
       o.server.raft.bugs = static_cast<uint32_t>(bug);
       SimCluster c(sim, o);
       c.start_all();
-      c.start_nemesis(NemesisOptions{.duration = seconds(20)});
+      history::MemoryRecorder recorder;
+      ClusterNemesis nemesis(c, recorder);
+      nemesis.driver.start_random(faults::RandomFaultOptions{.duration = seconds(20)});
       // Stop at the first violation: the rest of the run cannot un-violate it.
       for (int t = 1; t <= 21 && c.invariants().ok(); ++t) sim.run_until(seconds(t));
       if (c.invariants().ok()) {

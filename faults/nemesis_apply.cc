@@ -1,0 +1,125 @@
+// Nemesis::apply, the one executor: a FaultStep to the named action that carries it out, the
+// kube layer's actions with their windows, and the schedule row of every applied step.
+#include <string>
+
+#include "base/assert.h"
+#include "faults/nemesis.h"
+#include "faults/schedule_text.h"
+
+namespace dst::faults {
+
+Status Nemesis::apply(FaultStep step) {
+  if (applied_.size() >= kStepsMax)
+    return Status(StatusCode::kResourceExhausted, "the nemesis applied " + std::to_string(kStepsMax) +
+                                                      " fault steps already; a fault schedule is at most that long");
+  step.at = sim_.now();
+  Status st;
+  if (step.kind == FaultKind::kStop) st = Status::ok();
+  else if (acts_on_kube(step.kind)) st = apply_kube(step);
+  else if (acts_on_member(step.kind)) st = apply_member(step);
+  else st = apply_network(step);
+  if (st.is_ok()) record(step);
+  return st;
+}
+
+void Nemesis::record(const FaultStep& step) {
+  applied_.push_back(step);
+  history::ScheduleStep row;
+  row.at_ns = step.at;
+  row.origin = std::string(origin_name(step.origin));
+  row.call = step.call;
+  row.kind = std::string(fault_kind_name(step.kind));
+  row.lua = step_to_lua(step);
+  recorder_.schedule_step(row);
+  // The trace pins what was done, so that a replay that applied something else diverges here.
+  sim_.trace().record(sim_.now(), sim::EventKind::kNote, sim::kNoProcess,
+                      (static_cast<uint64_t>(step.kind) << 32) ^ step.node);
+}
+
+Status Nemesis::apply_network(const FaultStep& s) {
+  switch (s.kind) {
+    case FaultKind::kPartition: return partition(s.groups, "");
+    case FaultKind::kMajoritiesRing: return majorities_ring();
+    case FaultKind::kMinorityThird: return minority_third();
+    case FaultKind::kBridge: return bridge();
+    case FaultKind::kHeal: return heal();
+    case FaultKind::kDrop: return drop_noise(s.loss, s.duplicate, s.reorder);
+    case FaultKind::kDelay: return delay(s.dist, s.dist_text);
+    case FaultKind::kResetDelay: return reset_delay();
+    default: DST_UNREACHABLE("not a network fault kind");
+  }
+}
+
+Status Nemesis::apply_member(const FaultStep& s) {
+  switch (s.kind) {
+    case FaultKind::kIsolate: return isolate(s.node);
+    case FaultKind::kOneWay: return one_way(s.node, s.to);
+    case FaultKind::kCrash: return crash(s.node);
+    case FaultKind::kKill: return kill(s.node, s.lose_unsynced, s.torn);
+    case FaultKind::kRestart: return restart(s.node);
+    case FaultKind::kPause: return pause(s.node);
+    case FaultKind::kResume: return resume(s.node);
+    case FaultKind::kSlowFsync: return slow_fsync(s.node, s.dist, s.dist_text);
+    case FaultKind::kNormalFsync: return normal_fsync(s.node);
+    case FaultKind::kFsyncError: return fsync_error(s.node, s.count);
+    case FaultKind::kDiskFull: return disk_full(s.node, s.full);
+    case FaultKind::kBitflip: return bitflip(s.node, s.file, s.offset, s.length, s.bits);
+    case FaultKind::kClockSkew: return clock_skew(s.node, s.ns);
+    case FaultKind::kClockDrift: return clock_drift(s.node, s.ppm);
+    case FaultKind::kClockJump: return clock_jump(s.node, s.ns);
+    case FaultKind::kFailpoint: return failpoint(s.node, s.point, s.action, s.delay, s.skip, s.times);
+    default: DST_UNREACHABLE("not a member fault kind");
+  }
+}
+
+// The kube layer's windows: an apiserver down until its restart, cut until reconnected, a
+// controller paused until resumed. Acting twice is a no-op, as for members.
+Status Nemesis::apply_kube(const FaultStep& s) {
+  const bool controller = s.kind == FaultKind::kControllerPause || s.kind == FaultKind::kControllerResume;
+  const std::string fn(fault_kind_name(s.kind));
+  if (kube_ == nullptr) return Status(StatusCode::kInvalidArgument, fn + ": the scenario has no kube{} world");
+  const size_t count = controller ? kube_->controllers() : kube_->apiservers();
+  if (s.node < 1 || s.node > count)
+    return Status(StatusCode::kInvalidArgument, fn + ": " + (controller ? "controller " : "apiserver ") +
+                                                    std::to_string(s.node) + " does not exist (1.." +
+                                                    std::to_string(count) + ")");
+  const std::string apiserver = "apiserver" + std::to_string(s.node);
+  const std::string ctl = "controller" + std::to_string(s.node);
+  switch (s.kind) {
+    case FaultKind::kApiserverCrash:
+      if (kube_->apiserver_crashed(s.node)) break;
+      kube_->crash_apiserver(s.node);
+      open("kube-down " + apiserver, "apiserver-crash", apiserver);
+      break;
+    case FaultKind::kApiserverRestart:
+      if (!kube_->apiserver_crashed(s.node)) break;
+      kube_->restart_apiserver(s.node);
+      close("kube-down " + apiserver);
+      log_.add(sim_.now(), "restart " + apiserver);
+      break;
+    case FaultKind::kApiserverCut:
+      if (kube_->apiserver_cut(s.node)) break;
+      kube_->cut_apiserver(s.node);
+      open("kube-cut " + apiserver, "partition", apiserver + "|etcd");
+      break;
+    case FaultKind::kApiserverReconnect:
+      if (!kube_->apiserver_cut(s.node)) break;
+      kube_->reconnect_apiserver(s.node);
+      close("kube-cut " + apiserver);
+      break;
+    case FaultKind::kControllerPause:
+      if (kube_->controller_paused(s.node)) break;
+      kube_->pause_controller(s.node);
+      if (kube_->controller_paused(s.node)) open("kube-pause " + ctl, "pause", ctl);
+      break;
+    case FaultKind::kControllerResume:
+      if (!kube_->controller_paused(s.node)) break;
+      kube_->resume_controller(s.node);
+      close("kube-pause " + ctl);
+      break;
+    default: DST_UNREACHABLE("not a kube fault kind");
+  }
+  return Status::ok();
+}
+
+}  // namespace dst::faults

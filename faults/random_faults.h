@@ -1,0 +1,70 @@
+// The random fault generator and the driver that runs a fault schedule in time.
+//
+// draw_random_fault() looks at the cluster as it is now (through the nemesis) and draws one
+// step from the kinds RandomFaultOptions allows, among those that would do something (a crash
+// picks a member that is up, a restart one that is down): every draw is a step, so the schedule a
+// run records is exactly the steps its driver applied.
+//
+// FaultDriver is a harness process ("nemesis", on a host of its own) with one fiber. It either
+// draws random steps at exponential intervals until a deadline, or replays a recorded schedule's
+// timed steps at their times. Both sleep to the same instants and end with the same last wake
+// (the kStop step the random driver records), so a replay of an unedited schedule runs the very
+// same events and reaches the same trace hash.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "faults/fault_step.h"
+#include "faults/nemesis.h"
+#include "sim/rng.h"
+#include "sim/simulator.h"
+
+namespace dst::faults {
+
+// What the random generator may do, and how often.
+struct RandomFaultOptions {
+  sim::DurationNs duration = sim::seconds(30);             // faults are drawn during this window
+  sim::DurationNs mean_interval = sim::milliseconds(700);  // between two draws
+  bool partitions = true;    // symmetric random splits, leader isolation
+  bool asymmetric = true;    // one-way link cuts
+  bool crashes = true;       // process crashes, power loss (lose unsynced), torn writes
+  bool slow_fsync = true;    // fsync latency raised to 50-500 ms on one node
+  bool fsync_errors = true;  // one failed fsync (the node crashes, like etcd's panic)
+  bool message_loss = true;  // 5-30 % loss and duplication on all links for a while
+  bool pauses = true;        // process pauses (GC, VM stall)
+  bool fault_points = true;  // arm a crash or power loss at a named point in the node's code
+};
+
+// One random step for the cluster as it is now (origin kRandom).
+FaultStep draw_random_fault(const RandomFaultOptions& options, const Nemesis& nemesis, sim::Rng& rng);
+
+class FaultDriver {
+ public:
+  FaultDriver(sim::Simulator& sim, sim::HostId host, Nemesis& nemesis);
+  ~FaultDriver();  // stops the process if it still runs
+  FaultDriver(const FaultDriver&) = delete;
+  FaultDriver& operator=(const FaultDriver&) = delete;
+
+  // Draws from the "raft-nemesis" random stream for options.duration from now.
+  void start_random(const RandomFaultOptions& options);
+  // Applies `timed` (time-ordered; kStop last, if any) at their times.
+  void start_replay(std::vector<FaultStep> timed);
+  // The first step a replay could not apply (an edited schedule naming a node that does not
+  // exist...), with the step; later steps are not applied.
+  const std::optional<std::string>& error() const { return error_; }
+
+ private:
+  void random_loop(RandomFaultOptions options);
+  void replay_loop(std::vector<FaultStep> timed);
+
+  sim::Simulator& sim_;
+  sim::HostId host_;
+  Nemesis& nemesis_;
+  sim::ProcessId process_ = sim::kNoProcess;
+  std::optional<std::string> error_;
+};
+
+}  // namespace dst::faults

@@ -1,0 +1,97 @@
+// The random generator and the driver on a real simulated cluster: every draw is a step the
+// nemesis accepts, the draws cover every kind the options allow, and the driver replaying the
+// steps it recorded reaches the very same trace hash.
+#include "faults/random_faults.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "faults/schedule_text.h"
+#include "world/cluster_nemesis.h"
+#include "world/raft_world.h"
+
+namespace dst::faults {
+namespace {
+
+using sim::seconds;
+
+struct DriverRun {
+  uint64_t hash = 0;
+  std::vector<history::ScheduleStep> rows;
+  std::vector<FaultStep> timed;  // the nemesis's applied steps
+};
+
+// A 3-node cluster with the random driver (or a replay of `replay`) for 10 s.
+DriverRun run(uint64_t seed, const std::vector<FaultStep>* replay) {
+  sim::Simulator sim(seed);
+  world::SimCluster cluster(sim, world::standard_cluster_options(3));
+  cluster.start_all();
+  history::MemoryRecorder recorder;
+  world::ClusterNemesis nem(cluster, recorder);
+  if (replay) nem.driver.start_replay(*replay);
+  else nem.driver.start_random(RandomFaultOptions{.duration = seconds(10), .mean_interval = sim::milliseconds(200)});
+  sim.run_until(seconds(11));
+  EXPECT_FALSE(nem.driver.error()) << *nem.driver.error();
+  return DriverRun{sim.trace().hash(), recorder.history().schedule, nem.nemesis.applied()};
+}
+
+TEST(RandomFaults, EveryDrawIsAppliedAndTheKindsAreCovered) {
+  std::set<std::string> kinds;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const DriverRun r = run(seed, nullptr);
+    ASSERT_GT(r.rows.size(), 20u);
+    EXPECT_EQ(r.rows.back().kind, "stop");
+    for (const history::ScheduleStep& row : r.rows) {
+      EXPECT_EQ(row.origin, "random");
+      kinds.insert(row.kind);
+    }
+  }
+  for (const char* k : {"partition", "isolate", "one_way", "heal", "crash", "kill", "restart", "slow_fsync",
+                        "normal_fsync", "fsync_error", "drop", "pause", "resume", "failpoint", "stop"})
+    EXPECT_TRUE(kinds.count(k)) << "never drawn: " << k;
+}
+
+TEST(RandomFaults, OptionsSwitchKindsOff) {
+  sim::Simulator sim(3);
+  world::SimCluster cluster(sim, world::standard_cluster_options(3));
+  cluster.start_all();
+  history::MemoryRecorder recorder;
+  world::ClusterNemesis nem(cluster, recorder);
+  RandomFaultOptions only_pauses{.duration = seconds(5), .mean_interval = sim::milliseconds(100), .partitions = false,
+                                 .asymmetric = false, .crashes = false, .slow_fsync = false, .fsync_errors = false,
+                                 .message_loss = false, .pauses = true, .fault_points = false};
+  nem.driver.start_random(only_pauses);
+  sim.run_until(seconds(6));
+  std::set<std::string> kinds;
+  for (const history::ScheduleStep& row : recorder.history().schedule) kinds.insert(row.kind);
+  EXPECT_EQ(kinds, (std::set<std::string>{"heal", "pause", "resume", "stop"}));
+}
+
+TEST(FaultDriver, ReplayingTheRecordedStepsGivesTheSameTraceHash) {
+  const DriverRun original = run(7, nullptr);
+  const std::vector<FaultStep>& steps = original.timed;
+  ASSERT_EQ(steps.size(), original.rows.size());
+  for (size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(step_to_lua(steps[i]), original.rows[i].lua);
+  const DriverRun replay = run(7, &steps);
+  EXPECT_EQ(replay.hash, original.hash);
+  ASSERT_EQ(replay.rows.size(), original.rows.size());
+  for (size_t i = 0; i < replay.rows.size(); ++i) EXPECT_EQ(replay.rows[i].lua, original.rows[i].lua);
+}
+
+TEST(FaultDriver, AReplayedStepTheClusterRefusesStopsTheReplayWithItsReason) {
+  std::vector<FaultStep> steps = {FaultStep{.at = seconds(2), .kind = FaultKind::kCrash, .origin = Origin::kTimed, .node = 5}};
+  sim::Simulator sim(1);
+  world::SimCluster cluster(sim, world::standard_cluster_options(3));
+  cluster.start_all();
+  history::MemoryRecorder recorder;
+  world::ClusterNemesis nem(cluster, recorder);
+  nem.driver.start_replay(steps);
+  sim.run_until(seconds(3));
+  ASSERT_TRUE(nem.driver.error());
+  EXPECT_EQ(*nem.driver.error(), "the schedule's step at t=2.000s (crash n5): crash(): unknown node 5; cluster has 1..3");
+  EXPECT_TRUE(recorder.history().schedule.empty());
+}
+
+}  // namespace
+}  // namespace dst::faults

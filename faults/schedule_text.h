@@ -1,0 +1,36 @@
+// A fault schedule as text: each step as one line of Lua, `step{at=..., kind="kill", node=2,
+// lose_unsynced=true}`, and a whole schedule as a Lua file that `dst run --schedule FILE` replays
+// (scenarios/schedule_file.h reads it back). Only the fields a kind uses are written; numbers are
+// written exactly (integers as integers, reals with 17 significant digits), so a schedule read
+// back is the schedule written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "faults/fault_step.h"
+
+namespace dst::faults {
+
+// What a replay needs besides the steps: the scenario and seed it was recorded from.
+struct Schedule {
+  std::string scenario;  // the scenario's path as the run named it
+  uint64_t seed = 0;
+  std::string bugs;      // the --bug list of the run ("" for none)
+  std::vector<FaultStep> steps;  // in the order they were applied
+};
+
+// The Lua table constructor of one step's fields: {at=..., kind="...", origin="...", ...}.
+std::string step_to_lua(const FaultStep& step);
+// A Lua string literal for any bytes (quotes, backslashes and control characters escaped).
+std::string lua_quote(const std::string& s);
+// The whole file: a comment saying what it is and how to replay it, replay{...}, then one
+// step{...} line per step with its time and a description as a comment.
+std::string schedule_to_lua(const Schedule& schedule, const std::string& source);
+// Its parts: the comment and replay{} line (schedule.steps is not read), and one step's line from
+// its Lua table, its time and a note for the comment.
+std::string schedule_header(const Schedule& schedule, const std::string& source, size_t steps);
+std::string schedule_line(const std::string& step_lua, int64_t at, const std::string& note);
+
+}  // namespace dst::faults

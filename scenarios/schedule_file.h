@@ -1,0 +1,18 @@
+// Reads a fault schedule written as Lua (faults/schedule_text.h; `dst schedule RUN.db` writes
+// one): replay{scenario=..., seed=...} once, then step{...} per step. The file runs in the same
+// sandbox as a scenario, with only these two functions (and ms/s/us) defined; every field is
+// checked, and an error names the file, the line and what was expected.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+#include "faults/schedule_text.h"
+
+namespace dst::scenarios {
+
+Result<faults::Schedule> load_schedule(const std::string& path);
+// The same from the file's text, named `name` in messages.
+Result<faults::Schedule> load_schedule_source(const std::string& name, const std::string& code);
+
+}  // namespace dst::scenarios

@@ -1,0 +1,174 @@
+// Faults as data: a run's recorded schedule, written out as Lua and read back, replays the run
+// exactly (the same trace hash and the same schedule), for random faults (swarm{}), scripted
+// ones, the configuration's and the kube layer's; an edited schedule changes what happens; a bad
+// schedule file is refused with its file and line.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "faults/schedule_text.h"
+#include "history/recorder.h"
+#include "scenarios/scenario.h"
+#include "scenarios/schedule_file.h"
+
+namespace dst::scenarios {
+namespace {
+
+struct ReplayRun {
+  uint64_t hash = 0;
+  std::vector<history::ScheduleStep> schedule;
+  std::vector<history::Fault> faults;
+  std::optional<std::string> error;
+};
+
+ReplayRun run(const std::string& path, uint64_t seed, const std::optional<faults::Schedule>& replay) {
+  Result<std::unique_ptr<Scenario>> s = Scenario::load(path, seed);
+  EXPECT_TRUE(s.is_ok()) << s.status().message();
+  if (!s.is_ok()) return {};
+  if (replay) (*s)->set_replay(*replay);
+  sim::Simulator sim(seed);
+  history::MemoryRecorder recorder;
+  const world::KvRunResult result = world::run_kv_world(sim, (*s)->run_options(), recorder);
+  ReplayRun r;
+  r.hash = sim.trace().hash();
+  r.schedule = recorder.history().schedule;
+  r.faults = recorder.history().faults;
+  r.error = (*s)->runtime_error() ? (*s)->runtime_error() : result.fault_error;
+  return r;
+}
+
+// The file `dst schedule` writes from these rows.
+std::string schedule_file(const std::string& scenario, uint64_t seed, const std::vector<history::ScheduleStep>& rows) {
+  faults::Schedule meta{.scenario = scenario, .seed = seed};
+  std::string text = faults::schedule_header(meta, "a test run", rows.size());
+  for (const history::ScheduleStep& row : rows) text += faults::schedule_line(row.lua, row.at_ns, row.kind);
+  return text;
+}
+
+std::string scenario_path(const char* name) { return std::string(DST_SCENARIOS_DIR) + "/" + name; }
+
+void expect_replay_matches(const char* name, uint64_t seed) {
+  SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+  const std::string path = scenario_path(name);
+  const ReplayRun original = run(path, seed, std::nullopt);
+  ASSERT_FALSE(original.error) << *original.error;
+  ASSERT_FALSE(original.schedule.empty());
+  Result<faults::Schedule> schedule = load_schedule_source("replay.lua", schedule_file(path, seed, original.schedule));
+  ASSERT_TRUE(schedule.is_ok()) << schedule.status().message();
+  EXPECT_EQ(schedule->steps.size(), original.schedule.size());
+  const ReplayRun replay = run(path, seed, *schedule);
+  ASSERT_FALSE(replay.error) << *replay.error;
+  ASSERT_EQ(replay.schedule.size(), original.schedule.size());
+  for (size_t i = 0; i < original.schedule.size(); ++i) ASSERT_EQ(replay.schedule[i].lua, original.schedule[i].lua) << i;
+  EXPECT_EQ(replay.hash, original.hash);
+}
+
+TEST(ScheduleReplay, RandomFaultsReplayToTheSameTraceHash) { expect_replay_matches("swarm.lua", 4); }
+
+#ifndef __SANITIZE_ADDRESS__  // a whole scenario runs ~15x slower there; one replay shows the memory use
+TEST(ScheduleReplay, ScriptedFaultsReplayToTheSameTraceHash) { expect_replay_matches("flapping_partitions.lua", 2); }
+TEST(ScheduleReplay, ConfigAndClockFaultsReplayToTheSameTraceHash) { expect_replay_matches("clock_skew_leases.lua", 1); }
+TEST(ScheduleReplay, KubeFaultsReplayToTheSameTraceHash) { expect_replay_matches("kube_apiserver_faults.lua", 3); }
+#endif
+
+TEST(ScheduleReplay, AScriptCallMissingFromTheScheduleDoesNothing) {
+  const std::string path = scenario_path("leader_isolation.lua");
+  const ReplayRun original = run(path, 1, std::nullopt);
+  ASSERT_FALSE(original.error) << *original.error;
+  ASSERT_GE(original.schedule.size(), 2u);
+  std::vector<history::ScheduleStep> rows = original.schedule;
+  rows.erase(rows.begin());  // the script's first fault call
+  Result<faults::Schedule> schedule = load_schedule_source("edited.lua", schedule_file(path, 1, rows));
+  ASSERT_TRUE(schedule.is_ok()) << schedule.status().message();
+  const ReplayRun replay = run(path, 1, *schedule);
+  ASSERT_FALSE(replay.error) << *replay.error;
+  ASSERT_EQ(replay.schedule.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(replay.schedule[i].call, rows[i].call);
+  EXPECT_NE(replay.hash, original.hash);
+}
+
+TEST(ScheduleReplay, ATimedStepAddedByHandRunsAtItsTime) {
+  const std::string path = scenario_path("leader_isolation.lua");
+  const std::string text = "replay{scenario=\"x.lua\", seed=\"1\"}\n"
+                           "step{at=4000000000, kind=\"kill\", node=2, lose_unsynced=true, torn=true}\n";
+  Result<faults::Schedule> schedule = load_schedule_source("added.lua", text);
+  ASSERT_TRUE(schedule.is_ok()) << schedule.status().message();
+  ASSERT_EQ(schedule->steps.size(), 1u);
+  EXPECT_EQ(schedule->steps[0].origin, faults::Origin::kTimed);
+  const ReplayRun replay = run(path, 1, *schedule);
+  ASSERT_FALSE(replay.error) << *replay.error;
+  ASSERT_EQ(replay.schedule.size(), 1u);  // the script's own calls are not in the schedule: skipped
+  EXPECT_EQ(replay.schedule[0].at_ns, 4'000'000'000);
+  EXPECT_EQ(replay.schedule[0].kind, "kill");
+  ASSERT_EQ(replay.faults.size(), 1u);
+  EXPECT_EQ(replay.faults[0].kind, "power-loss-torn");
+  EXPECT_EQ(replay.faults[0].start_ns, 4'000'000'000);
+}
+
+TEST(ScheduleReplay, AStepTheWorldRefusesIsAnErrorNamingTheStep) {
+  const std::string text = "replay{scenario=\"x.lua\", seed=\"1\"}\n"
+                           "step{at=3000000000, kind=\"crash\", node=9}\n";
+  Result<faults::Schedule> schedule = load_schedule_source("bad.lua", text);
+  ASSERT_TRUE(schedule.is_ok()) << schedule.status().message();
+  const ReplayRun replay = run(scenario_path("leader_isolation.lua"), 1, *schedule);
+  ASSERT_TRUE(replay.error);
+  EXPECT_NE(replay.error->find("t=3.000s (crash n9): crash(): unknown node 9; cluster has 1..3"), std::string::npos)
+      << *replay.error;
+}
+
+TEST(ScheduleFile, BadFilesAreRefusedWithTheirLine) {
+  const auto error = [](const std::string& text) {
+    Result<faults::Schedule> s = load_schedule_source("s.lua", text);
+    return s.is_ok() ? std::string("accepted") : s.status().message();
+  };
+  const std::string head = "replay{scenario=\"x.lua\", seed=\"7\"}\n";
+  EXPECT_EQ(error("step{at=1, kind=\"heal\"}\n"),
+            "s.lua:1: step{}: the file must start with replay{scenario=..., seed=...}");
+  EXPECT_EQ(error(head + "step{at=5, kind=\"explode\"}\n"),
+            "s.lua:2: step{}: field 'kind': unknown fault kind 'explode' (e.g. \"crash\", \"partition\", \"kill\")");
+  EXPECT_EQ(error(head + "step{at=5, kind=\"crash\"}\n"), "s.lua:2: step{}: crash: field 'node' (1-based) is required");
+  EXPECT_EQ(error(head + "step{kind=\"heal\"}\n"), "s.lua:2: step{}: field 'at' (the virtual time in ns) is required");
+  EXPECT_NE(error(head + "step{at=5, kind=\"heal\", nod=2}\n").find("s.lua:2: step{}: unknown field"), std::string::npos)
+      << error(head + "step{at=5, kind=\"heal\", nod=2}\n");
+  EXPECT_EQ(error(head + "step{at=5, kind=\"heal\", origin=\"script\"}\n"),
+            "s.lua:2: step{}: a step with origin=\"script\" needs call=K (the script's K-th fault call), and only such a step");
+  EXPECT_EQ(error("replay{scenario=\"x.lua\", seed=\"-1\"}\n"),
+            "s.lua:1: replay{}: field 'seed': expected the seed as a decimal string such as \"42\", got '-1'");
+  EXPECT_EQ(error("-- nothing\n"), "s.lua: not a fault schedule: no replay{scenario=..., seed=...} line");
+  EXPECT_NE(error(head + "step{at=5, kind=\"drop\", loss=2}\n").find("s.lua:2: step{}"), std::string::npos);
+}
+
+TEST(ScheduleFile, EveryKindWrittenReadsBackTheSame) {
+  using faults::FaultKind;
+  faults::Schedule s{.scenario = "x\"y\n.lua", .seed = 18446744073709551615ull};
+  for (size_t k = 0; k < static_cast<size_t>(FaultKind::kCount); ++k) {
+    faults::FaultStep step{.at = static_cast<sim::TimeNs>(1000 + k), .kind = static_cast<FaultKind>(k),
+                           .origin = k % 2 ? faults::Origin::kScript : faults::Origin::kRandom, .call = k % 2 ? k : 0};
+    step.node = 2;
+    step.to = 3;
+    step.groups = {{1}, {2, 3}};
+    step.loss = 0.1234567890123;
+    step.dist = sim::DurationDist::lognormal(sim::milliseconds(3), 0.75).clamped(0, sim::seconds(60));
+    step.dist_text = "a \"latency\"";
+    step.lose_unsynced = step.torn = true;
+    step.count = 5;
+    step.file = "wal/0001.wal";
+    step.ns = -sim::milliseconds(300);
+    step.ppm = -250;
+    step.point = "after-vote";
+    step.action = "sleep";
+    step.delay = sim::milliseconds(20);
+    step.skip = 3;
+    s.steps.push_back(step);
+  }
+  Result<faults::Schedule> back = load_schedule_source("all.lua", faults::schedule_to_lua(s, "a test"));
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back->scenario, s.scenario);
+  EXPECT_EQ(back->seed, s.seed);
+  ASSERT_EQ(back->steps.size(), s.steps.size());
+  for (size_t i = 0; i < s.steps.size(); ++i)
+    EXPECT_EQ(faults::step_to_lua(back->steps[i]), faults::step_to_lua(s.steps[i])) << i;
+}
+
+}  // namespace
+}  // namespace dst::scenarios
