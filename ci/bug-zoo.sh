@@ -71,7 +71,8 @@ for entry in "${ZOO[@]}"; do
     detected=""
     for ((s = start; s < start + MAX_SEEDS; s++)); do
       set +e
-      "$DST" run "scenarios/$scenario" --seed "$s" --bug "$bug" >"$work/run.log" 2>&1
+      rm -f "$work/run.result"
+      "$DST" run "scenarios/$scenario" --seed "$s" --bug "$bug" --result "$work/run.result" >"$work/run.log" 2>&1
       code=$?
       set -e
       if [ "$code" -eq 1 ]; then detected=$s; break; fi
@@ -82,11 +83,12 @@ for entry in "${ZOO[@]}"; do
       seeds_needed+=($((detected - start + 1)))
       ms_needed+=($((t1 - t0)))
       if [ -z "$first_line" ]; then
-        first_line=$(grep -m1 '^first violation:' "$work/run.log" | sed 's/^first violation: *//' | cut -c1-140 || true)
-        hash1=$(tail -n1 "$work/run.log")
-        "$DST" run "scenarios/$scenario" --seed "$detected" --bug "$bug" >"$work/replay.log" 2>&1 || true
-        hash2=$(tail -n1 "$work/replay.log")
-        if [ "$hash1" = "$hash2" ]; then replay="same ${hash1#trace hash }"; else replay="DIFFERENT: $hash1 vs $hash2"; fi
+        # What failed and the trace hash come from the run's result file (tools/run_result_file.h).
+        first_line=$(awk -F'\t' '$1 == "first_failure" {print $2}' "$work/run.result" | cut -c1-140)
+        hash1=$(awk -F'\t' '$1 == "trace_hash" {print $2}' "$work/run.result")
+        "$DST" run "scenarios/$scenario" --seed "$detected" --bug "$bug" --result "$work/replay.result" >"$work/replay.log" 2>&1 || true
+        hash2=$(awk -F'\t' '$1 == "trace_hash" {print $2}' "$work/replay.result")
+        if [ "$hash1" = "$hash2" ]; then replay="same $hash1"; else replay="DIFFERENT: $hash1 vs $hash2"; fi
         repro="dst run scenarios/$scenario --seed $detected --bug $bug"
       fi
       echo "bug-zoo: $bug sweep $k: detected at seed $detected ($((detected - start + 1)) seeds, $((t1 - t0)) ms)" >&2

@@ -28,6 +28,7 @@
 
 #include "base/limits.h"
 #include "base/status.h"
+#include "history/checks.h"
 #include "history/history.h"
 
 struct sqlite3;  // <sqlite3.h>, kept out of this header
@@ -72,6 +73,8 @@ inline constexpr size_t kRunDbWatchSegmentsPerWatchMax = 100'000;
 inline constexpr size_t kRunDbWatchResponsesMax = 20'000'000;
 inline constexpr size_t kRunDbFaultsMax = 1'000'000;
 inline constexpr size_t kRunDbScheduleStepsMax = 1'000'000;
+// Checks of one run: a dozen in practice; a file claiming more is refused.
+inline constexpr size_t kRunDbChecksMax = 1000;
 inline constexpr size_t kRunDbMetricsMax = 20'000'000;
 // Informers read_history loads (what one run may record), and rows of each informer table (lists,
 // list objects, watches, watch events, processed keys, final objects) over all informers
@@ -101,6 +104,8 @@ struct RunResult {
   std::string verdict;           // "pass", "violation", "unknown", "error", ...
   int exit_code = 0;             // the process exit code (tools/exit_codes.h)
   std::string checker_summary;   // the checkers' human-readable summary / first violation
+  // One row per check (history/checks.h): the verdict as data; the `checks` table.
+  std::vector<CheckRow> checks;
 };
 
 // The run row as read back: `result` is empty when the run never finished (killed, or crashed).
@@ -232,6 +237,7 @@ class RunDbWriter {
   Status check_writable(const char* what);
   Status begin_batch_if_needed();
   Status row_written();  // counts a row; commits when the batch is full
+  Status insert_check(const CheckRow& check);  // a checks row, inside finish_run
   // Counts a row without committing, for a call whose rows must land in one batch; the call ends
   // with commit_if_batch_full().
   void row_added();
@@ -286,6 +292,7 @@ class RunDbReader {
   Status read_watches(History& out) const;
   Status read_faults(History& out) const;
   Status read_schedule(History& out) const;
+  Status read_checks(RunResult& out) const;
   // Informers, then each of their child tables (run_db_reader.cc).
   Status read_informers(History& out) const;
 

@@ -158,9 +158,42 @@ Result<RunRecord> RunDbReader::read_run() const {
       return error("exit_code " + std::to_string(exit_code) + " is out of range");
     result.exit_code = static_cast<int>(exit_code);
     result.checker_summary = st.column_text(10);
+    if (Status s = read_checks(result); !s.is_ok()) return s;
     record.result = std::move(result);
   }
   return record;
+}
+
+Status RunDbReader::read_checks(RunResult& out) const {
+  Stmt st;
+  if (Status s = st.prepare(db_.get(), path_,
+                            "SELECT id, name, status, required, checked, violations, first_rule, first_message, "
+                            "first_at_ns, summary, wall_us FROM checks ORDER BY id");
+      !s.is_ok()) {
+    return s;
+  }
+  for (;;) {
+    Result<bool> row = next_row(st, db_.get(), path_, "checks");
+    if (!row.is_ok()) return row.status();
+    if (!*row) return Status::ok();
+    if (out.checks.size() >= kRunDbChecksMax) return too_many(path_, "checks", kRunDbChecksMax);
+    const RowError error(path_, "checks", st.column_int64(0));
+    CheckRow c;
+    c.name = st.column_text(1);
+    const std::optional<CheckStatus> status = parse_check_status(st.column_text(2));
+    if (!status) return error("status '" + st.column_text(2) + "' is not pass, fail, gave-up or skipped");
+    c.status = *status;
+    c.required = st.column_int64(3) != 0;
+    if (st.column_int64(4) < 0 || st.column_int64(5) < 0) return error("a negative count");
+    c.checked = static_cast<uint64_t>(st.column_int64(4));
+    c.violations = static_cast<uint64_t>(st.column_int64(5));
+    c.first_rule = st.column_text(6);
+    c.first_message = st.column_text(7);
+    c.first_at_ns = st.column_optional_int64(8).value_or(kNeverReturned);
+    c.summary = st.column_text(9);
+    c.wall_us = st.column_int64(10);
+    out.checks.push_back(std::move(c));
+  }
 }
 
 Status RunDbReader::read_operations(History& out) const {

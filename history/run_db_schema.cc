@@ -220,6 +220,20 @@ CREATE TABLE faults (
 );
 CREATE INDEX faults_by_start ON faults (start_ns);
 
+CREATE TABLE checks (
+  id            INTEGER PRIMARY KEY,
+  name          TEXT NOT NULL UNIQUE,
+  status        TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'gave-up', 'skipped')),
+  required      INTEGER NOT NULL CHECK (required IN (0, 1)),
+  checked       INTEGER NOT NULL CHECK (checked >= 0),
+  violations    INTEGER NOT NULL CHECK (violations >= 0),
+  first_rule    TEXT NOT NULL,
+  first_message TEXT NOT NULL,
+  first_at_ns   INTEGER,
+  summary       TEXT NOT NULL,
+  wall_us       INTEGER NOT NULL
+);
+
 CREATE TABLE schedule (
   id     INTEGER PRIMARY KEY,
   at_ns  INTEGER NOT NULL,

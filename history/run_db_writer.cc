@@ -141,7 +141,7 @@ std::string watch_name(uint64_t id) { return "watch " + std::to_string(id); }
 
 struct RunDbWriter::Statements {
   Stmt insert_run, finish_run, insert_op, return_op, insert_watch, insert_segment, break_segment,
-      insert_response, insert_fault, end_fault, insert_schedule_step, insert_metric;
+      insert_response, insert_fault, end_fault, insert_schedule_step, insert_check, insert_metric;
   Stmt insert_informer, insert_informer_list, insert_list_object, insert_informer_watch,
       insert_watch_event, end_informer_watch, insert_processed, finish_informer,
       insert_final_object;
@@ -179,6 +179,9 @@ struct RunDbWriter::Statements {
         {&insert_fault,
          "INSERT INTO faults (kind, target, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4)"},
         {&end_fault, "UPDATE faults SET end_ns = ?2 WHERE id = ?1 AND end_ns IS NULL"},
+        {&insert_check,
+         "INSERT INTO checks (name, status, required, checked, violations, first_rule, first_message, "
+         "first_at_ns, summary, wall_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"},
         {&insert_schedule_step,
          "INSERT INTO schedule (at_ns, origin, call, kind, step) VALUES (?1, ?2, ?3, ?4, ?5)"},
         {&insert_metric,
@@ -456,7 +459,12 @@ Status RunDbWriter::finish_run(const RunResult& result) {
       !s.is_ok()) {
     return s;
   }
+  if (result.checks.size() > kRunDbChecksMax)
+    return Status(StatusCode::kInvalidArgument, path_ + ": " + std::to_string(result.checks.size()) +
+                                                    " checks; a run has at most " + std::to_string(kRunDbChecksMax));
   if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  for (const CheckRow& check : result.checks)
+    if (Status s = insert_check(check); !s.is_ok()) return s;
   Stmt& st = stmts_->finish_run;
   st.bind_int64(1, result.finished_unix_ms);
   st.bind_text(2, format_trace_hash(result.trace_hash));
@@ -467,6 +475,29 @@ Status RunDbWriter::finish_run(const RunResult& result) {
   run_finished_ = true;
   if (Status s = row_written(); !s.is_ok()) return s;
   return commit();
+}
+
+Status RunDbWriter::insert_check(const CheckRow& c) {
+  for (const std::string* text : {&c.name, &c.first_rule})
+    if (Status s = check_length(*text, kRunDbNameBytesMax, [&] { return path_ + ": check name or rule"; }); !s.is_ok())
+      return s;
+  for (const std::string* text : {&c.first_message, &c.summary})
+    if (Status s = check_length(*text, kRunDbTextBytesMax, [&] { return path_ + ": check " + c.name; }); !s.is_ok())
+      return s;
+  Stmt& st = stmts_->insert_check;
+  st.bind_text(1, c.name);
+  st.bind_text(2, check_status_name(c.status));
+  st.bind_int64(3, c.required ? 1 : 0);
+  st.bind_int64(4, static_cast<int64_t>(std::min<uint64_t>(c.checked, INT64_MAX)));
+  st.bind_int64(5, static_cast<int64_t>(std::min<uint64_t>(c.violations, INT64_MAX)));
+  st.bind_text(6, c.first_rule);
+  st.bind_text(7, c.first_message);
+  if (c.first_at_ns == kNeverReturned) st.bind_null(8);
+  else st.bind_int64(8, c.first_at_ns);
+  st.bind_text(9, c.summary);
+  st.bind_int64(10, c.wall_us);
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [&] { return "inserting the check " + c.name; }));
+  return row_written();
 }
 
 // --- operations -----------------------------------------------------------------------------

@@ -1,9 +1,7 @@
 // The checks a run recorded, as the report lists them (index.html, summary.md, junit.xml): read
-// back from the run row (verdict, exit code, checker summary), never by running the checkers
-// again. `dst run` writes the summary as the etcd checker's summary ("etcd model: linearizable;
-// ...", "etcd model: NOT linearizable; ...") followed by the watch checker's ("watch guarantees ok"
-// or "watch: VIOLATED ..."); the run's verdict covers the rest (raft invariants, liveness,
-// member agreement, determinism). A check the summary does not mention is "not recorded".
+// back from the run database's `checks` table (history/checks.h), never by running the checkers
+// again and never from the checkers' text. One outcome per recorded check, then the run's
+// verdict with the check that decided it.
 #pragma once
 
 #include <string>
@@ -14,14 +12,15 @@
 namespace dst::reports {
 
 struct CheckOutcome {
-  enum class State { kPassed, kFailed, kGaveUp, kNotRecorded };
-  std::string name;     // "linearizability", "watch guarantees", "kube checks" (runs with informers), "run verdict"
-  State state = State::kNotRecorded;
+  enum class State { kPassed, kFailed, kGaveUp, kSkipped };
+  std::string name;     // the check's name ("raft-invariants", "watch", "linearizability", ...) or "run verdict"
+  State state = State::kSkipped;
   std::string message;  // one line: what was decided
-  std::string detail;   // the checker's own text (several lines), may be empty
+  std::string detail;   // counts and the first violation, may be empty
+  double seconds = 0;   // wall time the check took
 };
 
-const char* check_state_name(CheckOutcome::State s);  // "passed", "FAILED", "gave up", "not recorded"
+const char* check_state_name(CheckOutcome::State s);  // "passed", "FAILED", "gave up", "skipped"
 
 // The reproduce command of a run: its recorded options with the program path shortened to
 // `dst` ("dst run etcd --seed 3 --duration 30s"), or `dst run SCENARIO --seed N` without options.
@@ -30,7 +29,7 @@ std::string reproduce_command(const history::RunRecord& run);
 // "0x" and 16 hex digits, as `dst run` prints it.
 std::string trace_hash_text(uint64_t hash);
 
-// Linearizability, watch guarantees, and the run verdict (always three, in that order).
+// Every recorded check in the order the run made them, then the run verdict (always last).
 std::vector<CheckOutcome> run_checks(const history::RunRecord& run);
 
 }  // namespace dst::reports

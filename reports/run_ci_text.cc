@@ -144,7 +144,7 @@ std::string render_junit_xml(const RunReportContent& c) {
   for (const CheckOutcome& k : c.checks) {
     failures += k.state == CheckOutcome::State::kFailed;
     errors += k.state == CheckOutcome::State::kGaveUp;
-    skipped += k.state == CheckOutcome::State::kNotRecorded;
+    skipped += k.state == CheckOutcome::State::kSkipped;
   }
   const std::string n = std::to_string(c.checks.size());
   std::string wall = "0";
@@ -168,7 +168,7 @@ std::string render_junit_xml(const RunReportContent& c) {
   s += "    </properties>\n";
   const std::string classname = xml_escape(junit_classname(c.run.info.scenario));
   for (const CheckOutcome& k : c.checks) {
-    s += "    <testcase classname=\"" + classname + "\" name=\"" + xml_escape(k.name) + "\" time=\"0\"";
+    s += "    <testcase classname=\"" + classname + "\" name=\"" + xml_escape(k.name) + "\" time=\"" + fixed(k.seconds, 3) + "\"";
     const std::string body = xml_escape(truncate_text(k.detail.empty() ? k.message : k.message + "\n\n" + k.detail,
                                                       kCiTextCharsMax));
     switch (k.state) {
@@ -181,7 +181,7 @@ std::string render_junit_xml(const RunReportContent& c) {
         s += ">\n      <error type=\"no-verdict\" message=\"" + xml_escape(truncate_text(k.message, 1000)) + "\">" +
              body + "</error>\n";
         break;
-      case CheckOutcome::State::kNotRecorded:
+      case CheckOutcome::State::kSkipped:
         s += ">\n      <skipped message=\"" + xml_escape(k.message) + "\"/>\n";
         break;
     }

@@ -36,6 +36,27 @@ struct SampleRun {
 // The run ends at 5.002 s, rounded up to 6 s. Faults: partition n1|n2,n3 2.2..4.5 s, crash n2 from
 // 3.0 s, never healed. Metrics every 0.5 s from 0.5 to 2.5 s: cluster leader 1,1,0,2,2; n1 up
 // 1,1,0,0,1 with term 2,2,-,-,3; n2 up throughout with term 2,2,3,3,3.
+// The checks `dst run` records: a passing run's, or one whose linearizability check found the
+// stale read of violating_run().
+inline std::vector<history::CheckRow> sample_checks(bool stale_read) {
+  std::vector<history::CheckRow> checks;
+  for (const char* name : {"raft-invariants", "liveness", "member-agreement", "watch", "linearizability"}) {
+    history::CheckRow c;
+    c.name = name;
+    c.summary = "ok";
+    checks.push_back(c);
+  }
+  checks[4].checked = stale_read ? 3 : 9;
+  if (stale_read) {
+    checks[4].status = history::CheckStatus::kFail;
+    checks[4].violations = 1;
+    checks[4].first_rule = "stale-read";
+    checks[4].first_message = "op 2 read x=a at revision 2 <after> op 1 wrote x=b";
+    checks[4].summary = "etcd model: NOT linearizable; 3 operations";
+  }
+  return checks;
+}
+
 inline SampleRun sample_run() {
   HistoryBuilder b;
   b.op(1, 1000, 1010, put_req("x", "a"), put_resp(2));
@@ -74,6 +95,7 @@ inline SampleRun sample_run() {
   r.result.verdict = "pass";
   r.result.exit_code = 0;
   r.result.checker_summary = "etcd model: linearizable; 9 operations\nwatch guarantees ok";
+  r.result.checks = sample_checks(false);
   return r;
 }
 
@@ -96,6 +118,7 @@ inline SampleRun violating_run() {
   r.result.checker_summary =
       "etcd model: NOT linearizable; 3 operations\nstale-read: op 2 read x=a at revision 2 <after> op 1 wrote x=b\n"
       "watch guarantees ok";
+  r.result.checks = sample_checks(true);
   return r;
 }
 

@@ -19,6 +19,7 @@
 #include "tools/run_raft.h"
 #include "tools/merge_command.h"
 #include "tools/report_command.h"
+#include "tools/run_result_file.h"
 #include "tools/schedule_command.h"
 #include "tools/run_scenario.h"
 #include "tools/sweep_command.h"
@@ -72,6 +73,7 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
   args.option("peers", "N", "peers in the demo world (default 5)");
   args.flag("no-faults", "run without the nemesis");
   args.option("bug", "NAME", "switch on a deliberate bug: ack-before-fsync");
+  args.option("result", "FILE", "write the verdict and every check to FILE as a result file (what dst sweep reads)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (Status st = args.parse(); !st.is_ok()) return usage_error(st, args);
   if (args.has("help")) {
@@ -144,10 +146,22 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
   }
   std::printf("wall time         %.3fs\n", wall_s);
   if (!determinism_report.empty()) std::printf("determinism       %s\n", determinism_report.c_str());
-  const bool pass = stats.violations.empty() && deterministic;
-  std::printf("verdict           %s\n", pass ? "PASS" : "FAIL");
+  std::vector<history::CheckRow> checks(2);
+  checks[0].name = "durability";  // no acknowledged record lost
+  checks[0].status = stats.violations.empty() ? history::CheckStatus::kPass : history::CheckStatus::kFail;
+  checks[0].violations = stats.violations.size();
+  if (!stats.violations.empty()) checks[0].first_message = stats.violations.front();
+  checks[1].name = "determinism";
+  checks[1].status = !args.has("check-determinism") ? history::CheckStatus::kSkipped
+                     : deterministic                ? history::CheckStatus::kPass
+                                                    : history::CheckStatus::kFail;
+  checks[1].summary = determinism_report;
+  const history::RunVerdict verdict = history::decide_verdict(checks);
+  if (verdict.deciding) std::printf("first violation:  %s\n", history::describe_failure(checks[*verdict.deciding]).c_str());
+  std::printf("verdict           %s\n", verdict.exit_code == 0 ? "PASS" : "FAIL");
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
-  return pass ? kExitPass : kExitViolation;
+  if (auto file = args.value("result")) write_result_file_or_warn(*file, *seed, hash, verdict, verdict.exit_code, checks);
+  return verdict.exit_code;
 }
 
 int bench_command(const std::vector<std::string>& argv) {

@@ -7,16 +7,21 @@
 #include "checker/kube/kube_checker.h"
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
+#include "history/checks.h"
 #include "history/recorder.h"
 #include "history/run_db_recorder.h"
 #include "reports/run_report_writer.h"
 #include "sim/determinism.h"
 #include "sim/wall_clock.h"
 #include "tools/exit_codes.h"
+#include "tools/run_result_file.h"
 
 namespace dst {
 
 namespace {
+
+using history::CheckRow;
+using history::CheckStatus;
 
 struct EtcdRun {
   world::KvRunResult world;
@@ -25,82 +30,127 @@ struct EtcdRun {
   checker::watch::Report watch;
   std::optional<checker::kube::Report> kube;  // only when the run had informers
   std::optional<Result<checker::etcd::EtcdVerdict>> linearizable;
+  int64_t watch_us = 0, kube_us = 0, linearizable_us = 0;  // wall time of each checker
   const history::History& history() const { return db ? db->history() : memory.history(); }
 };
+
+int64_t since_us(int64_t start_ns) { return (sim::wall_clock_ns() - start_ns) / 1000; }
 
 void run_once(sim::Simulator& sim, const KvRunSpec& spec, EtcdRun& out) {
   history::Recorder& recorder = out.db ? static_cast<history::Recorder&>(*out.db) : out.memory;
   world::KvRunOptions options = spec.options;
   if (spec.prepare_run) spec.prepare_run(options);
   out.world = world::run_kv_world(sim, options, recorder);
+  int64_t t = sim::wall_clock_ns();
   out.watch = checker::watch::check(out.history());
+  out.watch_us = since_us(t);
+  t = sim::wall_clock_ns();
   if (!out.history().informers.empty()) out.kube = checker::kube::check(out.history());
+  out.kube_us = since_us(t);
+  t = sim::wall_clock_ns();
   out.linearizable.emplace(checker::etcd::check_etcd(out.history()));
+  out.linearizable_us = since_us(t);
 }
 
-}  // namespace
+CheckRow row(std::string name, bool ok, bool required, std::string summary) {
+  CheckRow c;
+  c.name = std::move(name);
+  c.status = ok ? CheckStatus::kPass : CheckStatus::kFail;
+  c.required = required;
+  c.summary = std::move(summary);
+  return c;
+}
 
-int run_kv_command(const KvRunSpec& spec) {
-  std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(spec.seed), spec.reproduce.c_str());
-  for (const std::string& line : spec.header_lines) std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-  EtcdRun run;
-  std::unique_ptr<history::RunDbWriter> writer;
-  const int64_t started_ms = sim::unix_time_ms();
-  if (spec.out) {
-    const std::string* out = &*spec.out;
-    std::error_code ec;
-    std::filesystem::create_directories(*out, ec);
-    if (ec) {
-      std::fprintf(stderr, "%s: --out %s: %s\n", spec.command.c_str(), out->c_str(), ec.message().c_str());
-      return kExitUsage;
-    }
-    auto w = history::RunDbWriter::create(*out + "/run.db");
-    if (!w.is_ok()) {
-      std::fprintf(stderr, "%s: %s\n", spec.command.c_str(), w.status().to_string().c_str());
-      return kExitUsage;
-    }
-    writer = std::move(w).value();
-    history::RunInfo info;
-    info.seed = spec.seed;
-    info.scenario = spec.scenario;
-    info.options = spec.reproduce;
-    info.dst_version = "dst (built " __DATE__ ")";
-    info.started_unix_ms = started_ms;
-    if (Status st = writer->begin_run(info); !st.is_ok()) {
-      std::fprintf(stderr, "%s: %s\n", spec.command.c_str(), st.to_string().c_str());
-      return kExitUsage;
+// Raft invariants, liveness and member agreement: what the world decided itself.
+void world_checks(const KvRunSpec& spec, const world::KvRunResult& w, std::vector<CheckRow>& out) {
+  CheckRow inv = row("raft-invariants", w.invariants_ok, spec.require_durability,
+                     w.invariants_ok ? "ok: election, vote, log matching, leader completeness, state machine, read safety"
+                                     : std::to_string(w.violations.size()) + " violations");
+  inv.violations = w.violations.size();
+  if (!w.violations.empty()) inv.first_message = w.violations.front();
+  out.push_back(std::move(inv));
+  CheckRow live = row("liveness", w.liveness_ok, spec.require_liveness,
+                      w.liveness_ok ? "recovered in " + sim::format_duration(w.liveness.recovery) + ", then served in " +
+                                          sim::format_duration(w.liveness.service)
+                                    : w.liveness.detail);
+  if (!w.liveness_ok) live.first_message = w.liveness.detail, live.violations = 1;
+  out.push_back(std::move(live));
+  CheckRow agree = row("member-agreement", w.members_agree, spec.require_durability,
+                       w.members_agree ? "ok: same state hash at the same applied index" : w.agreement_detail);
+  if (!w.members_agree) agree.first_message = w.agreement_detail, agree.violations = 1;
+  out.push_back(std::move(agree));
+}
+
+// The watch guarantees, the kube checks (skipped without informers) and linearizability.
+void history_checks(const KvRunSpec& spec, const EtcdRun& run, std::vector<CheckRow>& out) {
+  CheckRow watch = row("watch", run.watch.ok(), spec.require_watch,
+                       run.watch.ok() ? "ok: ordered, unique, atomic, resumable, reliable, ..." : "VIOLATED");
+  watch.checked = run.watch.events;
+  watch.violations = run.watch.violations_total;
+  watch.wall_us = run.watch_us;
+  if (!run.watch.violations.empty()) {
+    const checker::watch::Violation& v = run.watch.violations.front();
+    watch.first_rule = checker::watch::guarantee_name(v.guarantee);
+    watch.first_message = (v.watch_id != checker::watch::Violation::kNoWatch ? "watch " + std::to_string(v.watch_id) + ": " : "") + v.what;
+    watch.first_at_ns = v.at_ns;
+  }
+  out.push_back(std::move(watch));
+  CheckRow kube = row("kube", !run.kube || run.kube->ok(), spec.require_watch,
+                      !run.kube ? "no informers" : run.kube->ok() ? "ok: LISTs, WATCH streams, informer stores and workqueues agree with etcd" : "VIOLATED");
+  if (!run.kube) kube.status = CheckStatus::kSkipped;
+  if (run.kube) {
+    kube.checked = run.kube->events;
+    kube.violations = run.kube->violations_total;
+    kube.wall_us = run.kube_us;
+    if (!run.kube->violations.empty()) {
+      const checker::kube::Violation& v = run.kube->violations.front();
+      kube.first_rule = checker::kube::check_name(v.check);
+      kube.first_message = v.what;
+      kube.first_at_ns = v.at_ns;
     }
   }
-  uint64_t hash = 0;
-  bool deterministic = true;
-  std::string determinism_report;
-  const int64_t wall_start = sim::wall_clock_ns();
-  if (spec.check_determinism) {
-    sim::DeterminismReport report = sim::check_determinism(spec.seed, [&](sim::Simulator& sim) {
-      run = EtcdRun{};
-      run_once(sim, spec, run);
-    });
-    deterministic = report.deterministic;
-    determinism_report = report.describe();
-    hash = report.hash_first;
+  out.push_back(std::move(kube));
+  const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
+  CheckRow l = row("linearizability", lin.is_ok() && lin->verdict == checker::Verdict::kLinearizable,
+                   spec.require_linearizable, lin.is_ok() ? lin->summary() : "could not check: " + lin.status().to_string());
+  l.wall_us = run.linearizable_us;
+  if (lin.is_ok()) {
+    if (lin->verdict == checker::Verdict::kUnknown) l.status = CheckStatus::kGaveUp;
+    l.checked = lin->stats.operations;
+    l.violations = lin->violations.size();
+    if (!lin->violations.empty()) {
+      l.first_rule = lin->violations.front().rule;
+      l.first_message = lin->violations.front().message;
+    }
   } else {
-    sim::Simulator sim(spec.seed);
-    if (writer) run.db = std::make_unique<history::RunDbRecorder>(*writer);
-    run_once(sim, spec, run);
-    hash = sim.trace().hash();
+    l.first_message = l.summary;
   }
-  if (writer && !run.db) {
-    // --check-determinism recorded in memory (the world ran twice): write the first run now.
-    Status st = writer->add_history(run.history());
-    for (const history::Metric& m : run.memory.metrics()) {
-      if (!st.is_ok()) break;
-      st = writer->metric(m.at_ns, m.member, m.name, m.value);
-    }
-    if (!st.is_ok()) std::fprintf(stderr, "%s: writing the run database: %s\n", spec.command.c_str(), st.to_string().c_str());
-  }
-  const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
+  l.summary = l.summary.substr(0, l.summary.find('\n'));
+  out.push_back(std::move(l));
+}
 
+struct Determinism {
+  bool checked = false, deterministic = true;
+  std::string report;
+};
+
+std::vector<CheckRow> kv_checks(const KvRunSpec& spec, const EtcdRun& run, const Determinism& det,
+                                const std::optional<std::string>& scenario_error) {
+  std::vector<CheckRow> out;
+  world_checks(spec, run.world, out);
+  history_checks(spec, run, out);
+  CheckRow d = row("determinism", det.deterministic, true, det.checked ? det.report : "not asked (--check-determinism)");
+  if (!det.checked) d.status = CheckStatus::kSkipped;
+  if (!det.deterministic) d.first_message = det.report.substr(0, det.report.find('\n')), d.violations = 1;
+  out.push_back(std::move(d));
+  CheckRow s = row(std::string(history::kScenarioCheck), !scenario_error, true,
+                   scenario_error ? *scenario_error : "ran to its end without an error");
+  if (scenario_error) s.first_message = *scenario_error, s.violations = 1;
+  out.push_back(std::move(s));
+  return out;
+}
+
+void print_world(const KvRunSpec& spec, const EtcdRun& run) {
   const world::KvRunResult& w = run.world;
   const client::WorkloadStats& s = w.workload;
   std::printf("workload          %s: %llu operations (%llu ok, %llu failed, %llu unknown)\n",
@@ -110,122 +160,164 @@ int run_kv_command(const KvRunSpec& spec) {
   std::printf("watches           %llu events in %llu segments, %llu canceled by compaction\n",
               static_cast<unsigned long long>(s.watch_events), static_cast<unsigned long long>(s.watch_segments),
               static_cast<unsigned long long>(s.watches_canceled));
-  const std::vector<std::string>& fault_lines = w.fault_log;  // random and scripted, in order
   const std::vector<std::string> kube_lines = spec.kube_lines ? spec.kube_lines() : std::vector<std::string>{};
   if (!kube_lines.empty()) std::printf("kube              %zu processes\n", kube_lines.size());
   for (const std::string& line : kube_lines) std::printf("  %s\n", line.c_str());
-  std::printf("faults            %zu actions\n", fault_lines.size());
-  for (size_t i = 0; i < fault_lines.size() && i < 10; ++i) std::printf("  %s\n", fault_lines[i].c_str());
-  if (fault_lines.size() > 10) std::printf("  ... (%zu more)\n", fault_lines.size() - 10);
+  std::printf("faults            %zu actions\n", w.fault_log.size());  // random and scripted, in order
+  for (size_t i = 0; i < w.fault_log.size() && i < 10; ++i) std::printf("  %s\n", w.fault_log[i].c_str());
+  if (w.fault_log.size() > 10) std::printf("  ... (%zu more)\n", w.fault_log.size() - 10);
   if (!w.exits.empty()) std::printf("member exits      %zu (first: %s)\n", w.exits.size(), w.exits.front().c_str());
   for (size_t i = 1; i < w.exits.size() && i < 5; ++i) std::printf("  %s\n", w.exits[i].c_str());
-  std::printf("raft invariants   %s\n", w.invariants_ok ? "ok" : w.violations.front().c_str());
-  std::printf("liveness          %s\n",
-              w.liveness_ok ? ("recovered in " + sim::format_duration(w.liveness.recovery) + ", then served in " +
-                               sim::format_duration(w.liveness.service) +
-                               " (a write acknowledged, every member answered a linearizable read)")
-                                  .c_str()
-                            : w.liveness.detail.c_str());
-  std::printf("member agreement  %s\n",
-              w.members_agree ? "ok: same state hash at the same applied index" : ("FAILED: " + w.agreement_detail).c_str());
+}
+
+// One line per check as `dst run` has always printed them, with the checkers' own reports.
+void print_checks(const EtcdRun& run, const std::vector<CheckRow>& checks) {
+  const auto find = [&](std::string_view name) -> const CheckRow& {
+    for (const CheckRow& c : checks)
+      if (c.name == name) return c;
+    DST_UNREACHABLE("a check kv_checks always adds");
+  };
+  const CheckRow& inv = find("raft-invariants");
+  std::printf("raft invariants   %s\n", inv.status == CheckStatus::kPass ? "ok" : inv.first_message.c_str());
+  const CheckRow& live = find("liveness");
+  std::printf("liveness          %s\n", live.status == CheckStatus::kPass
+                                            ? (live.summary + " (a write acknowledged, every member answered a linearizable read)").c_str()
+                                            : live.summary.c_str());
+  const CheckRow& agree = find("member-agreement");
+  std::printf("member agreement  %s\n", agree.status == CheckStatus::kPass ? agree.summary.c_str()
+                                                                           : ("FAILED: " + agree.summary).c_str());
   std::printf("watch guarantees  %s\n", run.watch.ok() ? "ok" : "VIOLATED");
   if (!run.watch.ok()) std::printf("%s", run.watch.to_string().c_str());
-  const bool kube_ok = !run.kube || run.kube->ok();
-  if (run.kube && kube_ok) {
+  if (run.kube && run.kube->ok()) {
     std::printf("kube checks       ok (%zu lists, %zu events, %zu informers)\n", run.kube->lists, run.kube->events,
                 run.kube->informers);
   } else if (run.kube) {
     std::printf("kube checks       VIOLATED\n%s", run.kube->to_string().c_str());
   }
   const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
-  bool lin_ok = false, lin_unknown = false;
-  if (!lin.is_ok()) {
-    std::printf("linearizability   could not check: %s\n", lin.status().to_string().c_str());
-  } else {
-    lin_ok = lin->verdict == checker::Verdict::kLinearizable;
-    lin_unknown = lin->verdict == checker::Verdict::kUnknown;
-    std::printf("linearizability   %s\n", lin->summary().c_str());
+  if (!lin.is_ok()) std::printf("linearizability   could not check: %s\n", lin.status().to_string().c_str());
+  else std::printf("linearizability   %s\n", lin->summary().c_str());
+}
+
+Status open_run_db(const KvRunSpec& spec, int64_t started_ms, std::unique_ptr<history::RunDbWriter>& writer) {
+  std::error_code ec;
+  std::filesystem::create_directories(*spec.out, ec);
+  if (ec) return Status(StatusCode::kInvalidArgument, "--out " + *spec.out + ": " + ec.message());
+  auto w = history::RunDbWriter::create(*spec.out + "/run.db");
+  if (!w.is_ok()) return w.status();
+  writer = std::move(w).value();
+  history::RunInfo info;
+  info.seed = spec.seed;
+  info.scenario = spec.scenario;
+  info.options = spec.reproduce;
+  info.dst_version = "dst (built " __DATE__ ")";
+  info.started_unix_ms = started_ms;
+  return writer->begin_run(info);
+}
+
+// Runs the world once (or twice for --check-determinism, recording the first run in memory).
+uint64_t simulate(const KvRunSpec& spec, history::RunDbWriter* writer, EtcdRun& run, Determinism& det) {
+  if (spec.check_determinism) {
+    sim::DeterminismReport report = sim::check_determinism(spec.seed, [&](sim::Simulator& sim) {
+      run = EtcdRun{};
+      run_once(sim, spec, run);
+    });
+    det = Determinism{true, report.deterministic, report.describe()};
+    if (writer) {  // the world ran twice: write the first run now
+      Status st = writer->add_history(run.history());
+      for (const history::Metric& m : run.memory.metrics()) {
+        if (!st.is_ok()) break;
+        st = writer->metric(m.at_ns, m.member, m.name, m.value);
+      }
+      if (!st.is_ok()) std::fprintf(stderr, "%s: writing the run database: %s\n", spec.command.c_str(), st.to_string().c_str());
+    }
+    return report.hash_first;
   }
-  std::printf("wall time         %.3fs\n", wall_s);
-  if (!determinism_report.empty()) std::printf("determinism       %s\n", determinism_report.c_str());
-  // What a scenario's check{} switched off is reported above but does not fail the run.
+  sim::Simulator sim(spec.seed);
+  if (writer) run.db = std::make_unique<history::RunDbRecorder>(*writer);
+  run_once(sim, spec, run);
+  return sim.trace().hash();
+}
+
+// Finishes the run database with the verdict and its checks, then writes the report; false if
+// the database could not be completed.
+bool finish_run_db(const KvRunSpec& spec, const EtcdRun& run, history::RunDbWriter& writer,
+                   const std::vector<CheckRow>& checks, const history::RunVerdict& verdict, uint64_t hash) {
+  history::RunResult result;
+  result.finished_unix_ms = sim::unix_time_ms();
+  result.trace_hash = hash;
+  result.verdict = verdict.name;
+  result.exit_code = verdict.exit_code;
+  const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
+  result.checker_summary = (lin.is_ok() ? lin->summary() : lin.status().to_string()) + "\n" +
+                           (run.watch.ok() ? "watch guarantees ok" : run.watch.to_string());
+  if (run.kube) result.checker_summary += "\n" + run.kube->to_string();
+  result.checks = checks;
+  Status st = run.db ? run.db->status() : Status::ok();
+  if (st.is_ok()) st = writer.finish_run(result);
+  if (st.is_ok()) st = writer.close();
+  if (!st.is_ok()) {
+    std::fprintf(stderr, "%s: the run database is incomplete: %s\n", spec.command.c_str(), st.to_string().c_str());
+    return false;
+  }
+  std::printf("run database      %s\n", writer.path().c_str());
+  // A report that cannot be written (no gnuplot) does not change the run's verdict.
+  Result<reports::RunReportPaths> report = reports::write_run_report(writer.path(), *spec.out + "/report");
+  if (!report.is_ok()) {
+    std::fprintf(stderr, "%s: the report is incomplete: %s\n", spec.command.c_str(), report.status().to_string().c_str());
+  } else {
+    std::printf("report            %s\n", report->index_html.c_str());
+    if (report->violation_page) std::printf("violation page    %s/violation.html\n", report->dir.c_str());
+  }
+  return true;
+}
+
+const char* verdict_line(const history::RunVerdict& v) {
+  if (v.name == "error") return "ERROR (the scenario failed)";
+  if (v.name == "pass") return "PASS";
+  if (v.name == "unknown") return "UNKNOWN (the checker gave up)";
+  return "FAIL";
+}
+
+}  // namespace
+
+int run_kv_command(const KvRunSpec& spec) {
+  std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(spec.seed), spec.reproduce.c_str());
+  for (const std::string& line : spec.header_lines) std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+  std::unique_ptr<history::RunDbWriter> writer;
+  if (spec.out) {
+    if (Status st = open_run_db(spec, sim::unix_time_ms(), writer); !st.is_ok()) {
+      std::fprintf(stderr, "%s: %s\n", spec.command.c_str(), st.to_string().c_str());
+      return kExitUsage;
+    }
+  }
+  EtcdRun run;
+  Determinism det;
+  const int64_t wall_start = sim::wall_clock_ns();
+  const uint64_t hash = simulate(spec, writer.get(), run, det);
+  const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
   std::optional<std::string> scenario_error = spec.runtime_error ? spec.runtime_error() : std::nullopt;
-  if (!scenario_error && w.fault_error) scenario_error = *w.fault_error;
+  if (!scenario_error && run.world.fault_error) scenario_error = *run.world.fault_error;
+  // The verdict as data: one row per check, one function deciding (history/checks.h).
+  const std::vector<CheckRow> checks = kv_checks(spec, run, det, scenario_error);
+  const history::RunVerdict verdict = history::decide_verdict(checks);
+  print_world(spec, run);
+  print_checks(run, checks);
+  std::printf("wall time         %.3fs\n", wall_s);
+  if (det.checked) std::printf("determinism       %s\n", det.report.c_str());
   if (scenario_error) {
     std::printf("scenario error    %s\n", scenario_error->c_str());
     std::fprintf(stderr, "dst run: scenario error: %s\n", scenario_error->c_str());  // where load errors go too
   }
-  const bool safe = (w.invariants_ok || !spec.require_durability) && (w.liveness_ok || !spec.require_liveness) &&
-                    (w.members_agree || !spec.require_durability) && (run.watch.ok() || !spec.require_watch) &&
-                    (kube_ok || !spec.require_watch) &&
-                    deterministic;
-  if (!spec.require_linearizable) lin_ok = true;
-  const bool pass = safe && lin_ok && !scenario_error;
-  // A violation anywhere is a FAIL; a checker that gave up (and nothing else wrong) is UNKNOWN; a
-  // scenario that failed while running is a scenario error, whatever the checks said.
-  const char* verdict = scenario_error ? "ERROR (the scenario failed)"
-                        : pass         ? "PASS"
-                        : (safe && lin_unknown) ? "UNKNOWN (the checker gave up)"
-                                                : "FAIL";
-  const int exit_code = scenario_error ? kExitUsage
-                        : pass         ? kExitPass
-                        : safe && lin_unknown ? kExitGaveUp
-                                              : kExitViolation;
-  bool db_ok = true;
-  if (writer) {
-    history::RunResult result;
-    result.finished_unix_ms = sim::unix_time_ms();
-    result.trace_hash = hash;
-    result.verdict = scenario_error ? "error" : pass ? "pass" : exit_code == kExitGaveUp ? "unknown" : "violation";
-    result.exit_code = exit_code;
-    result.checker_summary = (lin.is_ok() ? lin->summary() : lin.status().to_string()) + "\n" +
-                             (run.watch.ok() ? "watch guarantees ok" : run.watch.to_string());
-    if (run.kube) result.checker_summary += "\n" + run.kube->to_string();
-    Status st = run.db ? run.db->status() : Status::ok();
-    if (st.is_ok()) st = writer->finish_run(result);
-    if (st.is_ok()) st = writer->close();
-    if (!st.is_ok()) {
-      std::fprintf(stderr, "%s: the run database is incomplete: %s\n", spec.command.c_str(), st.to_string().c_str());
-      db_ok = false;
-    } else {
-      std::printf("run database      %s\n", writer->path().c_str());
-    }
-    // The report (reports/run_report_writer.h): pages, plots, and for a violation the page around
-    // it. A report that cannot be written (no gnuplot) does not change the run's verdict.
-    if (db_ok) {
-      Result<reports::RunReportPaths> report = reports::write_run_report(writer->path(), *spec.out + "/report");
-      if (!report.is_ok()) {
-        std::fprintf(stderr, "%s: the report is incomplete: %s\n", spec.command.c_str(),
-                     report.status().to_string().c_str());
-      } else {
-        std::printf("report            %s\n", report->index_html.c_str());
-        if (report->violation_page) std::printf("violation page    %s/violation.html\n", report->dir.c_str());
-      }
-    }
-  }
-  // One line naming the first violation, for sweeps and CI logs (dst sweep picks it up).
-  if (!pass && !scenario_error) {
-    std::string first;
-    if (!w.invariants_ok && spec.require_durability && !w.violations.empty()) first = "raft invariant: " + w.violations.front();
-    else if (!w.liveness_ok && spec.require_liveness) first = "liveness: " + w.liveness.detail;
-    else if (!w.members_agree && spec.require_durability) first = "member agreement failed: " + w.agreement_detail;
-    else if (!run.watch.ok() && spec.require_watch) {
-      // The first violation's own line ("bookmarkable: watch 0 (...) at ...: event at revision
-      // 179 after a progress notification at revision 183"), without its evidence lines.
-      const std::string v = run.watch.violations.empty() ? run.watch.to_string() : run.watch.violations.front().to_string();
-      first = "watch " + v.substr(0, v.find('\n'));
-    }
-    else if (!kube_ok && spec.require_watch) {
-      const std::string v = run.kube->violations.empty() ? run.kube->to_string() : run.kube->violations.front().to_string();
-      first = "kube " + v.substr(0, v.find('\n'));
-    }
-    else if (!deterministic) first = "not deterministic: " + determinism_report;
-    else if (lin.is_ok() && !lin->violations.empty()) first = lin->violations.front().rule + ": " + lin->violations.front().message;
-    if (!first.empty()) std::printf("first violation:  %s\n", first.c_str());
-  }
-  std::printf("verdict           %s\n", verdict);
+  const bool db_ok = !writer || finish_run_db(spec, run, *writer, checks, verdict, hash);
+  if (verdict.deciding && verdict.name == "violation")
+    std::printf("first violation:  %s\n", history::describe_failure(checks[*verdict.deciding]).c_str());
+  std::printf("verdict           %s\n", verdict_line(verdict));
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
-  return db_ok ? exit_code : kExitUsage;
+  const int exit_code = db_ok ? verdict.exit_code : kExitUsage;
+  if (spec.result_file) write_result_file_or_warn(*spec.result_file, spec.seed, hash, verdict, exit_code, checks);
+  return exit_code;
 }
 
 }  // namespace dst

@@ -36,6 +36,8 @@ struct KvRunSpec {
   std::function<std::optional<std::string>()> runtime_error;
   std::function<std::vector<std::string>()> kube_lines;  // what the apiservers and controllers did
   std::vector<std::string> header_lines;  // printed after the seed line (e.g. what swarm{} drew)
+  // --result FILE: the verdict and the checks as a result file (run_result_file.h), for dst sweep.
+  std::optional<std::string> result_file;
 };
 
 // Runs it, prints the report and returns the exit code (0 pass, 1 violation, 2 usage/scenario

@@ -24,6 +24,7 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   args.option("duration", "D", "how long clients and faults run, e.g. 20s (default 20s)");
   args.flag("no-faults", "run without the nemesis");
   args.option("fault-interval", "D", "mean time between two nemesis actions (default 700ms)");
+  args.option("result", "FILE", "write the verdict and every check to FILE as a result file (what dst sweep reads)");
   args.option("out", "DIR", "write the run database to DIR/run.db (docs/run-db.md) and the report to DIR/report/ "
                             "(index.html, plots, summary.md, junit.xml, violation.html; docs/report.md)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
@@ -74,6 +75,7 @@ int run_etcd_command(const std::string& self, const std::vector<std::string>& ar
   spec.reproduce = reproduce;
   spec.options = options;
   spec.out = args.value("out");
+  spec.result_file = args.value("result");
   spec.check_determinism = args.has("check-determinism");
   return run_kv_command(spec);
 }

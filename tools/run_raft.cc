@@ -10,8 +10,35 @@
 #include "tools/bug_flags.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
+#include "tools/run_result_file.h"
 
 namespace dst {
+
+namespace {
+
+// The raft world's checks as data (history/checks.h): the invariants, liveness, determinism.
+std::vector<history::CheckRow> raft_checks(const world::RaftWorldResult& r, bool determinism_checked, bool deterministic,
+                                           const std::string& determinism_report) {
+  std::vector<history::CheckRow> out(3);
+  out[0].name = "raft-invariants";
+  out[0].status = r.invariants_ok ? history::CheckStatus::kPass : history::CheckStatus::kFail;
+  out[0].violations = r.violation_count;
+  if (!r.violations.empty()) out[0].first_message = r.violations.front();
+  out[0].summary = r.invariants_ok ? "ok" : std::to_string(r.violation_count) + " violations";
+  out[1].name = "liveness";
+  out[1].status = r.liveness_ok ? history::CheckStatus::kPass : history::CheckStatus::kFail;
+  out[1].first_message = r.liveness_ok ? "" : r.liveness.detail;
+  out[1].summary = r.liveness_ok ? "recovered in " + sim::format_duration(r.liveness.recovery) : r.liveness.detail;
+  out[2].name = "determinism";
+  out[2].status = !determinism_checked ? history::CheckStatus::kSkipped
+                  : deterministic      ? history::CheckStatus::kPass
+                                       : history::CheckStatus::kFail;
+  out[2].summary = determinism_checked ? determinism_report : "not asked (--check-determinism)";
+  if (!deterministic) out[2].first_message = determinism_report.substr(0, determinism_report.find('\n'));
+  return out;
+}
+
+}  // namespace
 
 int run_raft_command(const std::string& self, const std::vector<std::string>& argv) {
   cli::Args args("dst run raft", argv);
@@ -21,6 +48,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   args.flag("no-faults", "run without the nemesis");
   args.flag("kv", "apply a mixed etcd KV load (put, delete, txn, compaction) to SQLite-backed MVCC stores");
   args.option("bug", "NAMES", bug_names_help());
+  args.option("result", "FILE", "write the verdict and every check to FILE as a result file (what dst sweep reads)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
@@ -84,10 +112,14 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   std::printf("%s", result.summary.c_str());
   std::printf("wall time         %.3fs\n", wall_s);
   if (!determinism_report.empty()) std::printf("determinism       %s\n", determinism_report.c_str());
-  const bool pass = result.pass() && deterministic;
-  std::printf("verdict           %s\n", pass ? "PASS" : "FAIL");
+  const std::vector<history::CheckRow> checks = raft_checks(result, args.has("check-determinism"), deterministic,
+                                                           determinism_report);
+  const history::RunVerdict verdict = history::decide_verdict(checks);
+  if (verdict.deciding) std::printf("first violation:  %s\n", history::describe_failure(checks[*verdict.deciding]).c_str());
+  std::printf("verdict           %s\n", verdict.exit_code == 0 ? "PASS" : "FAIL");
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
-  return pass ? kExitPass : kExitViolation;
+  if (auto file = args.value("result")) write_result_file_or_warn(*file, *seed, hash, verdict, verdict.exit_code, checks);
+  return verdict.exit_code;
 }
 
 }  // namespace dst

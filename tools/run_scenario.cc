@@ -44,6 +44,7 @@ std::function<void(world::KvRunOptions&)> load_for_each_run(
 int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv) {
   cli::Args args("dst run " + path, argv);
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
+  args.option("result", "FILE", "write the verdict and every check to FILE as a result file (what dst sweep reads)");
   args.option("out", "DIR", "write the run database to DIR/run.db (docs/run-db.md) and the report to DIR/report/ "
                             "(index.html, plots, summary.md, junit.xml, violation.html; docs/report.md)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
@@ -104,6 +105,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   if (auto file = args.value("schedule")) spec.reproduce += " --schedule " + *file;
   spec.options = config.run;
   spec.out = args.value("out");
+  spec.result_file = args.value("result");
   spec.check_determinism = args.has("check-determinism");
   spec.require_linearizable = config.checks.linearizable;
   spec.require_watch = config.checks.watch;

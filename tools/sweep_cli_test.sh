@@ -61,7 +61,7 @@ case "$1" in
     # Raft seed 12 with the deliberate read bug violates Read Safety (see cli.run_raft_reports_bug).
     # (No --out: `dst run raft` writes no run directory; the failing seed's log is kept in a temp dir.)
     expect_exit 1 "$cli" sweep raft --seeds 12..12 --dst "$dst" -- --bug read-index-without-quorum
-    grep -q 'seed 12  violation (exit 1)  invariants .*Read Safety' "$out" || fail "no violation line"
+    grep -q 'seed 12  violation (exit 1)  raft-invariants: Read Safety' "$out" || fail "no violation line"
     grep -q 'reproduce: dst run raft --seed 12 --bug read-index-without-quorum' "$out" || fail "no reproduce"
     dir=$(kept_dir) || exit 1
     grep -q '^trace hash 0x' "$dir/seed-12.log" || fail "the failing seed's log was not kept"

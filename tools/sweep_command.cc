@@ -27,6 +27,7 @@
 #include "sim/wall_clock.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
+#include "tools/run_result_file.h"
 #include "tools/sweep_results.h"
 
 extern char** environ;
@@ -64,6 +65,9 @@ struct SweepOptions {
 
 std::string log_path(const SweepOptions& o, uint64_t seed) { return o.out_dir + "/seed-" + std::to_string(seed) + ".log"; }
 std::string run_dir(const SweepOptions& o, uint64_t seed) { return o.out_dir + "/seed-" + std::to_string(seed); }
+std::string result_path(const SweepOptions& o, uint64_t seed) {
+  return o.out_dir + "/seed-" + std::to_string(seed) + ".result";
+}
 
 std::string format_seconds(int64_t ns) {
   char buf[32];
@@ -157,6 +161,9 @@ Result<pid_t> spawn_seed(const SweepOptions& o, uint64_t seed) {
     args.push_back("--out");
     args.push_back(run_dir(o, seed));
   }
+  // The child reports through a result file (run_result_file.h), not through its output.
+  args.push_back("--result");
+  args.push_back(result_path(o, seed));
   args.insert(args.end(), o.header.extra.begin(), o.header.extra.end());
   std::vector<char*> cargv;
   for (std::string& a : args) cargv.push_back(a.data());
@@ -212,13 +219,19 @@ SeedResult finish_seed(const SweepOptions& o, const Running& run, int status, in
     r.exit_code = 128 + WTERMSIG(status);  // the shell's convention
   }
   r.verdict = run.killed_for_timeout ? Verdict::kTimeout : sweep::verdict_from_exit_code(r.exit_code);
-  const std::string log = read_log(log_path(o, run.seed));
-  r.trace_hash = sweep::trace_hash_from_log(log);
+  // The verdict is the exit status; what failed and the trace hash come from the result file.
+  const Result<RunResultFile> result = read_result_file(result_path(o, run.seed));
+  if (result.is_ok()) {
+    r.trace_hash = result->trace_hash;
+    if (r.verdict != Verdict::kPass) r.first_violation = sweep::one_line(result->first_failure);
+  }
   if (r.verdict == Verdict::kTimeout) {
     r.first_violation = "timed out after " + format_seconds(o.timeout_ns) + " of wall time (killed)";
     std::ofstream(log_path(o, run.seed), std::ios::app) << "\ndst sweep: " << r.first_violation << "\n";
-  } else {
-    r.first_violation = sweep::first_violation_from_log(log, r.verdict);
+  } else if (!result.is_ok() && r.verdict != Verdict::kPass) {
+    r.first_violation = sweep::stop_reason_from_log(read_log(log_path(o, run.seed)));
+    if (r.verdict == Verdict::kViolation || r.verdict == Verdict::kUnknown)
+      r.first_violation = "no result file (" + result.status().message() + "); " + r.first_violation;
   }
   if (r.verdict == Verdict::kCrash && r.first_violation.empty()) {
     r.first_violation = WIFSIGNALED(status) ? std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +

@@ -61,6 +61,9 @@ std::string lower(std::string_view s) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+
+}  // namespace
+
 // One table-friendly line: tabs and runs of blanks become one space, trimmed, cut at a UTF-8
 // character boundary.
 std::string one_line(std::string_view s) {
@@ -82,8 +85,6 @@ std::string one_line(std::string_view s) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string SeedRange::to_string() const {
   return first == last ? std::to_string(first) : std::to_string(first) + ".." + std::to_string(last);
@@ -519,91 +520,26 @@ std::string format_summary(const SweepResults& results) {
   return out;
 }
 
-std::string trace_hash_from_log(std::string_view log) {
-  const std::vector<std::string_view> lines = lines_of(log);
-  for (size_t i = lines.size(); i-- > 0;) {
-    if (starts_with(lines[i], "trace hash ")) return one_line(lines[i].substr(11));
-  }
-  return "";
-}
-
 namespace {
-
-// `dst run` prints its checks as "label<spaces>value"; for these labels a value starting with one of
-// the prefixes means the check passed, anything else names what failed.
-struct CheckLine {
-  std::string_view label;
-  std::string_view ok_prefix;
-};
-constexpr CheckLine kCheckLines[] = {
-    {"raft invariants ", "ok"},  {"member agreement ", "ok"},      {"watch guarantees ", "ok"},
-    {"liveness ", "recovered"},  {"determinism ", "deterministic"}, {"linearizability ", "etcd model: linearizable"},
-};
-
-bool failed_check_line(std::string_view line) {
-  for (const CheckLine& c : kCheckLines) {
-    if (!starts_with(line, c.label)) continue;
-    std::string_view value = line.substr(c.label.size());
-    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-    return !starts_with(value, c.ok_prefix);
-  }
-  return false;
-}
-
-bool mentions_failure(std::string_view line) {
-  const std::string l = lower(line);
-  for (std::string_view word : {"violat", "not linearizable", "assertion", "no recovery", "diverged", "panic"}) {
-    if (l.find(word) != std::string::npos) return true;
-  }
-  // Upper case only: "(3 failed, ...)" in a workload line is a request count, "FAILED" is a check.
-  return line.find("FAILED") != std::string_view::npos;
-}
 
 // Lines that restate the outcome rather than say what went wrong.
 bool is_boilerplate(std::string_view line) {
-  return line.empty() || starts_with(line, "seed ") || starts_with(line, "verdict") ||
-         starts_with(line, "violation page") || starts_with(line, "run database") || starts_with(line, "usage:");
+  return line.empty() || starts_with(line, "seed ") || starts_with(line, "verdict") || starts_with(line, "usage:");
 }
 
 }  // namespace
 
-std::string first_violation_from_log(std::string_view log, Verdict verdict) {
-  if (verdict == Verdict::kPass) return "";
+std::string stop_reason_from_log(std::string_view log) {
+  // What the child said last about why it stopped: an error message or a failed assertion
+  // (DST_ASSERT prints "file:line: assertion failed: ..."), else its first line of its own.
   const std::vector<std::string_view> lines = lines_of(log);
-  // A runner may name its first violation explicitly; that wins over any guess.
   for (std::string_view l : lines) {
-    if (starts_with(l, "first violation:")) return one_line(l.substr(16));
-  }
-  if (verdict == Verdict::kError) {  // the usage or scenario error message
-    // A line that calls itself an error first: a scenario run prints header lines before it.
-    for (std::string_view l : lines)
-      if (!is_boilerplate(l) && lower(l).find("error") != std::string::npos) return one_line(l);
-    for (std::string_view l : lines)
-      if (!is_boilerplate(l)) return one_line(l);
-    return "exit 2 without a message";
-  }
-  if (verdict == Verdict::kUnknown) {
-    for (std::string_view l : lines) {
-      const std::string low = lower(l);
-      if (!is_boilerplate(l) && (starts_with(low, "unknown:") || low.find("gave up") != std::string::npos ||
-                                 low.find("budget") != std::string::npos))
-        return one_line(l);
-    }
-  }
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (is_boilerplate(lines[i]) || (!failed_check_line(lines[i]) && !mentions_failure(lines[i]))) continue;
-    std::string s = one_line(lines[i]);
-    // "watch guarantees  VIOLATED" or "invariants  4 VIOLATIONS, first:" says which check; the next
-    // line says how.
-    const bool bare = s.ends_with("VIOLATED") || s.ends_with("FAILED");
-    const bool introduces = s.ends_with(":");
-    if ((bare || introduces) && i + 1 < lines.size() && !is_boilerplate(lines[i + 1])) {
-      s = one_line(s + (bare ? ": " : " ") + std::string(lines[i + 1]));
-    }
-    return s;
+    const std::string low = lower(l);
+    if (!is_boilerplate(l) && (low.find("error") != std::string::npos || low.find("assertion") != std::string::npos))
+      return one_line(l);
   }
   for (std::string_view l : lines)
-    if (starts_with(l, "verdict")) return one_line(l);
+    if (!is_boilerplate(l)) return one_line(l);
   return "";
 }
 

@@ -148,10 +148,12 @@ std::string shell_quote(const std::string& arg);
 // paths), so the merged summary of shards is byte-identical to the unsharded sweep's.
 std::string format_summary(const SweepResults& results);
 
-// From a child's combined stdout+stderr: the value of its last "trace hash X" line ("" if none).
-std::string trace_hash_from_log(std::string_view log);
-// The first line that says what went wrong (see docs/sweep.md for the rules), one line, no tabs,
-// at most kMaxViolationLineChars; "" for a pass.
-std::string first_violation_from_log(std::string_view log, Verdict verdict);
+// For a child that stopped without a result file (a usage error, a crash): the line of its
+// combined stdout+stderr that says why, quoted for the summary (one line, no tabs, at most
+// kMaxViolationLineChars). Only shown, never used to decide a verdict: that is the exit status.
+std::string stop_reason_from_log(std::string_view log);
+// One table-friendly line: tabs and runs of blanks become one space, trimmed, cut to
+// kMaxViolationLineChars at a UTF-8 character boundary.
+std::string one_line(std::string_view s);
 
 }  // namespace dst::sweep

@@ -232,48 +232,17 @@ TEST(Summary, ListsFailingSeedsWithReproduceCommands) {
   EXPECT_NE(s.find("    reproduce: dst run etcd --seed 3 --note 'it'\\''s here'\n"), std::string::npos) << s;
 }
 
-TEST(Log, FindsTraceHashAndFirstViolation) {
-  const std::string log =
-      "seed 3   reproduce: dst run etcd --seed 3 --duration 2s\n"
-      "workload          etcd-kv: 400 operations (300 ok, 60 failed, 40 unknown)\n"
-      "raft invariants   ok\n"
-      "liveness          recovered in 1.2s\n"
-      "member agreement  ok: same state hash at the same applied index\n"
-      "watch guarantees  VIOLATED\n"
-      "watch: VIOLATED (3 watches, 10 responses)\n"
-      "linearizability   etcd model: NOT linearizable; 400 operations\n"
-      "verdict           FAIL\n"
-      "trace hash 0x00000000deadbeef\n";
-  EXPECT_EQ(trace_hash_from_log(log), "0x00000000deadbeef");
-  EXPECT_EQ(first_violation_from_log(log, Verdict::kViolation),
-            "watch guarantees VIOLATED: watch: VIOLATED (3 watches, 10 responses)");
-  EXPECT_EQ(first_violation_from_log(log, Verdict::kPass), "");
-  // A failing check line without a keyword still counts.
-  EXPECT_EQ(first_violation_from_log("seed 1\nraft invariants   two leaders in term 4\nverdict FAIL\n", Verdict::kViolation),
-            "raft invariants two leaders in term 4");
-  EXPECT_EQ(first_violation_from_log("seed 3\nreads   193 requests\ninvariants        4 VIOLATIONS, first:\n"
-                                     "  Read Safety: node 1 answered read r1 with index 4\n  Read Safety: again\n",
-                                     Verdict::kViolation),
-            "invariants 4 VIOLATIONS, first: Read Safety: node 1 answered read r1 with index 4");
-  // An explicit "first violation:" line wins.
-  EXPECT_EQ(first_violation_from_log("liveness  no recovery\nfirst violation:\tlease\texpired early\n", Verdict::kViolation),
-            "lease expired early");
-  EXPECT_EQ(first_violation_from_log("seed 1   reproduce: x\ndst run: scenarios/x.lua:3: unknown node 7\n\nusage: ...\n",
-                                     Verdict::kError),
+TEST(Log, QuotesWhyAChildStoppedWithoutAResultFile) {
+  EXPECT_EQ(stop_reason_from_log("seed 1   reproduce: x\ndst run: scenarios/x.lua:3: unknown node 7\n\nusage: ...\n"),
             "dst run: scenarios/x.lua:3: unknown node 7");
-  EXPECT_EQ(first_violation_from_log("seed 1   reproduce: x\nscenario          scenarios/a.lua\n"
-                                     "scenario error    scenarios/a.lua:4: partition{}: unknown node 7\nverdict ERROR\n",
-                                     Verdict::kError),
-            "scenario error scenarios/a.lua:4: partition{}: unknown node 7");
-  EXPECT_EQ(first_violation_from_log("seed 1\nworkload (3 unknown)\nunknown: search budget exhausted\nverdict UNKNOWN\n",
-                                     Verdict::kUnknown),
-            "unknown: search budget exhausted");
-  EXPECT_EQ(first_violation_from_log("seed 1\nnode/raft/log.cc:10: assertion failed: a < b\n", Verdict::kCrash),
+  EXPECT_EQ(stop_reason_from_log("dst run etcd: unknown option '--bogus'\nusage: dst run etcd\n"),
+            "dst run etcd: unknown option '--bogus'");
+  EXPECT_EQ(stop_reason_from_log("seed 1\nworkload 3\nnode/raft/log.cc:10: assertion failed: a < b\n"),
             "node/raft/log.cc:10: assertion failed: a < b");
-  EXPECT_EQ(first_violation_from_log("seed 1\nsomething odd\nverdict           FAIL\n", Verdict::kViolation), "verdict FAIL");
-  EXPECT_EQ(trace_hash_from_log("no hash here\n"), "");
-  const std::string long_line = "linearizability   NOT linearizable " + std::string(1000, 'x') + "\n";
-  EXPECT_LE(first_violation_from_log(long_line, Verdict::kViolation).size(), kMaxViolationLineChars + 3);
+  EXPECT_EQ(stop_reason_from_log("seed 1\nsomething odd\nverdict           FAIL\n"), "something odd");
+  EXPECT_EQ(stop_reason_from_log(""), "");
+  const std::string long_line = "error " + std::string(1000, 'x') + "\n";
+  EXPECT_LE(stop_reason_from_log(long_line).size(), kMaxViolationLineChars + 3);
 }
 
 }  // namespace
