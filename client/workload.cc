@@ -138,6 +138,127 @@ void Workload::start(sim::TimeNs until, sim::TimeNs watchers_until) {
   if (options_.compaction_every > 0) spawn("compactor", &Workload::run_compactor, until);
 }
 
+namespace {
+
+// One client's state between its operations, and how it sends one (counted in the stats).
+template <typename Run>
+struct ClientTurn {
+  const WorkloadOptions& options;
+  sim::Rng& rng;
+  uint32_t id;
+  Run& run;
+  std::vector<int64_t> leases;  // granted by this client and not revoked by it
+  std::string last_read;        // register: the value the last read saw
+};
+
+// etcd-kv: gets, lists, puts, deletes, leases, txns and compare-and-set on mod_revision.
+template <typename Run>
+void etcd_kv_turn(ClientTurn<Run>& c, const std::string& value) {
+  const std::string key = "key/" + std::to_string(c.rng.uniform_u64(c.options.keys));
+  const std::string other = "key/" + std::to_string(c.rng.uniform_u64(c.options.keys));
+  static constexpr std::array<uint64_t, 10> kWeights = {25, 5, 5, 25, 8, 6, 3, 2, 10, 11};
+  switch (c.rng.weighted_index(kWeights)) {
+    case 0: c.run(get(key)); break;
+    case 1: c.run(get(key, true)); break;
+    case 2: c.run(list("key/")); break;
+    case 3: c.run(put(key, value)); break;
+    case 4: c.run(del(key)); break;
+    case 5:
+      if (!c.leases.empty()) {
+        c.run(put(key, value, c.leases[c.rng.uniform_u64(c.leases.size())]));
+        break;
+      }
+      [[fallthrough]];
+    case 6: {
+      ApiRequest g;
+      g.mutable_lease_grant()->set_ttl(static_cast<int64_t>(10 + c.rng.uniform_u64(20)));
+      history::Operation op = c.run(g);
+      if (op.outcome == history::Outcome::kOk && c.leases.size() < 8) c.leases.push_back(op.response.lease_grant().id());
+      break;
+    }
+    case 7: {
+      if (c.leases.empty()) break;
+      ApiRequest r;
+      r.mutable_lease_revoke()->set_id(c.leases.back());
+      c.leases.pop_back();
+      c.run(r);
+      break;
+    }
+    case 8: {
+      ApiRequest r;
+      auto* t = r.mutable_txn();
+      compare(t, key, Compare::VERSION, Compare::GREATER)->set_version(0);
+      *t->add_success() = put_op(key, value);
+      if (other != key) *t->add_success() = delete_op(other);
+      *t->add_failure() = put_op(other == key ? key : other, value);
+      c.run(r);
+      break;
+    }
+    default: {
+      // Compare-and-set on mod_revision: read, then write only if nobody wrote meanwhile.
+      history::Operation read = c.run(get(key));
+      if (read.outcome != history::Outcome::kOk) break;
+      c.run(guarded(key, mod_revision_of(read), put_op(key, value)));
+      break;
+    }
+  }
+}
+
+// kubernetes: paginated lists at one revision, creates and guarded updates and deletes.
+template <typename Run>
+void kubernetes_turn(ClientTurn<Run>& c, const std::string& value) {
+  const std::string prefix = "/registry/pods/";
+  const std::string key = prefix + "pod-" + std::to_string(c.rng.uniform_u64(c.options.keys));
+  static constexpr std::array<uint64_t, 4> kWeights = {20, 25, 40, 15};
+  switch (c.rng.weighted_index(kWeights)) {
+    case 0: {
+      // A paginated list at one revision, as the apiserver pages with continue tokens.
+      history::Operation page = c.run(list(prefix, 5));
+      int64_t rev = page.outcome == history::Outcome::kOk ? page.response.range().header().revision() : 0;
+      for (int pages = 0; pages < 100 && page.outcome == history::Outcome::kOk && page.response.range().more();
+           ++pages) {
+        const auto& kvs = page.response.range().kvs();
+        page = c.run(list(prefix, 5, rev, kvs[kvs.size() - 1].key() + std::string(1, '\0')));
+      }
+      break;
+    }
+    case 1: c.run(guarded(key, 0, put_op(key, value))); break;
+    default: {
+      history::Operation read = c.run(get(key));
+      const int64_t mod = mod_revision_of(read);
+      if (mod == 0) break;
+      c.run(guarded(key, mod, c.rng.bernoulli(0.75) ? put_op(key, value) : delete_op(key)));
+      break;
+    }
+  }
+}
+
+// register: reads, writes and compare-and-swaps of one key per client.
+template <typename Run>
+void register_turn(ClientTurn<Run>& c, const std::string& value) {
+  const std::string key = "r/" + std::to_string(c.id % c.options.keys);
+  static constexpr std::array<uint64_t, 3> kWeights = {50, 25, 25};
+  switch (c.rng.weighted_index(kWeights)) {
+    case 0: {
+      history::Operation read = c.run(get(key));
+      if (read.outcome == history::Outcome::kOk)
+        c.last_read = read.response.range().kvs_size() ? read.response.range().kvs(0).value() : "";
+      break;
+    }
+    case 1: c.run(put(key, value)); break;
+    default: {
+      ApiRequest r;
+      auto* t = r.mutable_txn();
+      compare(t, key, Compare::VALUE, Compare::EQUAL)->set_value(c.last_read);
+      *t->add_success() = put_op(key, value);
+      c.run(r);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 void Workload::run_client(uint32_t id, sim::TimeNs until) {
   sim::Rng& rng = sim_.rng("workload/client" + std::to_string(id));
   KvClientOptions ko;
@@ -148,8 +269,6 @@ void Workload::run_client(uint32_t id, sim::TimeNs until) {
   ko.timeout = options_.request_timeout;
   KvClient kv(sim_, ko, recorder_);
   uint64_t seq = 0;
-  std::vector<int64_t> leases;  // granted by this client and not revoked by it
-  std::string last_read;        // register: the value the last read saw
   auto run = [&](ApiRequest r) {
     history::Operation op = kv.execute(std::move(r));
     ++stats_.operations;
@@ -158,112 +277,16 @@ void Workload::run_client(uint32_t id, sim::TimeNs until) {
     else ++stats_.unknown;
     return op;
   };
+  ClientTurn<decltype(run)> turn{options_, rng, id, run, {}, {}};
   const double mean_gap_ns = 1e9 / options_.rate;
   while (sim_.now() < until) {
     if (sim_.sleep(static_cast<sim::DurationNs>(rng.exponential(mean_gap_ns))) != sim::WaitResult::kOk) return;
     if (sim_.now() >= until) return;
     const std::string value = "c" + std::to_string(id) + "." + std::to_string(seq++);
     switch (options_.profile) {
-      case Profile::kEtcdKv: {
-        const std::string key = "key/" + std::to_string(rng.uniform_u64(options_.keys));
-        const std::string other = "key/" + std::to_string(rng.uniform_u64(options_.keys));
-        static constexpr std::array<uint64_t, 10> kWeights = {25, 5, 5, 25, 8, 6, 3, 2, 10, 11};
-        switch (rng.weighted_index(kWeights)) {
-          case 0: run(get(key)); break;
-          case 1: run(get(key, true)); break;
-          case 2: run(list("key/")); break;
-          case 3: run(put(key, value)); break;
-          case 4: run(del(key)); break;
-          case 5:
-            if (!leases.empty()) {
-              run(put(key, value, leases[rng.uniform_u64(leases.size())]));
-              break;
-            }
-            [[fallthrough]];
-          case 6: {
-            ApiRequest g;
-            g.mutable_lease_grant()->set_ttl(static_cast<int64_t>(10 + rng.uniform_u64(20)));
-            history::Operation op = run(g);
-            if (op.outcome == history::Outcome::kOk && leases.size() < 8) leases.push_back(op.response.lease_grant().id());
-            break;
-          }
-          case 7: {
-            if (leases.empty()) break;
-            ApiRequest r;
-            r.mutable_lease_revoke()->set_id(leases.back());
-            leases.pop_back();
-            run(r);
-            break;
-          }
-          case 8: {
-            ApiRequest r;
-            auto* t = r.mutable_txn();
-            compare(t, key, Compare::VERSION, Compare::GREATER)->set_version(0);
-            *t->add_success() = put_op(key, value);
-            if (other != key) *t->add_success() = delete_op(other);
-            *t->add_failure() = put_op(other == key ? key : other, value);
-            run(r);
-            break;
-          }
-          default: {
-            // Compare-and-set on mod_revision: read, then write only if nobody wrote meanwhile.
-            history::Operation read = run(get(key));
-            if (read.outcome != history::Outcome::kOk) break;
-            run(guarded(key, mod_revision_of(read), put_op(key, value)));
-            break;
-          }
-        }
-        break;
-      }
-      case Profile::kKubernetes: {
-        const std::string prefix = "/registry/pods/";
-        const std::string key = prefix + "pod-" + std::to_string(rng.uniform_u64(options_.keys));
-        static constexpr std::array<uint64_t, 4> kWeights = {20, 25, 40, 15};
-        switch (rng.weighted_index(kWeights)) {
-          case 0: {
-            // A paginated list at one revision, as the apiserver pages with continue tokens.
-            history::Operation page = run(list(prefix, 5));
-            int64_t rev = page.outcome == history::Outcome::kOk ? page.response.range().header().revision() : 0;
-            for (int pages = 0; pages < 100 && page.outcome == history::Outcome::kOk && page.response.range().more();
-                 ++pages) {
-              const auto& kvs = page.response.range().kvs();
-              page = run(list(prefix, 5, rev, kvs[kvs.size() - 1].key() + std::string(1, '\0')));
-            }
-            break;
-          }
-          case 1: run(guarded(key, 0, put_op(key, value))); break;
-          default: {
-            history::Operation read = run(get(key));
-            const int64_t mod = mod_revision_of(read);
-            if (mod == 0) break;
-            run(guarded(key, mod, rng.bernoulli(0.75) ? put_op(key, value) : delete_op(key)));
-            break;
-          }
-        }
-        break;
-      }
-      case Profile::kRegister: {
-        const std::string key = "r/" + std::to_string(id % options_.keys);
-        static constexpr std::array<uint64_t, 3> kWeights = {50, 25, 25};
-        switch (rng.weighted_index(kWeights)) {
-          case 0: {
-            history::Operation read = run(get(key));
-            if (read.outcome == history::Outcome::kOk)
-              last_read = read.response.range().kvs_size() ? read.response.range().kvs(0).value() : "";
-            break;
-          }
-          case 1: run(put(key, value)); break;
-          default: {
-            ApiRequest r;
-            auto* t = r.mutable_txn();
-            compare(t, key, Compare::VALUE, Compare::EQUAL)->set_value(last_read);
-            *t->add_success() = put_op(key, value);
-            run(r);
-            break;
-          }
-        }
-        break;
-      }
+      case Profile::kEtcdKv: etcd_kv_turn(turn, value); break;
+      case Profile::kKubernetes: kubernetes_turn(turn, value); break;
+      case Profile::kRegister: register_turn(turn, value); break;
     }
   }
 }

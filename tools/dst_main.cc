@@ -60,13 +60,8 @@ int usage_error(const Status& st, const cli::Args& args) {
   return kExitUsage;
 }
 
-int run_command(const std::string& self, const std::vector<std::string>& argv) {
-  if (!argv.empty() && argv[0] == "raft") return run_raft_command(self, {argv.begin() + 1, argv.end()});
-  if (!argv.empty() && argv[0] == "etcd") return run_etcd_command(self, {argv.begin() + 1, argv.end()});
-  if (!argv.empty() && argv[0] == "--schedule") return run_schedule_command(self, argv);
-  if (!argv.empty() && argv[0].size() > 4 && argv[0].substr(argv[0].size() - 4) == ".lua")
-    return run_scenario_command(self, argv[0], {argv.begin() + 1, argv.end()});
-  cli::Args args("dst run", argv);
+// `dst run [demo]`'s options into `options` and `seed`; the exit code of a usage error or --help.
+std::optional<int> parse_demo_options(cli::Args& args, uint64_t& seed, demo::DemoOptions& options) {
   args.positional("WORLD", "the world to run: 'demo' (the built-in demo world) or 'raft' (see dst run raft --help)", true);
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
   args.option("duration", "D", "virtual time to run, e.g. 10s (default 10s)");
@@ -85,13 +80,13 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
     std::fprintf(stderr, "dst run: unknown world '%s'; built-in worlds: demo, raft\n", world.c_str());
     return kExitUsage;
   }
-  Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
+  Result<uint64_t> s = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   Result<int64_t> duration = args.duration_ns("duration", sim::seconds(10), sim::milliseconds(1), limits::kScenarioRunForNsMax);
   Result<uint64_t> peers = args.u64("peers", 5);
-  for (const Status* st : {&seed.status(), &duration.status(), &peers.status()}) {
+  for (const Status* st : {&s.status(), &duration.status(), &peers.status()}) {
     if (!st->is_ok()) return usage_error(*st, args);
   }
-  demo::DemoOptions options;
+  seed = *s;
   options.duration = *duration;
   options.peers = static_cast<int>(*peers);
   options.faults = !args.has("no-faults");
@@ -103,65 +98,81 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
     options.bug_ack_before_fsync = true;
   }
   if (*peers < 2 || *peers > 64) {
-    std::fprintf(stderr, "dst run: --peers must be between 2 and 64, got %llu\n",
-                 static_cast<unsigned long long>(*peers));
+    std::fprintf(stderr, "dst run: --peers must be between 2 and 64, got %llu\n", static_cast<unsigned long long>(*peers));
     return kExitUsage;
   }
+  return std::nullopt;
+}
 
+// The demo world's checks as data: no acknowledged record lost, and determinism when asked.
+std::vector<history::CheckRow> demo_checks(const demo::DemoStats& stats, bool determinism_checked,
+                                           const sim::DeterminismReport& report) {
+  std::vector<history::CheckRow> checks(2);
+  checks[0].name = "durability";
+  checks[0].status = stats.violations.empty() ? history::CheckStatus::kPass : history::CheckStatus::kFail;
+  checks[0].violations = stats.violations.size();
+  if (!stats.violations.empty()) checks[0].first_message = stats.violations.front();
+  checks[1].name = "determinism";
+  checks[1].status = !determinism_checked    ? history::CheckStatus::kSkipped
+                     : report.deterministic ? history::CheckStatus::kPass
+                                            : history::CheckStatus::kFail;
+  if (determinism_checked) checks[1].summary = report.describe();
+  return checks;
+}
+
+int run_demo_command(const std::string& self, const std::vector<std::string>& argv) {
+  cli::Args args("dst run", argv);
+  uint64_t seed = 0;
+  demo::DemoOptions options;
+  if (std::optional<int> done = parse_demo_options(args, seed, options)) return *done;
   // The reproduce command repeats every option that changes the run.
-  std::string reproduce = self + " run " + world + " --seed " + std::to_string(*seed);
+  std::string reproduce = self + " run demo --seed " + std::to_string(seed);
   if (args.has("duration")) reproduce += " --duration " + *args.value("duration");
   if (args.has("peers")) reproduce += " --peers " + *args.value("peers");
   if (!options.faults) reproduce += " --no-faults";
   if (options.bug_ack_before_fsync) reproduce += " --bug ack-before-fsync";
-  std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(*seed), reproduce.c_str());
+  std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(seed), reproduce.c_str());
   std::fflush(stdout);
-
   demo::DemoStats stats;
   std::string summary;
   auto world_fn = [&](sim::Simulator& sim) {
     stats = demo::run_demo_world(sim, options);
     summary = demo::format_demo_summary(stats, sim);
   };
-  uint64_t hash = 0;
-  bool deterministic = true;
-  std::string determinism_report;
+  const bool check_determinism = args.has("check-determinism");
+  sim::DeterminismReport report;
   const int64_t wall_start = sim::wall_clock_ns();
-  if (args.has("check-determinism")) {
-    sim::DeterminismReport report = sim::check_determinism(*seed, world_fn);
-    deterministic = report.deterministic;
-    determinism_report = report.describe();
-    hash = report.hash_first;
+  if (check_determinism) {
+    report = sim::check_determinism(seed, world_fn);
   } else {
-    sim::Simulator sim(*seed);
+    sim::Simulator sim(seed);
     world_fn(sim);
-    hash = sim.trace().hash();
+    report.hash_first = sim.trace().hash();
   }
   const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
-
   std::printf("%s", summary.c_str());
   if (!stats.fault_log.empty()) {
     std::printf("fault schedule    (first 10 of %zu)\n", stats.fault_log.size());
     for (size_t i = 0; i < stats.fault_log.size() && i < 10; ++i) std::printf("  %s\n", stats.fault_log[i].c_str());
   }
   std::printf("wall time         %.3fs\n", wall_s);
-  if (!determinism_report.empty()) std::printf("determinism       %s\n", determinism_report.c_str());
-  std::vector<history::CheckRow> checks(2);
-  checks[0].name = "durability";  // no acknowledged record lost
-  checks[0].status = stats.violations.empty() ? history::CheckStatus::kPass : history::CheckStatus::kFail;
-  checks[0].violations = stats.violations.size();
-  if (!stats.violations.empty()) checks[0].first_message = stats.violations.front();
-  checks[1].name = "determinism";
-  checks[1].status = !args.has("check-determinism") ? history::CheckStatus::kSkipped
-                     : deterministic                ? history::CheckStatus::kPass
-                                                    : history::CheckStatus::kFail;
-  checks[1].summary = determinism_report;
+  if (check_determinism) std::printf("determinism       %s\n", report.describe().c_str());
+  const std::vector<history::CheckRow> checks = demo_checks(stats, check_determinism, report);
   const history::RunVerdict verdict = history::decide_verdict(checks);
   if (verdict.deciding) std::printf("first violation:  %s\n", history::describe_failure(checks[*verdict.deciding]).c_str());
   std::printf("verdict           %s\n", verdict.exit_code == 0 ? "PASS" : "FAIL");
-  std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
-  if (auto file = args.value("result")) write_result_file_or_warn(*file, *seed, hash, verdict, verdict.exit_code, checks);
+  std::printf("trace hash %s\n", sim::format_trace_hash(report.hash_first).c_str());
+  if (auto file = args.value("result")) write_result_file_or_warn(*file, seed, report.hash_first, verdict, verdict.exit_code, checks);
   return verdict.exit_code;
+}
+
+int run_command(const std::string& self, const std::vector<std::string>& argv) {
+  if (!argv.empty() && argv[0] == "raft") return run_raft_command(self, {argv.begin() + 1, argv.end()});
+  if (!argv.empty() && argv[0] == "etcd") return run_etcd_command(self, {argv.begin() + 1, argv.end()});
+  if (!argv.empty() && argv[0] == "--schedule") return run_schedule_command(self, argv);
+  if (!argv.empty() && argv[0].size() > 4 && argv[0].substr(argv[0].size() - 4) == ".lua")
+    return run_scenario_command(self, argv[0], {argv.begin() + 1, argv.end()});
+  return run_demo_command(self, argv);
 }
 
 int bench_command(const std::vector<std::string>& argv) {

@@ -38,10 +38,8 @@ std::vector<history::CheckRow> raft_checks(const world::RaftWorldResult& r, bool
   return out;
 }
 
-}  // namespace
-
-int run_raft_command(const std::string& self, const std::vector<std::string>& argv) {
-  cli::Args args("dst run raft", argv);
+// `dst run raft`'s options into `options` and `seed`; the exit code of a usage error or --help.
+std::optional<int> parse_raft_options(cli::Args& args, uint64_t& seed_out, world::RaftWorldOptions& options) {
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
   args.option("nodes", "N", "cluster size, 1 to 9 (default 3)");
   args.option("duration", "D", "how long the nemesis injects faults, e.g. 20s (default 20s)");
@@ -50,7 +48,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   args.option("bug", "NAMES", bug_names_help());
   args.option("result", "FILE", "write the verdict and every check to FILE as a result file (what dst sweep reads)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
-  if (std::optional<int> done = args.parse_or_exit()) return *done;
+  if (std::optional<int> done = args.parse_or_exit()) return done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   Result<uint64_t> nodes = args.u64("nodes", 3);
   Result<int64_t> duration = args.duration_ns("duration", sim::seconds(20), limits::kScenarioRunForNsMin, limits::kScenarioRunForNsMax);
@@ -65,7 +63,6 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
                  static_cast<unsigned long long>(*nodes));
     return kExitUsage;
   }
-  world::RaftWorldOptions options;
   options.nodes = *nodes;
   options.duration = *duration;
   options.faults = !args.has("no-faults");
@@ -83,13 +80,23 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
     }
     options.bugs = bits->raft;
   }
+  seed_out = *seed;
+  return std::nullopt;
+}
 
-  std::string reproduce = self + " run raft --seed " + std::to_string(*seed);
+}  // namespace
+
+int run_raft_command(const std::string& self, const std::vector<std::string>& argv) {
+  cli::Args args("dst run raft", argv);
+  uint64_t seed = 0;
+  world::RaftWorldOptions options;
+  if (std::optional<int> done = parse_raft_options(args, seed, options)) return *done;
+  std::string reproduce = self + " run raft --seed " + std::to_string(seed);
   for (const char* opt : {"nodes", "duration", "bug"})
     if (args.has(opt)) reproduce += std::string(" --") + opt + " " + *args.value(opt);
   if (!options.faults) reproduce += " --no-faults";
   if (options.kv) reproduce += " --kv";
-  std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(*seed), reproduce.c_str());
+  std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(seed), reproduce.c_str());
   std::fflush(stdout);
 
   world::RaftWorldResult result;
@@ -99,12 +106,12 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   std::string determinism_report;
   const int64_t wall_start = sim::wall_clock_ns();
   if (args.has("check-determinism")) {
-    sim::DeterminismReport report = sim::check_determinism(*seed, world);
+    sim::DeterminismReport report = sim::check_determinism(seed, world);
     deterministic = report.deterministic;
     determinism_report = report.describe();
     hash = report.hash_first;
   } else {
-    sim::Simulator sim(*seed);
+    sim::Simulator sim(seed);
     world(sim);
     hash = sim.trace().hash();
   }
@@ -118,7 +125,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   if (verdict.deciding) std::printf("first violation:  %s\n", history::describe_failure(checks[*verdict.deciding]).c_str());
   std::printf("verdict           %s\n", verdict.exit_code == 0 ? "PASS" : "FAIL");
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
-  if (auto file = args.value("result")) write_result_file_or_warn(*file, *seed, hash, verdict, verdict.exit_code, checks);
+  if (auto file = args.value("result")) write_result_file_or_warn(*file, seed, hash, verdict, verdict.exit_code, checks);
   return verdict.exit_code;
 }
 

@@ -39,6 +39,27 @@ std::function<void(world::KvRunOptions&)> load_for_each_run(
   };
 }
 
+// --bug and --schedule; false (after saying why on stderr) when either is bad.
+bool parse_bugs_and_schedule(const cli::Args& args, BugSet& bugs, std::optional<faults::Schedule>& replay) {
+  if (auto names = args.value("bug")) {
+    Result<BugSet> bits = parse_bug_list(*names);
+    if (!bits.is_ok()) {
+      std::fprintf(stderr, "dst run: --bug: %s\n", bits.status().message().c_str());
+      return false;
+    }
+    bugs = *bits;
+  }
+  if (auto file = args.value("schedule")) {
+    Result<faults::Schedule> loaded = scenarios::load_schedule(*file);
+    if (!loaded.is_ok()) {
+      std::fprintf(stderr, "dst run: --schedule: %s\n", loaded.status().message().c_str());
+      return false;
+    }
+    replay = std::move(loaded).value();
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv) {
@@ -58,23 +79,8 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     return kExitUsage;
   }
   BugSet bugs;
-  if (auto names = args.value("bug")) {
-    Result<BugSet> bits = parse_bug_list(*names);
-    if (!bits.is_ok()) {
-      std::fprintf(stderr, "dst run: --bug: %s\n", bits.status().message().c_str());
-      return kExitUsage;
-    }
-    bugs = *bits;
-  }
   std::optional<faults::Schedule> replay;
-  if (auto file = args.value("schedule")) {
-    Result<faults::Schedule> loaded = scenarios::load_schedule(*file);
-    if (!loaded.is_ok()) {
-      std::fprintf(stderr, "dst run: --schedule: %s\n", loaded.status().message().c_str());
-      return kExitUsage;
-    }
-    replay = std::move(loaded).value();
-  }
+  if (!parse_bugs_and_schedule(args, bugs, replay)) return kExitUsage;
   // Read once: every load below runs the same text, even if the file changes meanwhile.
   Result<std::string> text = scenarios::Scenario::read_file(path);
   if (!text.is_ok()) {

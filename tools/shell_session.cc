@@ -155,11 +155,7 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
                     emit(etcdctl::print_lease_time_to_live(r.lease_time_to_live(), c.request.keys(), print));
                   });
           },
-          [&](const etcdctl::LeaseKeepAliveCommand& c) {
-            if (!c.once) return start_keep_alive(c.request.id(), print);
-            unary([&](ApiRequest& q) { *q.mutable_lease_keep_alive() = c.request; },
-                  [&](ApiResponse& r) { emit(etcdctl::print_lease_keep_alive(r.lease_keep_alive(), print)); });
-          },
+          [&](const etcdctl::LeaseKeepAliveCommand& c) { run_keep_alive(c, cmd, print); },
           [&](const etcdctl::LeaseListCommand& c) {
             unary([&](ApiRequest& q) { *q.mutable_lease_leases() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_lease_list(r.lease_leases(), print)); });
@@ -168,58 +164,9 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
             unary([&](ApiRequest& q) { q.mutable_defragment(); },
                   [&](ApiResponse&) { emit(etcdctl::print_defrag(endpoint(m))); });
           },
-          [&](const etcdctl::AlarmCommand& c) {
-            if (c.request.action() != etcdserverpb::AlarmRequest::DEACTIVATE || c.request.memberid() != 0 ||
-                c.request.alarm() != etcdserverpb::NONE) {
-              unary([&](ApiRequest& q) { *q.mutable_alarm() = c.request; },
-                    [&](ApiResponse& r) { emit(etcdctl::print_alarm(r.alarm(), print)); });
-              return;
-            }
-            // `alarm disarm` (clientv3's AlarmDisarm with no member): list, then disarm each one,
-            // and print the alarms that were disarmed.
-            world_.run_client([&] {
-              ApiRequest list;
-              list.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::GET);
-              auto listed = call(cmd, list, m);
-              if (!listed) return;
-              etcdserverpb::AlarmResponse all;
-              *all.mutable_header() = listed->alarm().header();
-              for (const auto& a : listed->alarm().alarms()) {
-                ApiRequest d;
-                d.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::DEACTIVATE);
-                d.mutable_alarm()->set_memberid(a.memberid());
-                d.mutable_alarm()->set_alarm(a.alarm());
-                auto done = call(cmd, d, m);
-                if (!done) return;
-                for (const auto& x : done->alarm().alarms()) *all.add_alarms() = x;
-              }
-              emit(etcdctl::print_alarm(all, print));
-            });
-          },
-          [&](const etcdctl::EndpointStatusCommand& c) {
-            world_.run_client([&] {
-              std::vector<etcdctl::EndpointStatus> statuses;
-              const size_t first = c.cluster ? 0 : m, last = c.cluster ? world_.cluster().size() : m + 1;
-              for (size_t i = first; i < last; ++i) {
-                ApiRequest q;
-                q.mutable_status();
-                if (auto r = call(cmd, q, i)) statuses.push_back({endpoint(i), r->status()});
-              }
-              if (!statuses.empty()) emit(etcdctl::print_endpoint_status(statuses, print));
-            });
-          },
-          [&](const etcdctl::EndpointHashKVCommand& c) {
-            world_.run_client([&] {
-              std::vector<etcdctl::EndpointHashKV> hashes;
-              const size_t first = c.cluster ? 0 : m, last = c.cluster ? world_.cluster().size() : m + 1;
-              for (size_t i = first; i < last; ++i) {
-                ApiRequest q;
-                *q.mutable_hash_kv() = c.request;
-                if (auto r = call(cmd, q, i)) hashes.push_back({endpoint(i), r->hash_kv()});
-              }
-              if (!hashes.empty()) emit(etcdctl::print_endpoint_hashkv(hashes, print));
-            });
-          },
+          [&](const etcdctl::AlarmCommand& c) { run_alarm(c, cmd, print); },
+          [&](const etcdctl::EndpointStatusCommand& c) { run_endpoint_status(c, cmd, print); },
+          [&](const etcdctl::EndpointHashKVCommand& c) { run_endpoint_hashkv(c, cmd, print); },
           [&](const etcdctl::MemberListCommand& c) {
             unary([&](ApiRequest& q) { *q.mutable_member_list() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });
@@ -227,6 +174,83 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
           [&](const etcdctl::SleepCommand& c) { world_.advance(c.duration_ns); },
       },
       cmd);
+}
+
+void ShellSession::run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd,
+                             const etcdctl::PrintOptions& print) {
+  const size_t m = options_.member;
+  world_.run_client([&] {
+    if (c.request.action() != etcdserverpb::AlarmRequest::DEACTIVATE || c.request.memberid() != 0 ||
+        c.request.alarm() != etcdserverpb::NONE) {
+      ApiRequest q;
+      *q.mutable_alarm() = c.request;
+      if (auto r = call(cmd, q, m)) emit(etcdctl::print_alarm(r->alarm(), print));
+      return;
+    }
+    // `alarm disarm` (clientv3's AlarmDisarm with no member): list, then disarm each one, and
+    // print the alarms that were disarmed.
+    ApiRequest list;
+    list.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::GET);
+    auto listed = call(cmd, list, m);
+    if (!listed) return;
+    etcdserverpb::AlarmResponse all;
+    *all.mutable_header() = listed->alarm().header();
+    for (const auto& a : listed->alarm().alarms()) {
+      ApiRequest d;
+      d.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::DEACTIVATE);
+      d.mutable_alarm()->set_memberid(a.memberid());
+      d.mutable_alarm()->set_alarm(a.alarm());
+      auto done = call(cmd, d, m);
+      if (!done) return;
+      for (const auto& x : done->alarm().alarms()) *all.add_alarms() = x;
+    }
+    emit(etcdctl::print_alarm(all, print));
+  });
+}
+
+// `lease keep-alive`: a background stream, or with --once one request.
+void ShellSession::run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const etcdctl::Command& cmd,
+                                  const etcdctl::PrintOptions& print) {
+  if (!c.once) return start_keep_alive(c.request.id(), print);
+  world_.run_client([&] {
+    ApiRequest q;
+    *q.mutable_lease_keep_alive() = c.request;
+    if (auto r = call(cmd, q, options_.member)) emit(etcdctl::print_lease_keep_alive(r->lease_keep_alive(), print));
+  });
+}
+
+// The members an endpoint command asks: the session's one, or every member with --cluster.
+std::pair<size_t, size_t> ShellSession::endpoint_range(bool cluster) const {
+  return cluster ? std::pair<size_t, size_t>{0, world_.cluster().size()}
+                 : std::pair<size_t, size_t>{options_.member, options_.member + 1};
+}
+
+void ShellSession::run_endpoint_status(const etcdctl::EndpointStatusCommand& c, const etcdctl::Command& cmd,
+                                       const etcdctl::PrintOptions& print) {
+  world_.run_client([&] {
+    std::vector<etcdctl::EndpointStatus> statuses;
+    const auto [first, last] = endpoint_range(c.cluster);
+    for (size_t i = first; i < last; ++i) {
+      ApiRequest q;
+      q.mutable_status();
+      if (auto r = call(cmd, q, i)) statuses.push_back({endpoint(i), r->status()});
+    }
+    if (!statuses.empty()) emit(etcdctl::print_endpoint_status(statuses, print));
+  });
+}
+
+void ShellSession::run_endpoint_hashkv(const etcdctl::EndpointHashKVCommand& c, const etcdctl::Command& cmd,
+                                       const etcdctl::PrintOptions& print) {
+  world_.run_client([&] {
+    std::vector<etcdctl::EndpointHashKV> hashes;
+    const auto [first, last] = endpoint_range(c.cluster);
+    for (size_t i = first; i < last; ++i) {
+      ApiRequest q;
+      *q.mutable_hash_kv() = c.request;
+      if (auto r = call(cmd, q, i)) hashes.push_back({endpoint(i), r->hash_kv()});
+    }
+    if (!hashes.empty()) emit(etcdctl::print_endpoint_hashkv(hashes, print));
+  });
 }
 
 void ShellSession::start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print) {

@@ -47,6 +47,14 @@ class ShellSession {
  private:
   void run(const etcdctl::Invocation& inv);
   void run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::PrintOptions& print);
+  void run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd, const etcdctl::PrintOptions& print);
+  void run_endpoint_status(const etcdctl::EndpointStatusCommand& c, const etcdctl::Command& cmd,
+                           const etcdctl::PrintOptions& print);
+  void run_endpoint_hashkv(const etcdctl::EndpointHashKVCommand& c, const etcdctl::Command& cmd,
+                           const etcdctl::PrintOptions& print);
+  void run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const etcdctl::Command& cmd,
+                      const etcdctl::PrintOptions& print);
+  std::pair<size_t, size_t> endpoint_range(bool cluster) const;
   void start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print);
   void start_keep_alive(int64_t id, const etcdctl::PrintOptions& print);
   // One unary call to the session's member inside a client fiber; the response or the error line.

@@ -5,32 +5,19 @@
 
 #include "base/assert.h"
 #include "node/raft/describe.h"
+#include "node/raft/interaction_env_args.h"
 
 namespace dst::raft {
+
+using interaction::bad;
+using interaction::parse_bool;
+using interaction::parse_u64;
 
 namespace {
 
 // Rounds of process-ready + deliver one `stabilize` may take; a cluster that still talks after
 // this many rounds is livelocked (e.g. two nodes forever re-electing), which the test must show.
 constexpr int kStabilizeRoundsMax = 1000;
-
-Status bad(const datadriven::Command& cmd, const std::string& what) {
-  return Status(StatusCode::kInvalidArgument, cmd.where() + ": " + cmd.name + ": " + what);
-}
-
-Result<uint64_t> parse_u64(const datadriven::Command& cmd, const std::string& s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size())
-    return bad(cmd, "expected a non-negative integer, got '" + s + "'");
-  return v;
-}
-
-Result<bool> parse_bool(const datadriven::Command& cmd, const std::string& s) {
-  if (s == "true") return true;
-  if (s == "false") return false;
-  return bad(cmd, "expected true or false, got '" + s + "'");
-}
 
 std::string indent(const std::string& text) {
   std::string out = "  ";
@@ -106,16 +93,11 @@ void InteractionEnv::note_changes(std::string& out) {
   for (; violations_reported_ < v.size(); ++violations_reported_) out += "VIOLATION " + v[violations_reported_] + "\n";
 }
 
-Status InteractionEnv::add_nodes(const datadriven::Command& cmd, std::string& out) {
-  auto pos = cmd.positional();
-  if (pos.size() != 1) return bad(cmd, "usage: add-nodes N [voters=(..)] [learners=(..)] [index=I] ...");
-  auto count = parse_u64(cmd, pos[0]);
-  if (!count.is_ok()) return count.status();
-  if (*count == 0 || *count > 9) return bad(cmd, "N must be in [1, 9]");
+namespace {
 
-  Config base;
-  uint64_t index = 0;
-  raftpb::ConfState cs;
+// add-nodes' options: the members (voters=, learners=), the snapshot index they start from, the
+// Raft settings and bugs every new node gets.
+Status parse_node_options(const datadriven::Command& cmd, Config& base, uint64_t& index, raftpb::ConfState& cs) {
   for (const datadriven::Arg& a : cmd.args) {
     if (a.values.empty()) continue;
     const std::string& v = a.values[0];
@@ -165,6 +147,22 @@ Status InteractionEnv::add_nodes(const datadriven::Command& cmd, std::string& ou
     }
     if (!s.is_ok()) return s;
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status InteractionEnv::add_nodes(const datadriven::Command& cmd, std::string& out) {
+  auto pos = cmd.positional();
+  if (pos.size() != 1) return bad(cmd, "usage: add-nodes N [voters=(..)] [learners=(..)] [index=I] ...");
+  auto count = parse_u64(cmd, pos[0]);
+  if (!count.is_ok()) return count.status();
+  if (*count == 0 || *count > 9) return bad(cmd, "N must be in [1, 9]");
+
+  Config base;
+  uint64_t index = 0;
+  raftpb::ConfState cs;
+  if (Status st = parse_node_options(cmd, base, index, cs); !st.is_ok()) return st;
 
   uint64_t first = nodes_.empty() ? 1 : nodes_.rbegin()->first + 1;
   for (uint64_t id = first; id < first + *count; ++id) {
@@ -280,172 +278,6 @@ std::string InteractionEnv::raft_log(uint64_t id) const {
   out += "stabled=" + std::to_string(log.stabled()) + " committed=" + std::to_string(log.committed()) +
          " applied=" + std::to_string(log.applied());
   return out;
-}
-
-Result<std::string> InteractionEnv::handle(const datadriven::Command& cmd) {
-  std::string out;
-  auto pos = cmd.positional();
-  auto need = [&](size_t n, const char* usage) -> Status {
-    if (pos.size() < n) return bad(cmd, std::string("usage: ") + usage);
-    return Status::ok();
-  };
-  auto first_node = [&]() -> Result<uint64_t> {
-    if (pos.empty()) return bad(cmd, "expected a node id");
-    return node_arg(cmd, pos[0]);
-  };
-  auto report = [&](const Status& s) {
-    if (!s.is_ok()) out += s.to_string() + "\n";
-  };
-#define DST_TRY(expr)                   \
-  do {                                  \
-    Status dst_try_s_ = (expr);         \
-    if (!dst_try_s_.is_ok()) return dst_try_s_; \
-  } while (0)
-#define DST_TRY_ASSIGN(var, expr)            \
-  auto var##_r = (expr);                      \
-  if (!var##_r.is_ok()) return var##_r.status(); \
-  auto var = *var##_r
-
-  const std::string& c = cmd.name;
-  if (c == "add-nodes") {
-    DST_TRY(add_nodes(cmd, out));
-  } else if (c == "campaign") {
-    DST_TRY_ASSIGN(id, first_node());
-    report(node(id).raft->campaign());
-  } else if (c == "propose") {
-    DST_TRY(need(2, "propose ID DATA"));
-    DST_TRY_ASSIGN(id, first_node());
-    report(node(id).raft->propose(pos[1]));
-  } else if (c == "propose-conf-change") {
-    DST_TRY(need(3, "propose-conf-change ID add|remove|add-learner NODE"));
-    DST_TRY_ASSIGN(id, first_node());
-    DST_TRY_ASSIGN(target, parse_u64(cmd, pos[2]));
-    raftpb::ConfChange cc;
-    cc.set_node_id(target);
-    if (pos[1] == "add") {
-      cc.set_type(raftpb::CONF_CHANGE_ADD_NODE);
-    } else if (pos[1] == "remove") {
-      cc.set_type(raftpb::CONF_CHANGE_REMOVE_NODE);
-    } else if (pos[1] == "add-learner") {
-      cc.set_type(raftpb::CONF_CHANGE_ADD_LEARNER_NODE);
-    } else {
-      return bad(cmd, "expected add, remove or add-learner, got '" + pos[1] + "'");
-    }
-    report(node(id).raft->propose_conf_change(cc));
-  } else if (c == "read-index") {
-    DST_TRY(need(2, "read-index ID CONTEXT"));
-    DST_TRY_ASSIGN(id, first_node());
-    invariants_.read_requested(pos[1]);
-    report(node(id).raft->read_index(pos[1]));
-  } else if (c == "transfer-leader") {
-    DST_TRY(need(2, "transfer-leader FROM TO"));
-    DST_TRY_ASSIGN(id, first_node());
-    DST_TRY_ASSIGN(to, parse_u64(cmd, pos[1]));
-    report(node(id).raft->transfer_leader(to));
-  } else if (c == "tick-heartbeat" || c == "tick-election") {
-    DST_TRY_ASSIGN(id, first_node());
-    Node& n = node(id);
-    uint64_t times = c == "tick-heartbeat" ? static_cast<uint64_t>(n.config.heartbeat_tick)
-                                           : static_cast<uint64_t>(n.config.election_tick);
-    if (pos.size() > 1) {
-      DST_TRY_ASSIGN(k, parse_u64(cmd, pos[1]));
-      times *= k;
-    }
-    for (uint64_t k = 0; k < times; ++k) n.raft->tick();
-  } else if (c == "process-ready") {
-    DST_TRY_ASSIGN(ids, node_list(cmd, pos));
-    if (ids.empty()) ids = all_ids();
-    for (uint64_t id : ids) DST_TRY(process_ready(id, out));
-  } else if (c == "deliver-msgs") {
-    DST_TRY_ASSIGN(ids, node_list(cmd, pos));
-    if (ids.empty()) ids = all_ids();
-    std::vector<uint64_t> drop, dup;
-    if (auto d = cmd.find("drop")) {
-      DST_TRY_ASSIGN(dropped, node_list(cmd, *d));
-      drop = dropped;
-    }
-    if (auto d = cmd.find("dup")) {
-      DST_TRY_ASSIGN(duplicated, node_list(cmd, *d));
-      dup = duplicated;
-    }
-    for (uint64_t id : ids) deliver(id, drop, dup, out);
-  } else if (c == "stabilize") {
-    DST_TRY_ASSIGN(ids, node_list(cmd, pos));
-    if (ids.empty()) ids = all_ids();
-    DST_TRY(stabilize(ids, out));
-  } else if (c == "partition") {
-    // partition (1) (2,3): the positional words are groups of ids.
-    partition_.clear();
-    int group = 0;
-    for (const datadriven::Arg& a : cmd.args) {
-      std::string g = a.key;
-      if (g.size() < 2 || g.front() != '(' || g.back() != ')')
-        return bad(cmd, "expected groups like (1) (2,3), got '" + g + "'");
-      g = g.substr(1, g.size() - 2);
-      size_t start = 0;
-      while (start <= g.size()) {
-        size_t comma = std::min(g.find(',', start), g.size());
-        DST_TRY_ASSIGN(id, node_arg(cmd, g.substr(start, comma - start)));
-        partition_[id] = group;
-        start = comma + 1;
-      }
-      ++group;
-    }
-  } else if (c == "heal") {
-    partition_.clear();
-  } else if (c == "restart") {
-    DST_TRY_ASSIGN(id, first_node());
-    bool lose = true;
-    if (auto v = cmd.find("lose-unsynced")) {
-      DST_TRY_ASSIGN(b, parse_bool(cmd, (*v)[0]));
-      lose = b;
-    }
-    restart(id, lose, out);
-  } else if (c == "compact") {
-    DST_TRY_ASSIGN(id, first_node());
-    Node& n = node(id);
-    raftpb::Snapshot snap = n.raft->make_snapshot("state@" + std::to_string(n.raft->log().applied()));
-    // The application saves the snapshot durably, then the log (and the WAL) may drop the
-    // entries it covers.
-    for (Storage* st : {&n.cached, &n.durable}) {
-      std::vector<raftpb::Entry> tail;
-      for (const raftpb::Entry& e : st->entries)
-        if (e.index() > snap.metadata().index()) tail.push_back(e);
-      st->snapshot = snap;
-      st->entries = std::move(tail);
-    }
-    n.raft->compact(snap);
-    out += "snapshot " + describe_snapshot(snap.metadata()) + "\n";
-  } else if (c == "report-unreachable") {
-    DST_TRY(need(2, "report-unreachable ID PEER"));
-    DST_TRY_ASSIGN(id, first_node());
-    DST_TRY_ASSIGN(peer, parse_u64(cmd, pos[1]));
-    node(id).raft->report_unreachable(peer);
-  } else if (c == "set-random") {
-    DST_TRY(need(2, "set-random ID VALUE"));
-    DST_TRY_ASSIGN(id, first_node());
-    DST_TRY_ASSIGN(v, parse_u64(cmd, pos[1]));
-    node(id).random->value = v;
-  } else if (c == "status") {
-    DST_TRY_ASSIGN(id, first_node());
-    out += node(id).raft->status() + "\n";
-  } else if (c == "raft-log") {
-    DST_TRY_ASSIGN(id, first_node());
-    out += raft_log(id) + "\n";
-  } else if (c == "raft-state") {
-    for (const auto& [id, n] : nodes_) {
-      out += std::to_string(id) + ": " + role_name(n.raft->role()) + " term=" + std::to_string(n.raft->term()) +
-             " lead=" + std::to_string(n.raft->lead()) + " commit=" + std::to_string(n.raft->log().committed()) +
-             "\n";
-    }
-  } else {
-    return bad(cmd, "unknown command");
-  }
-#undef DST_TRY
-#undef DST_TRY_ASSIGN
-  note_changes(out);
-  if (!out.empty() && out.back() == '\n') out.pop_back();
-  return out.empty() ? std::string("ok") : out;
 }
 
 }  // namespace dst::raft

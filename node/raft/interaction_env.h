@@ -46,6 +46,27 @@ class InteractionEnv {
     uint64_t last_term_reported = 0;
   };
 
+  // One handler per command (interaction_env_handlers.cc); each appends what happened to `out`.
+  Status cmd_add_nodes(const datadriven::Command& cmd, std::string& out);
+  Status cmd_campaign(const datadriven::Command& cmd, std::string& out);
+  Status cmd_propose(const datadriven::Command& cmd, std::string& out);
+  Status cmd_propose_conf_change(const datadriven::Command& cmd, std::string& out);
+  Status cmd_read_index(const datadriven::Command& cmd, std::string& out);
+  Status cmd_transfer_leader(const datadriven::Command& cmd, std::string& out);
+  Status cmd_tick(const datadriven::Command& cmd, std::string& out);
+  Status cmd_process_ready(const datadriven::Command& cmd, std::string& out);
+  Status cmd_deliver_msgs(const datadriven::Command& cmd, std::string& out);
+  Status cmd_stabilize(const datadriven::Command& cmd, std::string& out);
+  Status cmd_partition(const datadriven::Command& cmd, std::string& out);
+  Status cmd_heal(const datadriven::Command& cmd, std::string& out);
+  Status cmd_restart(const datadriven::Command& cmd, std::string& out);
+  Status cmd_compact(const datadriven::Command& cmd, std::string& out);
+  Status cmd_node_number(const datadriven::Command& cmd, std::string& out);
+  Status cmd_status(const datadriven::Command& cmd, std::string& out);
+  Status cmd_raft_state(const datadriven::Command& cmd, std::string& out);
+  Result<uint64_t> first_node(const datadriven::Command& cmd) const;
+  Result<std::vector<uint64_t>> nodes_or_all(const datadriven::Command& cmd) const;
+
   Status add_nodes(const datadriven::Command& cmd, std::string& out);
   Status process_ready(uint64_t id, std::string& out);
   // Delivers the queued messages for `id`; those for nodes in `drop` are lost, those for nodes in
