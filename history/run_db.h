@@ -290,6 +290,11 @@ class RunDbReader {
       : path_(std::move(path)), db_(std::move(db)) {}
   Status read_operations(History& out) const;
   Status read_watches(History& out) const;
+  // Its parts: the watches rows (index_of: watch id -> position in out.watches), then their
+  // segments, then the segments' responses.
+  Status read_watch_rows(History& out, std::map<int64_t, size_t>& index_of) const;
+  Status read_watch_segments(History& out, const std::map<int64_t, size_t>& index_of) const;
+  Status read_watch_responses(History& out, const std::map<int64_t, size_t>& index_of) const;
   Status read_faults(History& out) const;
   Status read_schedule(History& out) const;
   Status read_checks(RunResult& out) const;

@@ -241,6 +241,12 @@ Status RunDbReader::read_operations(History& out) const {
 
 Status RunDbReader::read_watches(History& out) const {
   std::map<int64_t, size_t> index_of;  // watch id -> position in out.watches
+  if (Status s = read_watch_rows(out, index_of); !s.is_ok()) return s;
+  if (Status s = read_watch_segments(out, index_of); !s.is_ok()) return s;
+  return read_watch_responses(out, index_of);
+}
+
+Status RunDbReader::read_watch_rows(History& out, std::map<int64_t, size_t>& index_of) const {
   Stmt watches;
   if (Status s = watches.prepare(db_.get(), path_, "SELECT id, client FROM watches ORDER BY id");
       !s.is_ok()) {
@@ -249,7 +255,7 @@ Status RunDbReader::read_watches(History& out) const {
   for (;;) {
     Result<bool> row = next_row(watches, db_.get(), path_, "watches");
     if (!row.is_ok()) return row.status();
-    if (!*row) break;
+    if (!*row) return Status::ok();
     if (out.watches.size() >= kRunDbWatchesMax) return too_many(path_, "watches", kRunDbWatchesMax);
     const int64_t id = watches.column_int64(0);
     const RowError error(path_, "watches", id);
@@ -261,7 +267,9 @@ Status RunDbReader::read_watches(History& out) const {
     index_of[id] = out.watches.size();
     out.watches.push_back(std::move(w));
   }
+}
 
+Status RunDbReader::read_watch_segments(History& out, const std::map<int64_t, size_t>& index_of) const {
   Stmt segments;
   if (Status s =
           segments.prepare(db_.get(), path_,
@@ -273,7 +281,7 @@ Status RunDbReader::read_watches(History& out) const {
   for (;;) {
     Result<bool> row = next_row(segments, db_.get(), path_, "watch_segments");
     if (!row.is_ok()) return row.status();
-    if (!*row) break;
+    if (!*row) return Status::ok();
     const RowError error(path_, "watch_segments", segments.column_int64(0));
     auto it = index_of.find(segments.column_int64(1));
     if (it == index_of.end())
@@ -296,7 +304,9 @@ Status RunDbReader::read_watches(History& out) const {
     seg.broken = segments.column_int64(6) != 0;
     w.segments.push_back(std::move(seg));
   }
+}
 
+Status RunDbReader::read_watch_responses(History& out, const std::map<int64_t, size_t>& index_of) const {
   Stmt responses;
   if (Status s = responses.prepare(db_.get(), path_,
                                    "SELECT id, watch_id, segment, seq, at_ns, response "

@@ -122,14 +122,16 @@ std::string_view Stmt::column_blob(int index) const {
   return std::string_view(static_cast<const char*>(data), static_cast<size_t>(size));
 }
 
-const std::string& schema_sql() {
-  // Column meanings: docs/run-db.md. Times are virtual nanoseconds unless named *_unix_ms. Keys are
-  // stored as TEXT holding the key's bytes, so `key = '/registry/pods/a'` works in sqlite3; the
-  // request blob stays the authoritative copy. The informer tables hold kube_history.h field by
-  // field (no blobs): an informer object's value is a BLOB of its bytes, exactly as sent. Child
-  // rows carry their position (list, watch, seq: 0, 1, ... without gaps) so that they read back
-  // in the order they were recorded.
-  static const std::string kSql = R"sql(
+// Column meanings: docs/run-db.md. Times are virtual nanoseconds unless named *_unix_ms. Keys are
+// stored as TEXT holding the key's bytes, so `key = '/registry/pods/a'` works in sqlite3; the
+// request blob stays the authoritative copy. The informer tables hold kube_history.h field by
+// field (no blobs): an informer object's value is a BLOB of its bytes, exactly as sent. Child
+// rows carry their position (list, watch, seq: 0, 1, ... without gaps) so that they read back
+// in the order they were recorded.
+namespace schema {
+
+// The run's metadata.
+constexpr char kRun[] = R"sql(
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY NOT NULL,
   value TEXT NOT NULL
@@ -149,6 +151,10 @@ CREATE TABLE run (
   checker_summary  TEXT
 );
 
+)sql";
+
+// What the clients did: operations and watches.
+constexpr char kClients[] = R"sql(
 CREATE TABLE operations (
   id                INTEGER PRIMARY KEY,
   client            INTEGER NOT NULL,
@@ -210,6 +216,10 @@ CREATE TABLE watch_responses (
 );
 CREATE INDEX watch_responses_by_at ON watch_responses (at_ns);
 
+)sql";
+
+// Faults, checks, the schedule and metrics.
+constexpr char kHarness[] = R"sql(
 CREATE TABLE faults (
   id       INTEGER PRIMARY KEY,
   kind     TEXT NOT NULL,
@@ -252,6 +262,10 @@ CREATE TABLE metrics (
 );
 CREATE INDEX metrics_by_name ON metrics (name, member, at_ns);
 
+)sql";
+
+// The informers of the Kubernetes layer.
+constexpr char kInformers[] = R"sql(
 CREATE TABLE informers (
   id       INTEGER PRIMARY KEY,
   client   INTEGER NOT NULL,
@@ -342,6 +356,11 @@ CREATE TABLE informer_final_objects (
   UNIQUE (informer_id, seq)
 );
 )sql";
+
+}  // namespace schema
+
+const std::string& schema_sql() {
+  static const std::string kSql = std::string(schema::kRun) + schema::kClients + schema::kHarness + schema::kInformers;
   return kSql;
 }
 

@@ -147,10 +147,6 @@ struct RunDbWriter::Statements {
       insert_final_object;
 
   Status prepare(sqlite3* db, std::string_view path) {
-    struct Entry {
-      Stmt* stmt;
-      const char* sql;
-    };
     const Entry entries[] = {
         {&insert_run,
          "INSERT INTO run (id, seed, scenario, options, dst_version, started_unix_ms) "
@@ -186,6 +182,13 @@ struct RunDbWriter::Statements {
          "INSERT INTO schedule (at_ns, origin, call, kind, step) VALUES (?1, ?2, ?3, ?4, ?5)"},
         {&insert_metric,
          "INSERT INTO metrics (at_ns, member, name, value) VALUES (?1, ?2, ?3, ?4)"},
+    };
+    return prepare_all(db, path, entries) ? prepare_informers(db, path) : first_error_;
+  }
+
+  // The informer tables' statements (kube_history.h).
+  Status prepare_informers(sqlite3* db, std::string_view path) {
+    const Entry entries[] = {
         {&insert_informer, "INSERT INTO informers (id, client, prefix) VALUES (?1, ?2, ?3)"},
         {&insert_informer_list,
          "INSERT INTO informer_lists (informer_id, list, step, apiserver, invoke_ns, return_ns, "
@@ -213,11 +216,25 @@ struct RunDbWriter::Statements {
          "INSERT INTO informer_final_objects (informer_id, seq, key, value, resource_version) "
          "VALUES (?1, ?2, ?3, ?4, ?5)"},
     };
-    for (const Entry& e : entries) {
-      if (Status s = e.stmt->prepare(db, path, e.sql); !s.is_ok()) return s;
-    }
-    return Status::ok();
+    return prepare_all(db, path, entries) ? Status::ok() : first_error_;
   }
+
+ private:
+  struct Entry {
+    Stmt* stmt;
+    const char* sql;
+  };
+  template <size_t N>
+  bool prepare_all(sqlite3* db, std::string_view path, const Entry (&entries)[N]) {
+    for (const Entry& e : entries) {
+      if (Status s = e.stmt->prepare(db, path, e.sql); !s.is_ok()) {
+        first_error_ = s;
+        return false;
+      }
+    }
+    return true;
+  }
+  Status first_error_;
 };
 
 RunDbWriter::RunDbWriter(std::string path, DbHandle db, size_t batch_rows)

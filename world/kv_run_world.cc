@@ -42,6 +42,47 @@ void sample_metrics(sim::Simulator& sim, const SimCluster& cluster, history::Rec
   recorder.metric(at, 0, "leader", leader ? static_cast<int64_t>(*leader + 1) : 0);
 }
 
+
+// A harness process on a host of its own that samples every member's metrics (none when
+// `every` is 0).
+sim::ProcessId start_sampler(sim::Simulator& sim, SimCluster& cluster, history::Recorder& recorder, sim::DurationNs every) {
+  if (every == 0) return sim::kNoProcess;
+  DST_ASSERT_GE(every, kKvRunMetricsEveryMin);
+  const sim::ProcessId sampler = sim.start_process(sim.add_host("metrics"), "metrics");
+  sim.spawn(sampler, "sampler", [&sim, &cluster, &recorder, every] {
+    while (true) {
+      sample_metrics(sim, cluster, recorder);
+      if (sim.sleep(every) != sim::WaitResult::kOk) return;
+    }
+  });
+  return sampler;
+}
+
+// After the heal: Raft recovers, a client is served within what is left of the bound, the
+// watchers catch up, and the members agree on their state.
+void check_recovery(sim::Simulator& sim, SimCluster& cluster, history::Recorder& recorder, const KvRunOptions& options,
+                    uint16_t api_port, sim::TimeNs watchers_until, KvRunResult& r) {
+  r.liveness = cluster.await_recovery(options.recovery_bound);
+  if (r.liveness.ok) {
+    // Raft is back; now a client must be served, within what is left of the bound (at least a
+    // few request timeouts).
+    const sim::DurationNs left = std::max(options.recovery_bound - r.liveness.recovery, sim::seconds(10));
+    const ServiceReport service = probe_service(sim, cluster, recorder, api_port, left);
+    r.liveness.ok = service.ok;
+    r.liveness.service = service.took;
+    if (!service.ok) r.liveness.detail = service.detail;
+  }
+  r.liveness_ok = r.liveness.ok;
+  sim.run_until(std::max(sim.now(), watchers_until));
+  if (r.liveness_ok) {
+    const AgreementReport agreement = cluster.await_agreement(sim::seconds(10));
+    r.members_agree = agreement.ok;
+    r.agreement_detail = agreement.detail;
+  } else {
+    r.agreement_detail = "not checked: the cluster did not recover";
+  }
+}
+
 }  // namespace
 
 KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, history::Recorder& recorder) {
@@ -77,42 +118,13 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   // The sampler starts last, on a host of its own: every host and process of the world above
   // keeps the id it has without it, and it draws no random numbers, so its own events are the
   // only difference it makes.
-  sim::ProcessId sampler = sim::kNoProcess;
-  if (options.metrics_every > 0) {
-    DST_ASSERT_GE(options.metrics_every, kKvRunMetricsEveryMin);
-    sampler = sim.start_process(sim.add_host("metrics"), "metrics");
-    const sim::DurationNs every = options.metrics_every;
-    sim.spawn(sampler, "sampler", [&sim, &cluster, &recorder, every] {
-      while (true) {
-        sample_metrics(sim, cluster, recorder);
-        if (sim.sleep(every) != sim::WaitResult::kOk) return;
-      }
-    });
-  }
+  const sim::ProcessId sampler = start_sampler(sim, cluster, recorder, options.metrics_every);
   sim.run_until(clients_until);
   if (options.on_heal) options.on_heal();
   nemesis.nemesis.finish();
   cluster.heal_all();
   KvRunResult r;
-  r.liveness = cluster.await_recovery(options.recovery_bound);
-  if (r.liveness.ok) {
-    // Raft is back; now a client must be served, within what is left of the bound (at least a
-    // few request timeouts).
-    const sim::DurationNs left = std::max(options.recovery_bound - r.liveness.recovery, sim::seconds(10));
-    const ServiceReport service = probe_service(sim, cluster, recorder, co.server.api.port, left);
-    r.liveness.ok = service.ok;
-    r.liveness.service = service.took;
-    if (!service.ok) r.liveness.detail = service.detail;
-  }
-  r.liveness_ok = r.liveness.ok;
-  sim.run_until(std::max(sim.now(), watchers_until));
-  if (r.liveness_ok) {
-    const AgreementReport agreement = cluster.await_agreement(sim::seconds(10));
-    r.members_agree = agreement.ok;
-    r.agreement_detail = agreement.detail;
-  } else {
-    r.agreement_detail = "not checked: the cluster did not recover";
-  }
+  check_recovery(sim, cluster, recorder, options, co.server.api.port, watchers_until, r);
   r.invariants_ok = cluster.invariants().ok();
   r.violations = cluster.invariants().violations();
   r.workload = workload.stats();

@@ -31,29 +31,10 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-}  // namespace
-
-RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& options) {
-  ClusterOptions co = standard_cluster_options(options.nodes);
-  co.server.raft.bugs = options.bugs;
-  if (options.kv) co.server.state_machine = node::StateMachineKind::kKv;
-  SimCluster cluster(sim, co);
-  cluster.start_all();
-  history::MemoryRecorder recorder;  // the fault windows and schedule; the summary shows the log
-  ClusterNemesis nemesis(cluster, recorder);
-  if (options.faults) nemesis.driver.start_random(faults::RandomFaultOptions{.duration = options.duration});
-  sim.run_until(options.duration + sim::seconds(1));
-  nemesis.nemesis.finish();
-  cluster.heal_all();
-  RaftWorldResult r;
-  r.liveness = cluster.await_recovery(options.recovery_bound);
-  r.liveness_ok = r.liveness.ok;
-  const raft::Invariants& inv = cluster.invariants();
-  r.invariants_ok = inv.ok();
-  r.violations = inv.violations();
-  r.violation_count = inv.violation_count();
-  r.fault_log = nemesis.nemesis.log().lines();
-
+// The summary a person reads: the cluster, what was committed, each node, the faults and the checks.
+std::string describe_raft_world(const sim::Simulator& sim, const SimCluster& cluster, const RaftWorldOptions& options,
+                                const RaftWorldResult& r) {
+  const raft::Invariants& inv = const_cast<SimCluster&>(cluster).invariants();
   std::string s;
   s += line("virtual time", sim::format_duration(sim.now()) + ", " + std::to_string(sim.events_executed()) + " events");
   std::string bugs;
@@ -107,7 +88,33 @@ RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& opti
     s += "fault schedule    (first 12 of " + std::to_string(r.fault_log.size()) + ")\n";
     for (size_t i = 0; i < r.fault_log.size() && i < 12; ++i) s += "  " + r.fault_log[i] + "\n";
   }
-  r.summary = std::move(s);
+  return s;
+}
+
+}  // namespace
+
+RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& options) {
+  ClusterOptions co = standard_cluster_options(options.nodes);
+  co.server.raft.bugs = options.bugs;
+  if (options.kv) co.server.state_machine = node::StateMachineKind::kKv;
+  SimCluster cluster(sim, co);
+  cluster.start_all();
+  history::MemoryRecorder recorder;  // the fault windows and schedule; the summary shows the log
+  ClusterNemesis nemesis(cluster, recorder);
+  if (options.faults) nemesis.driver.start_random(faults::RandomFaultOptions{.duration = options.duration});
+  sim.run_until(options.duration + sim::seconds(1));
+  nemesis.nemesis.finish();
+  cluster.heal_all();
+  RaftWorldResult r;
+  r.liveness = cluster.await_recovery(options.recovery_bound);
+  r.liveness_ok = r.liveness.ok;
+  const raft::Invariants& inv = cluster.invariants();
+  r.invariants_ok = inv.ok();
+  r.violations = inv.violations();
+  r.violation_count = inv.violation_count();
+  r.fault_log = nemesis.nemesis.log().lines();
+
+  r.summary = describe_raft_world(sim, cluster, options, r);
   return r;
 }
 
