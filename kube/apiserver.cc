@@ -82,6 +82,7 @@ class Apiserver : public std::enable_shared_from_this<Apiserver> {
   KubeResponse write(const std::string& key, const etcdserverpb::Compare& compare, etcdserverpb::RequestOp success,
                      int32_t ok_code);
   void watch(const std::shared_ptr<Connection>& conn, uint64_t call, const kubeapi::WatchRequest& req);
+  bool send_events(const Connection& conn, uint64_t call, const std::vector<CacheEvent>& events, int64_t& cursor);
   // Waits until the cache reached `rv` or the deadline passed; false on timeout or shutdown.
   bool await_cache(int64_t rv, sim::TimeNs deadline);
   // One recorded etcd request from a client of its own, on the next member in turn.
@@ -307,6 +308,24 @@ KubeResponse Apiserver::remove(const kubeapi::DeleteRequest& req) {
   return write(req.key(), exists_at(req.key(), req.resource_version()), std::move(del), 200);
 }
 
+// Sends the cache's events to a watch in order, moving `cursor` past each; false once the
+// connection is gone.
+bool Apiserver::send_events(const Connection& conn, uint64_t call, const std::vector<CacheEvent>& events, int64_t& cursor) {
+  for (const CacheEvent& ce : events) {
+    KubeResponse r;
+    WatchEvent* e = r.mutable_event();
+    e->set_type(wire_type(ce.type));
+    e->mutable_object()->set_key(ce.key);
+    e->mutable_object()->set_value(ce.value);
+    e->mutable_object()->set_resource_version(ce.resource_version);
+    e->set_cached_ns(ce.cached_ns);
+    if (!send(conn, call, std::move(r))) return false;
+    cursor = ce.resource_version;
+    ++stats_->events_sent;
+  }
+  return true;
+}
+
 void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, const kubeapi::WatchRequest& req) {
   auto end_with = [&](int32_t code, const std::string& message) {
     KubeResponse r;
@@ -350,18 +369,7 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
       end_with(410, events.status().message());
       return;
     }
-    for (const CacheEvent& ce : *events) {
-      KubeResponse r;
-      WatchEvent* e = r.mutable_event();
-      e->set_type(wire_type(ce.type));
-      e->mutable_object()->set_key(ce.key);
-      e->mutable_object()->set_value(ce.value);
-      e->mutable_object()->set_resource_version(ce.resource_version);
-      e->set_cached_ns(ce.cached_ns);
-      if (!send(*conn, call, std::move(r))) return;
-      cursor = ce.resource_version;
-      ++stats_->events_sent;
-    }
+    if (!send_events(*conn, call, *events, cursor)) return;
     // Everything up to the cache's resourceVersion went out: a bookmark may say so.
     if (req.allow_bookmarks() && sim_.now() >= next_bookmark && cacher_.cache().resource_version() > cursor) {
       cursor = cacher_.cache().resource_version();

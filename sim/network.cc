@@ -320,6 +320,37 @@ void Network::close_listener(ListenerId listener) {
   listeners_.erase(it);
 }
 
+// A SYN arrives: the listener at `to`, if any and reachable, queues a new stream for it.
+Status Network::arrive_syn(ProcessId owner, HostId from, Address to, ConnectAttempt& attempt) {
+  if (!reachable(from, to.host)) return Status(StatusCode::kTimeout, "syn lost");
+  auto lit = listeners_by_address_.find(to);
+  if (lit == listeners_by_address_.end() || lit->second->backlog.size() >= limits::kListenBacklogMax) {
+    return Status(StatusCode::kUnavailable, "connection refused by " + to.to_string());
+  }
+  if (!sim_.alive(owner) || attempt.abandoned) {
+    return Status(StatusCode::kCancelled, "connector gone");
+  }
+  DST_ASSERT_MSG(streams_.size() < limits::kStreamsOpenMax, "too many open streams");
+  auto s = std::make_unique<Stream>(sim_);
+  s->id = next_id_++;
+  s->end[0].owner = owner;
+  s->end[0].address = Address{from, static_cast<uint16_t>(kEphemeralPortFirst + s->id % 28000)};
+  s->end[1].owner = lit->second->owner;
+  s->end[1].address = to;
+  attempt.created = s->id;
+  lit->second->backlog.push_back(s->id);
+  lit->second->acceptors.notify_one();
+  const StreamId id = s->id;
+  streams_.emplace(id, std::move(s));
+  // A link cut before the stream existed armed no break check for it; without one, a
+  // stream opened while one direction is cut (the SYN got through) would hold that
+  // direction's messages forever instead of breaking after stream_break_timeout.
+  for (const auto& [x, y] : {std::pair{from, to.host}, std::pair{to.host, from}}) {
+    if (!reachable(x, y)) arm_break_check(id, x, y);
+  }
+  return Status::ok();
+}
+
 Result<StreamId> Network::connect(ProcessId owner, Address to) {
   DST_ASSERT_MSG(sim_.current_process() == owner, "connect must run in a fiber of its owner");
   DST_ASSERT_LT(to.host, links_.size());
@@ -329,43 +360,11 @@ Result<StreamId> Network::connect(ProcessId owner, Address to) {
   while (true) {
     // The SYN travels; at its arrival the listener (if any) queues the new stream. Shared with
     // that arrival event, which may run after this call returned (the fiber was cancelled).
-    struct Attempt {
-      StreamId created = 0;
-      bool abandoned = false;  // the connector gave up: no stream may be queued for it
-    };
-    auto attempt = std::make_shared<Attempt>();
+    auto attempt = std::make_shared<ConnectAttempt>();
     const TimeNs syn_arrival = transmit_time(link_ref(from, to.host), 64, rng_);
     const Status st = sim_.complete_at(
         syn_arrival, EventKind::kConnect, hash_combine(from, (uint64_t{to.host} << 16) | to.port),
-        [this, owner, from, to, attempt]() -> Status {
-          if (!reachable(from, to.host)) return Status(StatusCode::kTimeout, "syn lost");
-          auto lit = listeners_by_address_.find(to);
-          if (lit == listeners_by_address_.end() || lit->second->backlog.size() >= limits::kListenBacklogMax) {
-            return Status(StatusCode::kUnavailable, "connection refused by " + to.to_string());
-          }
-          if (!sim_.alive(owner) || attempt->abandoned) {
-            return Status(StatusCode::kCancelled, "connector gone");
-          }
-          DST_ASSERT_MSG(streams_.size() < limits::kStreamsOpenMax, "too many open streams");
-          auto s = std::make_unique<Stream>(sim_);
-          s->id = next_id_++;
-          s->end[0].owner = owner;
-          s->end[0].address = Address{from, static_cast<uint16_t>(kEphemeralPortFirst + s->id % 28000)};
-          s->end[1].owner = lit->second->owner;
-          s->end[1].address = to;
-          attempt->created = s->id;
-          lit->second->backlog.push_back(s->id);
-          lit->second->acceptors.notify_one();
-          const StreamId id = s->id;
-          streams_.emplace(id, std::move(s));
-          // A link cut before the stream existed armed no break check for it; without one, a
-          // stream opened while one direction is cut (the SYN got through) would hold that
-          // direction's messages forever instead of breaking after stream_break_timeout.
-          for (const auto& [x, y] : {std::pair{from, to.host}, std::pair{to.host, from}}) {
-            if (!reachable(x, y)) arm_break_check(id, x, y);
-          }
-          return Status::ok();
-        });
+        [this, owner, from, to, attempt]() -> Status { return arrive_syn(owner, from, to, *attempt); });
     if (st.code() == StatusCode::kCancelled) {
       attempt->abandoned = true;  // the SYN may still be travelling: it must not queue a stream
       return st;

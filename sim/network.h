@@ -153,6 +153,13 @@ class Network {
   void flush_held(HostId from, HostId to);
   void arm_break_checks(HostId a, HostId b);
   void arm_break_check(StreamId id, HostId a, HostId b);
+  // One connect attempt's SYN, shared with its arrival event (which may run after connect()
+  // returned): the stream it created, and whether the connector gave up (no stream may be queued).
+  struct ConnectAttempt {
+    StreamId created = 0;
+    bool abandoned = false;
+  };
+  Status arrive_syn(ProcessId owner, HostId from, Address to, ConnectAttempt& attempt);
   void check_break(StreamId id, HostId from, HostId to, uint64_t generation);
   void break_stream(Stream& stream, const std::string& why);
   void release_end(Stream& stream, int end, bool orderly);

@@ -229,18 +229,16 @@ std::vector<std::pair<int64_t, int64_t>> PrefixTruth::covered_revisions(const hi
   return merged;
 }
 
-void PrefixTruth::classify(const watch::Truth& truth, const history::History& history) {
-  int64_t highest = clock_.highest();
-  if (!events_.empty()) highest = std::max(highest, events_.rbegin()->first);
-  if (!reads_.empty()) highest = std::max(highest, reads_.back());
-  if (highest > kRevisionsTrackedMax) {
-    unknown_above_ = kRevisionsTrackedMax;
-    highest = kRevisionsTrackedMax;
-  }
-  auto open_from = [&](const std::string& key, int64_t from) {
-    auto [it, fresh] = first_open_.emplace(key, from);
-    if (!fresh) it->second = std::min(it->second, from);
-  };
+void PrefixTruth::open_from(const std::string& key, int64_t from) {
+  auto [it, fresh] = first_open_.emplace(key, from);
+  if (!fresh) it->second = std::min(it->second, from);
+}
+
+// Opens the keys whose changes the history cannot place: keys given a lease (a revocation or
+// expiry may delete them at any revision), unknown writes (any revision after their invocation).
+// Returns the ok writes the truth could not pin to their revision, by that revision.
+std::map<int64_t, PrefixTruth::Touch> PrefixTruth::open_keys_of_leases_and_writes(const watch::Truth& truth,
+                                                                                  const history::History& history) {
   // Keys ever given a lease: a revocation or expiry may delete them at any open revision.
   for (const auto& [revision, by_key] : events_) {
     for (const auto& [key, e] : by_key) {
@@ -270,6 +268,18 @@ void PrefixTruth::classify(const watch::Truth& truth, const history::History& hi
     if (t.all) first_open_all_ = std::min(first_open_all_, from);
     for (const auto& k : t.keys) open_from(k, from);
   }
+  return unpinned;
+}
+
+void PrefixTruth::classify(const watch::Truth& truth, const history::History& history) {
+  int64_t highest = clock_.highest();
+  if (!events_.empty()) highest = std::max(highest, events_.rbegin()->first);
+  if (!reads_.empty()) highest = std::max(highest, reads_.back());
+  if (highest > kRevisionsTrackedMax) {
+    unknown_above_ = kRevisionsTrackedMax;
+    highest = kRevisionsTrackedMax;
+  }
+  const std::map<int64_t, Touch> unpinned = open_keys_of_leases_and_writes(truth, history);
   auto doubt = [&](int64_t r, const Touch& t) {
     if (t.all) doubt_all_.push_back(r);
     for (const auto& k : t.keys) doubt_key_[k].push_back(r);

@@ -106,6 +106,8 @@ class PrefixTruth {
   // Revisions a watch over all of P showed complete, as disjoint [first, last] runs, ascending.
   std::vector<std::pair<int64_t, int64_t>> covered_revisions(const history::History& history) const;
   void classify(const watch::Truth& truth, const history::History& history);
+  void open_from(const std::string& key, int64_t from);
+  std::map<int64_t, Touch> open_keys_of_leases_and_writes(const watch::Truth& truth, const history::History& history);
   // Whether some revision in (after, through] may hold an unknown change of `key`.
   bool uncertain_between(const std::string& key, int64_t after, int64_t through) const;
 

@@ -55,6 +55,7 @@ class Checker {
   // --- etcd_truth.cc ---
   void index_operations();
   void collect_facts();
+  void add_fact(int64_t rev, const std::string& key, Fact f);
   void collect_coverage();
   bool bound_revisions();  // false: stop (a violation was reported)
   void compute_first_observed();

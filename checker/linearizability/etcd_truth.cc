@@ -108,41 +108,45 @@ void Checker::index_operations() {
   out_.stats.unknown_writes = unknown_writes_.size();
 }
 
+// One observation of `key` at `rev` (a returned key-value, a watch event): the first one is the
+// fact; later ones must agree with it, or the sources disagree.
+void Checker::add_fact(int64_t rev, const std::string& key, Fact f) {
+  if (rev < 2) return;
+  ++steps_;
+  if (rev > max_rev_) {
+    max_rev_ = rev;
+    max_rev_source_ = f.source;
+  }
+  if (!f.is_delete) value_seen_at_.emplace(f.kv.value, rev);
+  auto& slot = facts_[rev];
+  auto it = slot.find(key);
+  if (it == slot.end()) {
+    slot.emplace(key, std::move(f));
+    return;
+  }
+  Fact& old = it->second;
+  const bool agree = old.is_delete == f.is_delete &&
+                     (f.is_delete || (old.kv.value == f.kv.value && old.kv.lease == f.kv.lease &&
+                                      (!old.full || !f.full || old.kv == f.kv)));
+  // A returned key-value that disagrees with a watch is the returning operation's fault, reported
+  // by that operation's own check (read-result, write-response): keep the watch's fact.
+  if (!agree && (old.op_id != UINT64_MAX || f.op_id != UINT64_MAX)) {
+    if (old.op_id != UINT64_MAX && f.op_id == UINT64_MAX) old = std::move(f);
+    return;
+  }
+  if (!agree) {
+    std::vector<size_t> ops;
+    for (uint64_t id : {old.op_id, f.op_id})
+      if (id != UINT64_MAX) ops.push_back(static_cast<size_t>(id));
+    violation("sources-disagree", "two observations of key " + key + " at one revision differ", rev, ops,
+              {fact_text(key, old), fact_text(key, f)});
+    return;
+  }
+  if (!old.full && f.full) old = std::move(f);
+}
+
 void Checker::collect_facts() {
-  auto add = [&](int64_t rev, const std::string& key, Fact f) {
-    if (rev < 2) return;
-    ++steps_;
-    if (rev > max_rev_) {
-      max_rev_ = rev;
-      max_rev_source_ = f.source;
-    }
-    if (!f.is_delete) value_seen_at_.emplace(f.kv.value, rev);
-    auto& slot = facts_[rev];
-    auto it = slot.find(key);
-    if (it == slot.end()) {
-      slot.emplace(key, std::move(f));
-      return;
-    }
-    Fact& old = it->second;
-    const bool agree = old.is_delete == f.is_delete &&
-                       (f.is_delete || (old.kv.value == f.kv.value && old.kv.lease == f.kv.lease &&
-                                        (!old.full || !f.full || old.kv == f.kv)));
-    // A returned key-value that disagrees with a watch is the returning operation's fault, reported
-    // by that operation's own check (read-result, write-response): keep the watch's fact.
-    if (!agree && (old.op_id != UINT64_MAX || f.op_id != UINT64_MAX)) {
-      if (old.op_id != UINT64_MAX && f.op_id == UINT64_MAX) old = std::move(f);
-      return;
-    }
-    if (!agree) {
-      std::vector<size_t> ops;
-      for (uint64_t id : {old.op_id, f.op_id})
-        if (id != UINT64_MAX) ops.push_back(static_cast<size_t>(id));
-      violation("sources-disagree", "two observations of key " + key + " at one revision differ", rev, ops,
-                {fact_text(key, old), fact_text(key, f)});
-      return;
-    }
-    if (!old.full && f.full) old = std::move(f);
-  };
+  auto add = [&](int64_t rev, const std::string& key, Fact f) { add_fact(rev, key, std::move(f)); };
   auto add_kv = [&](const mvccpb::KeyValue& kv, const std::string& source, uint64_t op_id) {
     add(kv.mod_revision(), kv.key(), Fact{false, kv_from_proto(kv), true, source, op_id});
   };

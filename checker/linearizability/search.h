@@ -603,6 +603,39 @@ void link_entries_in_time_order(SearchArena<M>& arena, std::span<PartitionLayout
 // in one pass over the time range that appends each event to its partition's list: no sort and
 // no merge (entries_built). Otherwise each partition's search sorts and merges its own
 // (PartitionSearch::build_entries), in the same order.
+// The first pass of lay_out_partitions: each operation's partition number (`part`), each
+// partition's size and whether it is sequential (`layout`, indexed by partition number), the span
+// of the times and the number of events.
+struct PartitionTally {
+  int64_t first = 0, last = 0;
+  size_t events = 0;
+};
+template <Model M>
+PartitionTally tally_partitions(M& model, std::span<const Operation<typename M::Op>> ops, bool partition,
+                                std::pmr::vector<uint32_t>& part, std::pmr::vector<PartitionLayout>& layout,
+                                std::pmr::memory_resource* memory) {
+  std::pmr::vector<int64_t> last_return(layout.size(), INT64_MIN, memory);
+  PartitionTally t;
+  t.first = t.last = ops.empty() ? 0 : ops[0].call;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const uint32_t p = partition ? model.partition_of(ops[i].op) : 0;
+    DST_ASSERT_LT(p, layout.size());
+    DST_ASSERT_LE(ops[i].call, ops[i].ret);
+    part[i] = p;
+    const bool definite = ops[i].ret != kNeverReturns;
+    PartitionLayout& l = layout[p];
+    if (l.ops == 0) l.sequential = true;
+    if (!definite || last_return[p] >= ops[i].call) l.sequential = false;
+    last_return[p] = ops[i].ret;
+    ++l.ops;
+    l.definite += definite;
+    t.first = std::min(t.first, ops[i].call);
+    t.last = std::max(t.last, definite ? ops[i].ret : ops[i].call);
+    t.events += definite ? 2 : 1;
+  }
+  return t;
+}
+
 template <Model M>
 std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const Operation<typename M::Op>> ops,
                                                      bool partition, bool replay_sequential, SearchArena<M>& arena,
@@ -614,25 +647,7 @@ std::pmr::vector<PartitionLayout> lay_out_partitions(M& model, std::span<const O
   // then compacted.
   std::pmr::vector<uint32_t> part(ops.size(), memory);
   std::pmr::vector<PartitionLayout> layout(parts, memory);
-  std::pmr::vector<int64_t> last_return(parts, INT64_MIN, memory);
-  int64_t first = ops.empty() ? 0 : ops[0].call, last = first;
-  size_t events = 0;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const uint32_t p = partition ? model.partition_of(ops[i].op) : 0;
-    DST_ASSERT_LT(p, parts);
-    DST_ASSERT_LE(ops[i].call, ops[i].ret);
-    part[i] = p;
-    const bool definite = ops[i].ret != kNeverReturns;
-    PartitionLayout& l = layout[p];
-    if (l.ops == 0) l.sequential = true;
-    if (!definite || last_return[p] >= ops[i].call) l.sequential = false;
-    last_return[p] = ops[i].ret;
-    ++l.ops;
-    l.definite += definite;
-    first = std::min(first, ops[i].call);
-    last = std::max(last, definite ? ops[i].ret : ops[i].call);
-    events += definite ? 2 : 1;
-  }
+  const auto [first, last, events] = tally_partitions(model, ops, partition, part, layout, memory);
   size_t op_at = 0, entry_at = 0, set_at = 0, largest = 0;
   bool all_sequential = true;
   for (uint32_t p = 0; p < parts; ++p) {
