@@ -21,6 +21,13 @@ constexpr std::array<std::string_view, static_cast<size_t>(FaultKind::kCount)> k
 
 constexpr std::array<std::string_view, 4> kOriginNames = {"random", "script", "config", "timed"};
 
+template <size_t N>
+std::optional<size_t> index_of(const std::array<std::string_view, N>& names, std::string_view name) {
+  for (size_t i = 0; i < N; ++i)
+    if (names[i] == name) return i;
+  return std::nullopt;
+}
+
 std::string node_name(size_t n) { return "n" + std::to_string(n); }
 
 std::string percent(double p) {
@@ -46,9 +53,8 @@ std::string_view fault_kind_name(FaultKind kind) {
 }
 
 std::optional<FaultKind> parse_fault_kind(std::string_view name) {
-  for (size_t i = 0; i < kKindNames.size(); ++i)
-    if (kKindNames[i] == name) return static_cast<FaultKind>(i);
-  return std::nullopt;
+  const std::optional<size_t> i = index_of(kKindNames, name);
+  return i ? std::optional<FaultKind>(static_cast<FaultKind>(*i)) : std::nullopt;
 }
 
 std::string_view origin_name(Origin origin) {
@@ -57,9 +63,8 @@ std::string_view origin_name(Origin origin) {
 }
 
 std::optional<Origin> parse_origin(std::string_view name) {
-  for (size_t i = 0; i < kOriginNames.size(); ++i)
-    if (kOriginNames[i] == name) return static_cast<Origin>(i);
-  return std::nullopt;
+  const std::optional<size_t> i = index_of(kOriginNames, name);
+  return i ? std::optional<Origin>(static_cast<Origin>(*i)) : std::nullopt;
 }
 
 bool acts_on_kube(FaultKind kind) { return kind >= FaultKind::kApiserverCrash && kind <= FaultKind::kControllerResume; }

@@ -35,6 +35,18 @@ RunVerdict decide_verdict(const std::vector<CheckRow>& checks) {
   return RunVerdict{"pass", 0, std::nullopt};
 }
 
+CheckRow determinism_check(bool checked, bool deterministic, const std::string& report) {
+  CheckRow d;
+  d.name = "determinism";
+  d.status = !checked ? CheckStatus::kSkipped : deterministic ? CheckStatus::kPass : CheckStatus::kFail;
+  d.summary = checked ? report : "not asked (--check-determinism)";
+  if (checked && !deterministic) {
+    d.first_message = report.substr(0, report.find('\n'));
+    d.violations = 1;
+  }
+  return d;
+}
+
 std::string describe_failure(const CheckRow& c) {
   std::string out = c.name + ": ";
   if (!c.first_rule.empty()) out += c.first_rule + ": ";

@@ -54,6 +54,10 @@ struct RunVerdict {
 // if any required check failed; else unknown if any required check gave up; else a pass.
 RunVerdict decide_verdict(const std::vector<CheckRow>& checks);
 
+// The `determinism` check every run has: skipped unless --check-determinism ran the seed twice;
+// `report` is what sim::DeterminismReport::describe() said.
+CheckRow determinism_check(bool checked, bool deterministic, const std::string& report);
+
 // "watch: bookmarkable: watch 0 ... at 1.2s: event at revision 179 after ..." for the deciding
 // check (name, rule when there is one, message), one line.
 std::string describe_failure(const CheckRow& check);

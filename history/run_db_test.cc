@@ -765,6 +765,45 @@ TEST_F(RunDbTest, AutomaticCommitEveryBatch) {
   EXPECT_EQ(read_history(path)->operations.size(), 20u);
 }
 
+// The checks are written with the run's end, in its own batch, whatever the batch size: the
+// verdict and its checks land together (a batch boundary among them once aborted the writer).
+TEST_F(RunDbTest, ChecksRoundTripAndLandWithTheRunRow) {
+  const std::string path = file("checks.db");
+  RunDbOptions options;
+  options.batch_rows = 2;
+  auto writer = RunDbWriter::create(path, options);
+  ASSERT_TRUE(writer.is_ok());
+  RunDbWriter& w = **writer;
+  ASSERT_TRUE(w.begin_run(sample_info()).is_ok());
+  RunResult result = sample_result();
+  for (int i = 0; i < 9; ++i) {
+    CheckRow c;
+    c.name = "check-" + std::to_string(i);
+    c.status = i == 4 ? CheckStatus::kFail : i == 7 ? CheckStatus::kSkipped : CheckStatus::kPass;
+    c.required = i != 2;
+    c.checked = 100 + i;
+    c.violations = i == 4 ? 3 : 0;
+    c.first_rule = i == 4 ? "stale-read" : "";
+    c.first_message = i == 4 ? "op 2 read x=a" : "";
+    c.first_at_ns = i == 4 ? 1'500'000'000 : kNeverReturned;
+    c.summary = "summary " + std::to_string(i);
+    c.wall_us = 10 * i;
+    result.checks.push_back(c);
+  }
+  ASSERT_TRUE(w.finish_run(result).is_ok());
+  ASSERT_TRUE(w.close().is_ok());
+  Result<RunRecord> run = read_run(path);
+  ASSERT_TRUE(run.is_ok()) << run.status().to_string();
+  ASSERT_TRUE(run->result);
+  EXPECT_EQ(run->result->checks, result.checks);
+  EXPECT_EQ(query(path, "SELECT name || ' ' || status FROM checks WHERE status = 'fail'"), "check-4 fail");
+  // A status no dst writes is corruption, named by table and row.
+  sql(path, "PRAGMA ignore_check_constraints = 1; UPDATE checks SET status = 'maybe' WHERE id = 2");
+  Result<RunRecord> bad = read_run(path);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("checks row id 2: status 'maybe'"), std::string::npos) << bad.status().message();
+}
+
 // The writer's process is killed (SIGKILL, no destructor, no close): everything committed up to
 // that moment is readable; what was pending is gone, nothing else.
 TEST_F(RunDbTest, KilledWriterLeavesReadableFile) {

@@ -514,7 +514,8 @@ Status RunDbWriter::insert_check(const CheckRow& c) {
   st.bind_text(9, c.summary);
   st.bind_int64(10, c.wall_us);
   DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [&] { return "inserting the check " + c.name; }));
-  return row_written();
+  row_added();  // in finish_run's own batch: it commits once, with the run row
+  return Status::ok();
 }
 
 // --- operations -----------------------------------------------------------------------------

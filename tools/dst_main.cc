@@ -107,16 +107,13 @@ std::optional<int> parse_demo_options(cli::Args& args, uint64_t& seed, demo::Dem
 // The demo world's checks as data: no acknowledged record lost, and determinism when asked.
 std::vector<history::CheckRow> demo_checks(const demo::DemoStats& stats, bool determinism_checked,
                                            const sim::DeterminismReport& report) {
-  std::vector<history::CheckRow> checks(2);
+  std::vector<history::CheckRow> checks(1);
   checks[0].name = "durability";
   checks[0].status = stats.violations.empty() ? history::CheckStatus::kPass : history::CheckStatus::kFail;
   checks[0].violations = stats.violations.size();
   if (!stats.violations.empty()) checks[0].first_message = stats.violations.front();
-  checks[1].name = "determinism";
-  checks[1].status = !determinism_checked    ? history::CheckStatus::kSkipped
-                     : report.deterministic ? history::CheckStatus::kPass
-                                            : history::CheckStatus::kFail;
-  if (determinism_checked) checks[1].summary = report.describe();
+  checks.push_back(history::determinism_check(determinism_checked, report.deterministic,
+                                              determinism_checked ? report.describe() : ""));
   return checks;
 }
 

@@ -139,10 +139,7 @@ std::vector<CheckRow> kv_checks(const KvRunSpec& spec, const EtcdRun& run, const
   std::vector<CheckRow> out;
   world_checks(spec, run.world, out);
   history_checks(spec, run, out);
-  CheckRow d = row("determinism", det.deterministic, true, det.checked ? det.report : "not asked (--check-determinism)");
-  if (!det.checked) d.status = CheckStatus::kSkipped;
-  if (!det.deterministic) d.first_message = det.report.substr(0, det.report.find('\n')), d.violations = 1;
-  out.push_back(std::move(d));
+  out.push_back(history::determinism_check(det.checked, det.deterministic, det.report));
   CheckRow s = row(std::string(history::kScenarioCheck), !scenario_error, true,
                    scenario_error ? *scenario_error : "ran to its end without an error");
   if (scenario_error) s.first_message = *scenario_error, s.violations = 1;

@@ -29,12 +29,7 @@ std::vector<history::CheckRow> raft_checks(const world::RaftWorldResult& r, bool
   out[1].status = r.liveness_ok ? history::CheckStatus::kPass : history::CheckStatus::kFail;
   out[1].first_message = r.liveness_ok ? "" : r.liveness.detail;
   out[1].summary = r.liveness_ok ? "recovered in " + sim::format_duration(r.liveness.recovery) : r.liveness.detail;
-  out[2].name = "determinism";
-  out[2].status = !determinism_checked ? history::CheckStatus::kSkipped
-                  : deterministic      ? history::CheckStatus::kPass
-                                       : history::CheckStatus::kFail;
-  out[2].summary = determinism_checked ? determinism_report : "not asked (--check-determinism)";
-  if (!deterministic) out[2].first_message = determinism_report.substr(0, determinism_report.find('\n'));
+  out[2] = history::determinism_check(determinism_checked, deterministic, determinism_report);
   return out;
 }
 

@@ -225,32 +225,34 @@ std::pair<size_t, size_t> ShellSession::endpoint_range(bool cluster) const {
                  : std::pair<size_t, size_t>{options_.member, options_.member + 1};
 }
 
-void ShellSession::run_endpoint_status(const etcdctl::EndpointStatusCommand& c, const etcdctl::Command& cmd,
-                                       const etcdctl::PrintOptions& print) {
+// One request per member the command asks (endpoint_range), the answers printed together.
+template <typename Answer, typename Ask, typename Take, typename Print>
+void ShellSession::per_endpoint(bool cluster, const etcdctl::Command& cmd, Ask ask, Take take, Print print) {
   world_.run_client([&] {
-    std::vector<etcdctl::EndpointStatus> statuses;
-    const auto [first, last] = endpoint_range(c.cluster);
+    std::vector<Answer> answers;
+    const auto [first, last] = endpoint_range(cluster);
     for (size_t i = first; i < last; ++i) {
       ApiRequest q;
-      q.mutable_status();
-      if (auto r = call(cmd, q, i)) statuses.push_back({endpoint(i), r->status()});
+      ask(q);
+      if (auto r = call(cmd, q, i)) answers.push_back(Answer{endpoint(i), take(*r)});
     }
-    if (!statuses.empty()) emit(etcdctl::print_endpoint_status(statuses, print));
+    if (!answers.empty()) emit(print(answers));
   });
+}
+
+void ShellSession::run_endpoint_status(const etcdctl::EndpointStatusCommand& c, const etcdctl::Command& cmd,
+                                       const etcdctl::PrintOptions& print) {
+  per_endpoint<etcdctl::EndpointStatus>(
+      c.cluster, cmd, [](ApiRequest& q) { q.mutable_status(); }, [](const ApiResponse& r) { return r.status(); },
+      [&](const std::vector<etcdctl::EndpointStatus>& all) { return etcdctl::print_endpoint_status(all, print); });
 }
 
 void ShellSession::run_endpoint_hashkv(const etcdctl::EndpointHashKVCommand& c, const etcdctl::Command& cmd,
                                        const etcdctl::PrintOptions& print) {
-  world_.run_client([&] {
-    std::vector<etcdctl::EndpointHashKV> hashes;
-    const auto [first, last] = endpoint_range(c.cluster);
-    for (size_t i = first; i < last; ++i) {
-      ApiRequest q;
-      *q.mutable_hash_kv() = c.request;
-      if (auto r = call(cmd, q, i)) hashes.push_back({endpoint(i), r->hash_kv()});
-    }
-    if (!hashes.empty()) emit(etcdctl::print_endpoint_hashkv(hashes, print));
-  });
+  per_endpoint<etcdctl::EndpointHashKV>(
+      c.cluster, cmd, [&](ApiRequest& q) { *q.mutable_hash_kv() = c.request; },
+      [](const ApiResponse& r) { return r.hash_kv(); },
+      [&](const std::vector<etcdctl::EndpointHashKV>& all) { return etcdctl::print_endpoint_hashkv(all, print); });
 }
 
 void ShellSession::start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print) {

@@ -55,6 +55,8 @@ class ShellSession {
   void run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const etcdctl::Command& cmd,
                       const etcdctl::PrintOptions& print);
   std::pair<size_t, size_t> endpoint_range(bool cluster) const;
+  template <typename Answer, typename Ask, typename Take, typename Print>
+  void per_endpoint(bool cluster, const etcdctl::Command& cmd, Ask ask, Take take, Print print);
   void start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print);
   void start_keep_alive(int64_t id, const etcdctl::PrintOptions& print);
   // One unary call to the session's member inside a client fiber; the response or the error line.
