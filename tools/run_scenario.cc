@@ -140,6 +140,12 @@ int run_schedule_command(const std::string& self, const std::vector<std::string>
     std::fprintf(stderr, "dst run: --schedule: %s\n", schedule.status().message().c_str());
     return kExitUsage;
   }
+  const std::string& scenario = schedule->scenario;
+  if (scenario.size() < 4 || scenario.compare(scenario.size() - 4, 4, ".lua") != 0) {
+    std::fprintf(stderr, "dst run --schedule: %s was recorded by '%s', not by a scenario (SCENARIO.lua); only a "
+                 "scenario's schedule can be replayed\n", argv[1].c_str(), scenario.c_str());
+    return kExitUsage;
+  }
   std::vector<std::string> rest(argv.begin(), argv.end());
   const auto given = [&](const char* flag) {
     for (const std::string& a : rest)
