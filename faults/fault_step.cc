@@ -82,6 +82,11 @@ bool acts_on_member(FaultKind kind) {
 }
 
 std::string describe(const FaultStep& s) {
+  if (!s.refused.empty()) {
+    FaultStep acted = s;
+    acted.refused.clear();
+    return describe(acted) + " (refused)";
+  }
   std::string out(fault_kind_name(s.kind));
   const std::string n = node_name(s.node);
   switch (s.kind) {

@@ -96,6 +96,9 @@ struct FaultStep {
   std::string point, action;                 // kFailpoint
   sim::DurationNs delay = 0;                 // kFailpoint "sleep"
   uint64_t skip = 0, times = 1;              // kFailpoint
+  // Not empty: the executor refused this step with this message (a scenario's call with an
+  // argument the world does not have). Recorded so that a replay refuses it the same way.
+  std::string refused;
 };
 
 // "partition", "kill", "apiserver_cut", ...: the names schedule files use.

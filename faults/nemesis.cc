@@ -214,7 +214,7 @@ Status Nemesis::reset_delay() {
 
 Status Nemesis::crash(size_t n) {
   if (Status st = check_member(static_cast<int64_t>(n), "crash()"); !st.is_ok()) return st;
-  if (!up(n)) return Status::ok();  // already down: nothing happens (and nothing is recorded)
+  if (!up(n)) return Status::ok();  // already down: nothing happens (no window; apply() still records the step)
   cluster_.crash(n - 1, sim::KillOptions{});
   close("pause " + name(n));
   open("down " + name(n), "crash", name(n));

@@ -48,7 +48,11 @@ class Nemesis {
   // unknown node, a bad parameter) changes nothing, is not recorded, and says what was expected.
   // At most kStepsMax steps are recorded; past that the run is a runaway loop and apply fails.
   Status apply(FaultStep step);
-  static constexpr size_t kStepsMax = 100'000;
+  // A scenario's step that apply() refused (an unknown node...), recorded with the message so
+  // that a replay of the schedule refuses it the same way (apply() of a step with `refused` set
+  // records it and returns that error without acting).
+  void record_refused(FaultStep step, const std::string& message);
+  static constexpr size_t kStepsMax = 1'000'000;  // the run database reads at most this many (kRunDbScheduleStepsMax)
   // Every step applied so far, in order, with the time it acted.
   const std::vector<FaultStep>& applied() const { return applied_; }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/assert.h"
+#include "base/hash.h"
 #include "faults/nemesis.h"
 #include "faults/schedule_text.h"
 
@@ -13,6 +14,10 @@ Status Nemesis::apply(FaultStep step) {
     return Status(StatusCode::kResourceExhausted, "the nemesis applied " + std::to_string(kStepsMax) +
                                                       " fault steps already; a fault schedule is at most that long");
   step.at = sim_.now();
+  if (!step.refused.empty()) {
+    record(step);
+    return Status(StatusCode::kInvalidArgument, step.refused);
+  }
   Status st;
   if (step.kind == FaultKind::kStop) st = Status::ok();
   else if (acts_on_kube(step.kind)) st = apply_kube(step);
@@ -20,6 +25,13 @@ Status Nemesis::apply(FaultStep step) {
   else st = apply_network(step);
   if (st.is_ok()) record(step);
   return st;
+}
+
+void Nemesis::record_refused(FaultStep step, const std::string& message) {
+  if (applied_.size() >= kStepsMax) return;  // the refusal stands; the schedule is full
+  step.at = sim_.now();
+  step.refused = message.empty() ? "refused" : message;
+  record(step);
 }
 
 void Nemesis::record(const FaultStep& step) {
@@ -32,8 +44,7 @@ void Nemesis::record(const FaultStep& step) {
   row.lua = step_to_lua(step);
   recorder_.schedule_step(row);
   // The trace pins what was done, so that a replay that applied something else diverges here.
-  sim_.trace().record(sim_.now(), sim::EventKind::kNote, sim::kNoProcess,
-                      (static_cast<uint64_t>(step.kind) << 32) ^ step.node);
+  sim_.trace().record(sim_.now(), sim::EventKind::kNote, sim::kNoProcess, hash_bytes(row.lua, 0x5c4ed01e));
 }
 
 Status Nemesis::apply_network(const FaultStep& s) {

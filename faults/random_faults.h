@@ -50,15 +50,16 @@ class FaultDriver {
 
   // Draws from the "raft-nemesis" random stream for options.duration from now.
   void start_random(const RandomFaultOptions& options);
-  // Applies `timed` (time-ordered; kStop last, if any) at their times.
-  void start_replay(std::vector<FaultStep> timed);
+  // Applies `timed` (time-ordered; kStop last, if any) at their times; a step other than kStop at
+  // or after `until` (the end of the fault phase) stops the replay with an error.
+  void start_replay(std::vector<FaultStep> timed, sim::TimeNs until);
   // The first step a replay could not apply (an edited schedule naming a node that does not
   // exist...), with the step; later steps are not applied.
   const std::optional<std::string>& error() const { return error_; }
 
  private:
   void random_loop(RandomFaultOptions options);
-  void replay_loop(std::vector<FaultStep> timed);
+  void replay_loop(std::vector<FaultStep> timed, sim::TimeNs until);
 
   sim::Simulator& sim_;
   sim::HostId host_;

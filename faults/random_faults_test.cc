@@ -29,7 +29,7 @@ DriverRun run(uint64_t seed, const std::vector<FaultStep>* replay) {
   cluster.start_all();
   history::MemoryRecorder recorder;
   world::ClusterNemesis nem(cluster, recorder);
-  if (replay) nem.driver.start_replay(*replay);
+  if (replay) nem.driver.start_replay(*replay, seconds(10) + sim::milliseconds(1));
   else nem.driver.start_random(RandomFaultOptions{.duration = seconds(10), .mean_interval = sim::milliseconds(200)});
   sim.run_until(seconds(11));
   EXPECT_FALSE(nem.driver.error()) << *nem.driver.error();
@@ -86,7 +86,7 @@ TEST(FaultDriver, AReplayedStepTheClusterRefusesStopsTheReplayWithItsReason) {
   cluster.start_all();
   history::MemoryRecorder recorder;
   world::ClusterNemesis nem(cluster, recorder);
-  nem.driver.start_replay(steps);
+  nem.driver.start_replay(steps, seconds(10));
   sim.run_until(seconds(3));
   ASSERT_TRUE(nem.driver.error());
   EXPECT_EQ(*nem.driver.error(), "the schedule's step at t=2.000s (crash n5): crash(): unknown node 5; cluster has 1..3");

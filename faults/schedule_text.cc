@@ -96,7 +96,9 @@ std::string step_to_lua(const FaultStep& s) {
   std::string out = "{at=" + integer(s.at) + ", kind=\"" + std::string(fault_kind_name(s.kind)) + "\"";
   if (s.origin != Origin::kTimed) out += ", origin=\"" + std::string(origin_name(s.origin)) + "\"";
   if (s.origin == Origin::kScript) out += ", call=" + std::to_string(s.call);
-  return out + kind_fields(s) + "}";
+  out += kind_fields(s);
+  if (!s.refused.empty()) out += ", refused=" + lua_quote(s.refused);
+  return out + "}";
 }
 
 std::string schedule_line(const std::string& step_lua, int64_t at, const std::string& note) {

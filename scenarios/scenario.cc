@@ -129,7 +129,11 @@ Status Scenario::apply_fault(faults::FaultStep step) {
   DST_ASSERT(nemesis_ != nullptr);
   step.origin = faults::Origin::kScript;
   step.call = ++fault_calls_;
-  if (!replay_calls_) return nemesis_->apply(step);
+  if (!replay_calls_) {
+    const Status st = nemesis_->apply(step);
+    if (st.code() == StatusCode::kInvalidArgument) nemesis_->record_refused(step, st.message());
+    return st;
+  }
   const auto it = replay_calls_->find(step.call);
   if (it == replay_calls_->end()) return Status::ok();  // not in the schedule: the call does nothing
   return nemesis_->apply(it->second);

@@ -124,7 +124,7 @@ int l_step(lua_State* L) {
   api::check_arg_count(L, 1, "step{}");
   Fields f(L, 1, "step{}", {"at", "kind", "origin", "call", "node", "to", "groups", "loss", "duplicate", "reorder",
                            "latency", "lose_unsynced", "torn", "full", "count", "file", "offset", "length", "bits",
-                           "ns", "ppm", "point", "action", "delay", "skip", "times"});
+                           "ns", "ppm", "point", "action", "delay", "skip", "times", "refused"});
   if (f.index() == 0) fail(L, "step{}: expected a table such as step{at=1200000000, kind=\"crash\", node=2}");
   FaultStep s;
   const std::optional<int64_t> at = f.integer("at", 0, int64_t{1} << 62);
@@ -147,6 +147,7 @@ int l_step(lua_State* L) {
     if (s.node == 0) fail(L, "step{}: " + kind + ": field 'node' (1-based) is required");
   }
   kind_fields(L, f, s);
+  s.refused = f.string("refused", 4096).value_or("");
   ld.schedule.steps.push_back(std::move(s));
   return 0;
 }

@@ -1,7 +1,7 @@
 // Reads a fault schedule written as Lua (faults/schedule_text.h; `dst schedule RUN.db` writes
 // one): replay{scenario=..., seed=...} once, then step{...} per step. The file runs in the same
-// sandbox as a scenario, with only these two functions (and ms/s/us) defined; every field is
-// checked, and an error names the file, the line and what was expected.
+// sandbox as a scenario, with only these two functions defined (times are plain nanoseconds);
+// every field is checked, and an error names the file, the line and what was expected.
 #pragma once
 
 #include <string>

@@ -21,8 +21,10 @@ struct ReplayRun {
   std::optional<std::string> error;
 };
 
-ReplayRun run(const std::string& path, uint64_t seed, const std::optional<faults::Schedule>& replay) {
-  Result<std::unique_ptr<Scenario>> s = Scenario::load(path, seed);
+ReplayRun run(const std::string& path, uint64_t seed, const std::optional<faults::Schedule>& replay,
+              const std::string& source = "") {
+  Result<std::unique_ptr<Scenario>> s =
+      source.empty() ? Scenario::load(path, seed) : Scenario::load_source(path, source, seed);
   EXPECT_TRUE(s.is_ok()) << s.status().message();
   if (!s.is_ok()) return {};
   if (replay) (*s)->set_replay(*replay);
@@ -114,6 +116,42 @@ TEST(ScheduleReplay, AStepTheWorldRefusesIsAnErrorNamingTheStep) {
   ASSERT_TRUE(replay.error);
   EXPECT_NE(replay.error->find("t=3.000s (crash n9): crash(): unknown node 9; cluster has 1..3"), std::string::npos)
       << *replay.error;
+}
+
+// A fault call the world refused (its arguments were fine, the cluster cannot do it) is in the schedule, and the replay refuses it the same way: a
+// script that reacts to the refusal (pcall) takes the same path, and the trace hash is the same.
+TEST(ScheduleReplay, ARefusedCallIsRefusedAgainOnReplay) {
+  const std::string source = "workload{clients=2, watchers=1}\nrun_for(s(6))\n"
+                             "at(s(1), function()\n"
+                             "  local ok = pcall(partition, {shape=\"majorities_ring\"})\n"
+                             "  if not ok then kill(2, {lose_unsynced=true}) end\n"
+                             "end)\n"
+                             "at(s(3), function() restart(2) end)\n";
+  const ReplayRun original = run("refused.lua", 5, std::nullopt, source);
+  ASSERT_FALSE(original.error) << *original.error;
+  ASSERT_EQ(original.schedule.size(), 3u);
+  EXPECT_NE(original.schedule[0].lua.find("refused=\"majorities_ring: needs at least 5 nodes; cluster has 3\""),
+            std::string::npos)
+      << original.schedule[0].lua;
+  EXPECT_EQ(original.schedule[1].kind, "kill");
+  Result<faults::Schedule> schedule = load_schedule_source("r.lua", schedule_file("refused.lua", 5, original.schedule));
+  ASSERT_TRUE(schedule.is_ok()) << schedule.status().message();
+  const ReplayRun replay = run("refused.lua", 5, *schedule, source);
+  ASSERT_FALSE(replay.error) << *replay.error;
+  ASSERT_EQ(replay.schedule.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(replay.schedule[i].lua, original.schedule[i].lua);
+  EXPECT_EQ(replay.hash, original.hash);
+}
+
+TEST(ScheduleReplay, ATimedStepAfterTheFaultPhaseIsRefused) {
+  const std::string text = "replay{scenario=\"x.lua\", seed=\"1\"}\n"
+                           "step{at=500000000000, kind=\"crash\", node=1}\n";
+  Result<faults::Schedule> schedule = load_schedule_source("late.lua", text);
+  ASSERT_TRUE(schedule.is_ok()) << schedule.status().message();
+  const ReplayRun replay = run(scenario_path("leader_isolation.lua"), 1, *schedule);
+  ASSERT_TRUE(replay.error);
+  EXPECT_NE(replay.error->find("is after the end of the fault phase"), std::string::npos) << *replay.error;
+  EXPECT_TRUE(replay.schedule.empty());
 }
 
 TEST(ScheduleFile, BadFilesAreRefusedWithTheirLine) {

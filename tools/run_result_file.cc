@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "sim/trace.h"
@@ -66,7 +67,9 @@ Status parse_line(const std::vector<std::string>& f, RunResultFile& r, const std
   if (f.size() != 2) return Status(StatusCode::kInvalidArgument, where + ": expected KEY<tab>VALUE");
   uint64_t n = 0;
   if (key == "seed" && parse_u64(f[1], n)) r.seed = n;
-  else if (key == "trace_hash" && f[1].size() == 18 && f[1].rfind("0x", 0) == 0) r.trace_hash = f[1];
+  else if (key == "trace_hash" && f[1].size() == 18 && f[1].rfind("0x", 0) == 0 &&
+           f[1].find_first_not_of("0123456789abcdef", 2) == std::string::npos)
+    r.trace_hash = f[1];
   else if (key == "verdict" && (f[1] == "pass" || f[1] == "violation" || f[1] == "unknown" || f[1] == "error")) r.verdict = f[1];
   else if (key == "exit_code" && parse_u64(f[1], n) && n <= 255) r.exit_code = static_cast<int>(n);
   else if (key == "first_failure") r.first_failure = f[1];
@@ -98,14 +101,14 @@ Result<RunResultFile> parse_result_file(const std::string& text, const std::stri
   if (!std::getline(in, line) || line != "dst-run-result\t1")
     return Status(StatusCode::kInvalidArgument, path + ":1: not a dst run result file (expected 'dst-run-result<tab>1')");
   RunResultFile r;
-  bool has_verdict = false, has_hash = false;
+  std::set<std::string> keys;
   for (size_t n = 2; std::getline(in, line); ++n) {
     const std::vector<std::string> f = split_tabs(line);
     if (Status st = parse_line(f, r, path + ":" + std::to_string(n)); !st.is_ok()) return st;
-    has_verdict |= f[0] == "verdict";
-    has_hash |= f[0] == "trace_hash";
+    keys.insert(f[0]);
   }
-  if (!has_verdict || !has_hash) return Status(StatusCode::kInvalidArgument, path + ": no verdict or trace_hash line");
+  for (const char* key : {"seed", "trace_hash", "verdict", "exit_code", "first_failure"})
+    if (!keys.count(key)) return Status(StatusCode::kInvalidArgument, path + ": no " + key + " line (a cut-off file?)");
   return r;
 }
 
@@ -129,10 +132,15 @@ void write_result_file_or_warn(const std::string& path, uint64_t seed, uint64_t 
   if (verdict.deciding) r.first_failure = history::describe_failure(checks[*verdict.deciding]);
   r.checks = checks;
   const std::string tmp = path + ".tmp";
+  for (history::CheckRow& c : r.checks)  // a result file stays small whatever a check said
+    for (std::string* text : {&c.first_message, &c.first_rule})
+      if (text->size() > kResultFieldBytesMax) text->resize(kResultFieldBytesMax);
+  if (r.first_failure.size() > kResultFieldBytesMax) r.first_failure.resize(kResultFieldBytesMax);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     const std::string text = format_result_file(r);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
     if (!out) {
       std::fprintf(stderr, "dst run: --result %s: cannot write the result file\n", path.c_str());
       return;

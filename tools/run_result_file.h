@@ -34,6 +34,8 @@ struct RunResultFile {
 
 // Result files are a few lines; anything larger is not one.
 inline constexpr size_t kRunResultFileBytesMax = 1 << 20;
+// A check's first rule and message, and the first failure, are cut to this many bytes when written.
+inline constexpr size_t kResultFieldBytesMax = 4096;
 
 std::string format_result_file(const RunResultFile& result);
 // kInvalidArgument "PATH:LINE: what was expected" for anything that is not such a file.

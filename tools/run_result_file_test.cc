@@ -42,7 +42,8 @@ TEST(RunResultFile, RefusesWhatIsNotOne) {
   EXPECT_EQ(error("seed\t1\n"), "r.result:1: not a dst run result file (expected 'dst-run-result<tab>1')");
   const std::string head = "dst-run-result\t1\n";
   EXPECT_EQ(error(head + "verdict\tmaybe\n"), "r.result:2: unknown key or bad value for 'verdict'");
-  EXPECT_EQ(error(head + "verdict\tpass\n"), "r.result: no verdict or trace_hash line");
+  EXPECT_EQ(error(head + "verdict\tpass\n"), "r.result: no seed line (a cut-off file?)");
+  EXPECT_EQ(error(head + "trace_hash\t0xzz00000000000000\n"), "r.result:2: unknown key or bad value for 'trace_hash'");
   EXPECT_EQ(error(head + "check\twatch\tpass\n"), "r.result:2: a check line has 8 tab-separated fields");
   EXPECT_EQ(error(head + "check\twatch\tok\t1\t0\t0\t\t\n"),
             "r.result:2: a check needs a name and a status pass, fail, gave-up or skipped");

@@ -5,6 +5,7 @@
 
 #include "faults/schedule_text.h"
 #include "history/run_db.h"
+#include "scenarios/schedule_file.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 
@@ -47,9 +48,17 @@ int schedule_command(const std::vector<std::string>& argv) {
   meta.scenario = run->info.scenario;
   meta.seed = run->info.seed;
   meta.bugs = bug_list(run->info.options);
-  std::string out = faults::schedule_header(meta, path, steps->size());
-  for (const history::ScheduleStep& s : *steps)
-    out += faults::schedule_line(s.lua, s.at_ns, s.origin + " " + s.kind + (s.call ? " (call " + std::to_string(s.call) + ")" : ""));
+  // The rows are read back as a schedule file would be, and the file is written anew from what
+  // was read: a row that is not a step (a damaged or hand-made database) is refused here, and
+  // each line's comment says what its step does.
+  std::string text = faults::schedule_header(meta, path, steps->size());
+  for (const history::ScheduleStep& s : *steps) text += faults::schedule_line(s.lua, s.at_ns, s.kind);
+  Result<faults::Schedule> schedule = scenarios::load_schedule_source(path + " (schedule table)", text);
+  if (!schedule.is_ok()) {
+    std::fprintf(stderr, "dst schedule: %s\n", schedule.status().message().c_str());
+    return kExitUsage;
+  }
+  const std::string out = faults::schedule_to_lua(*schedule, path);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitPass;
 }

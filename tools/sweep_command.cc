@@ -128,7 +128,8 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   if (Status st = sweep::check_extra_args(o->header.extra); !st.is_ok()) return usage_error("dst sweep: " + st.message(), args);
   for (const std::string& a : o->header.extra) {
     // The sweep owns these: every child gets its own seed and output directory.
-    if (a == "--seed" || a.rfind("--seed=", 0) == 0 || a == "--out" || a.rfind("--out=", 0) == 0) {
+    if (a == "--seed" || a.rfind("--seed=", 0) == 0 || a == "--out" || a.rfind("--out=", 0) == 0 || a == "--result" ||
+        a.rfind("--result=", 0) == 0) {
       return usage_error("dst sweep: '" + a + "' after -- would clash with the sweep's own per-seed value", args);
     }
   }
@@ -161,7 +162,11 @@ Result<pid_t> spawn_seed(const SweepOptions& o, uint64_t seed) {
     args.push_back("--out");
     args.push_back(run_dir(o, seed));
   }
-  // The child reports through a result file (run_result_file.h), not through its output.
+  // The child reports through a result file (run_result_file.h), not through its output; one left
+  // by an earlier sweep in the same DIR must not pass for this child's.
+  std::error_code ec;
+  std::filesystem::remove(result_path(o, seed), ec);
+  std::filesystem::remove(result_path(o, seed) + ".tmp", ec);
   args.push_back("--result");
   args.push_back(result_path(o, seed));
   args.insert(args.end(), o.header.extra.begin(), o.header.extra.end());
@@ -220,7 +225,9 @@ SeedResult finish_seed(const SweepOptions& o, const Running& run, int status, in
   }
   r.verdict = run.killed_for_timeout ? Verdict::kTimeout : sweep::verdict_from_exit_code(r.exit_code);
   // The verdict is the exit status; what failed and the trace hash come from the result file.
-  const Result<RunResultFile> result = read_result_file(result_path(o, run.seed));
+  Result<RunResultFile> result = read_result_file(result_path(o, run.seed));
+  if (result.is_ok() && (result->seed != run.seed || result->exit_code != r.exit_code))
+    result = Status(StatusCode::kInvalidArgument, result_path(o, run.seed) + ": written for another seed or exit code");
   if (result.is_ok()) {
     r.trace_hash = result->trace_hash;
     if (r.verdict != Verdict::kPass) r.first_violation = sweep::one_line(result->first_failure);

@@ -108,7 +108,7 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   workload.start(clients_until, watchers_until);
   ClusterNemesis nemesis(cluster, recorder);
   if (options.replay) {
-    nemesis.driver.start_replay(*options.replay);
+    nemesis.driver.start_replay(*options.replay, clients_until);
   } else if (options.faults) {
     faults::RandomFaultOptions n = options.nemesis;
     n.duration = options.duration;
