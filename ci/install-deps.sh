@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev             # unit tests
   libbenchmark-dev         # dst bench
   gnuplot-nox              # reports
+  python3                  # ci/check-function-length.py (a test: no function over 70 lines)
   clang libclang-rt-14-dev # the sanitizer build and its fuzz targets (libFuzzer: ci/fuzz.sh)
 )
 
