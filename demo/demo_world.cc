@@ -136,7 +136,7 @@ class Peer : public std::enable_shared_from_this<Peer> {
         if (!fs_.write(*file, log_end_, record).is_ok()) return crash_on_disk_error();
         log_end_ += record.size();
       }
-      if (world_.options.bug_ack_before_fsync) acknowledge(last);
+      if (world_.options.bugs.on(Bug::kAckBeforePersist)) acknowledge(last);
       if (!fs_.fsync(*file).is_ok()) {
         world_.stats.fsync_errors++;
         return crash_on_disk_error();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bugs.h"
 #include "sim/simulator.h"
 
 namespace dst::demo {
@@ -21,8 +22,9 @@ struct DemoOptions {
   int peers = 5;
   sim::DurationNs duration = sim::seconds(10);
   bool faults = true;
-  // A deliberate bug for showing that the check catches it: acknowledge records before fsync.
-  bool bug_ack_before_fsync = false;
+  // The run's bugs (base/bugs.h). The demo has one: kAckBeforePersist acknowledges records
+  // before they are fsynced, for showing that the durability check catches it.
+  Bugs bugs;
 };
 
 struct DemoStats {

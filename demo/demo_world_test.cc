@@ -73,7 +73,7 @@ TEST(DemoWorld, AckBeforeFsyncBugIsCaught) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     sim::Simulator sim(seed);
     DemoOptions o = short_run();
-    o.bug_ack_before_fsync = true;
+    o.bugs = Bugs::of(Bug::kAckBeforePersist);
     DemoStats s = run_demo_world(sim, o);
     if (!s.violations.empty()) {
       ++caught;

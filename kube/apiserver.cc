@@ -6,7 +6,6 @@
 #include "base/assert.h"
 #include "client/etcdctl/etcdctl_parse.h"
 #include "client/kv_client.h"
-#include "kube/kube_bugs.h"
 
 namespace dst::kube {
 
@@ -209,7 +208,7 @@ KubeResponse Apiserver::list(const kubeapi::ListRequest& req) {
     return out;
   }
   const int64_t want = req.resource_version();
-  const bool lie = has_bug(options_.bugs, KubeBug::kListNotCaughtUp);
+  const bool lie = options_.bugs.on(Bug::kListNotCaughtUp);
   if (!lie && !await_cache(want, sim_.now() + options_.list_wait)) {
     return status_response(504, "Too large resource version: " + std::to_string(want) + ", current: " +
                                     std::to_string(cacher_.cache().resource_version()));
@@ -359,7 +358,7 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
       continue;
     }
     Result<std::vector<CacheEvent>> events = cacher_.cache().events_after(cursor);
-    if (!events.is_ok() && has_bug(options_.bugs, KubeBug::kDropOnRingWrap) &&
+    if (!events.is_ok() && options_.bugs.on(Bug::kDropOnRingWrap) &&
         cacher_.cache().oldest_watchable() > cursor) {
       // The bug: carry on from the oldest event the ring still has, as if nothing was lost.
       events = cacher_.cache().events_after(cacher_.cache().oldest_watchable());

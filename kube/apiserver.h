@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bugs.h"
 #include "history/recorder.h"
 #include "kube/cacher.h"
 #include "kube/kube_client.h"
@@ -45,7 +46,7 @@ struct ApiserverOptions {
   size_t watch_window_bytes = 4 * 1024;
   size_t connections_max = 256;
   size_t calls_in_flight_max = 64;  // per connection; beyond: 429 TooManyRequests
-  uint32_t bugs = 0;                // KubeBug bits (kube_bugs.h)
+  Bugs bugs;  // the run's bugs (base/bugs.h), passed down unchanged
   std::function<uint32_t()> next_client_id;  // a fresh etcd client id per recorded request/watch
 };
 

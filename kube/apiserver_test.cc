@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kube/kube_api_test_util.h"
-#include "kube/kube_bugs.h"
+#include "base/bugs.h"
 #include "kube/kube_client.h"
 
 namespace dst::kube {
@@ -23,7 +23,7 @@ using testing::kPrefix;
 class ApiserverTest : public testing::KubeApiTest {
  protected:
   // Starts an apiserver on a host of its own, serving until `for_how_long` from now.
-  void start_apiserver(uint32_t bugs = 0, size_t capacity = 100, sim::DurationNs for_how_long = seconds(60)) {
+  void start_apiserver(Bugs bugs = {}, size_t capacity = 100, sim::DurationNs for_how_long = seconds(60)) {
     sim::Simulator& sim = world_->sim();
     options_.prefix = kPrefix;
     options_.members = members();
@@ -133,7 +133,7 @@ TEST_F(ApiserverTest, ListsFromEtcdOrFromTheCacheOnceItCaughtUp) {
 
 TEST_F(ApiserverTest, TheBugAnswersAListTheCacheHasNotReachedWithStaleObjects) {
   start();
-  start_apiserver(static_cast<uint32_t>(KubeBug::kListNotCaughtUp));
+  start_apiserver(Bugs::of(Bug::kListNotCaughtUp));
   session([&] {
     auto c = connect();
     ASSERT_NE(c, nullptr);
@@ -149,7 +149,7 @@ TEST_F(ApiserverTest, TheBugAnswersAListTheCacheHasNotReachedWithStaleObjects) {
 
 TEST_F(ApiserverTest, AWatchGetsEveryEventAfterItsVersionOr410WhenTheRingLostThem) {
   start();
-  start_apiserver(0, /*capacity=*/5);
+  start_apiserver(Bugs(), /*capacity=*/5);
   session([&] {
     auto c = connect();
     ASSERT_NE(c, nullptr);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bugs.h"
 #include "history/recorder.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
@@ -40,7 +41,7 @@ struct ControllerOptions {
   sim::DurationNs request_timeout = sim::seconds(5);
   sim::DurationNs resync_every = sim::seconds(10);
   WorkqueueOptions queue;
-  uint32_t bugs = 0;  // KubeBug bits
+  Bugs bugs;  // the run's bugs (base/bugs.h), passed down unchanged
 };
 
 struct ControllerStats {

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "base/assert.h"
-#include "kube/kube_bugs.h"
 
 namespace dst::kube {
 
@@ -67,7 +66,7 @@ void Informer::run(sim::TimeNs until) {
     if (next == Next::kWatch) {
       int64_t from = store_.resource_version();
       // The bug: the list's resourceVersion taken as etcd's inclusive start revision.
-      if (just_listed && has_bug(options_.bugs, KubeBug::kInformerResumeSkip)) ++from;
+      if (just_listed && options_.bugs.on(Bug::kInformerResumeSkip)) ++from;
       just_listed = false;
       next = watch(*conn, from, until);
     } else {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bugs.h"
 #include "history/recorder.h"
 #include "kube/informer_store.h"
 #include "kube/kube_client.h"
@@ -35,7 +36,7 @@ struct InformerOptions {
   sim::DurationNs request_timeout = sim::seconds(5);
   sim::DurationNs retry_pause = sim::milliseconds(200);
   sim::DurationNs resync_every = 0;  // 0: never
-  uint32_t bugs = 0;                 // KubeBug bits (kube_bugs.h)
+  Bugs bugs;  // the run's bugs (base/bugs.h), passed down unchanged
 };
 
 struct InformerStats {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bugs.h"
 #include "faults/kube_target.h"
 #include "history/recorder.h"
 #include "kube/apiserver.h"
@@ -28,7 +29,7 @@ struct KubeWorldOptions {
   double writes_per_second = 3;  // per controller
   size_t keys = 10;              // per controller
   sim::DurationNs resync_every = sim::seconds(10);
-  uint32_t bugs = 0;  // KubeBug bits
+  Bugs bugs;  // the run's bugs (base/bugs.h), passed down unchanged
 };
 
 // Etcd client ids of the apiservers' requests and watches, far above the workload's and the

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "history/recorder.h"
-#include "kube/kube_bugs.h"
+#include "base/bugs.h"
 #include "node/server/api_test_util.h"
 
 namespace dst::kube {

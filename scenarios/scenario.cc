@@ -313,9 +313,9 @@ Status Scenario::call_scheduled_without_world(size_t i) {
   return lua_->call_ref(config_.timed[i].ref);
 }
 
-void Scenario::set_kube_bugs(uint32_t bugs) {
+void Scenario::set_bugs(Bugs bugs) {
   DST_ASSERT(sim_ == nullptr);  // before the run starts
-  if (config_.kube) config_.kube->bugs |= bugs;
+  if (config_.kube) config_.kube->bugs = bugs;
 }
 
 std::vector<std::string> Scenario::kube_summary() const {

@@ -96,8 +96,9 @@ class Scenario {
   // schedule lacks does nothing), its config steps are the script's own and are skipped.
   void set_replay(const faults::Schedule& schedule);
   bool replaying() const { return replay_calls_.has_value(); }
-  // Switches on Kubernetes-layer bugs (kube::KubeBug bits) for the run; before it starts.
-  void set_kube_bugs(uint32_t bugs);
+  // The run's bugs (base/bugs.h) for its kube layer; before it starts. (The cluster's members get
+  // the same value through the run's configure_cluster.)
+  void set_bugs(Bugs bugs);
   // What each apiserver and controller did (empty without kube{}).
   std::vector<std::string> kube_summary() const;
 

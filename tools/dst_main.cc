@@ -91,11 +91,13 @@ std::optional<int> parse_demo_options(cli::Args& args, uint64_t& seed, demo::Dem
   options.peers = static_cast<int>(*peers);
   options.faults = !args.has("no-faults");
   if (auto bug = args.value("bug")) {
-    if (*bug != "ack-before-fsync") {
-      std::fprintf(stderr, "dst run: unknown --bug '%s'; known bugs: ack-before-fsync\n", bug->c_str());
+    Result<Bugs> bugs = parse_bugs(*bug);
+    if (!bugs.is_ok() || !(*bugs == Bugs::of(Bug::kAckBeforePersist))) {
+      std::fprintf(stderr, "dst run: unknown --bug '%s'; the demo world's one bug: ack-before-fsync (ack-before-persist)\n",
+                   bug->c_str());
       return kExitUsage;
     }
-    options.bug_ack_before_fsync = true;
+    options.bugs = *bugs;
   }
   if (*peers < 2 || *peers > 64) {
     std::fprintf(stderr, "dst run: --peers must be between 2 and 64, got %llu\n", static_cast<unsigned long long>(*peers));
@@ -127,7 +129,7 @@ int run_demo_command(const std::string& self, const std::vector<std::string>& ar
   if (args.has("duration")) reproduce += " --duration " + *args.value("duration");
   if (args.has("peers")) reproduce += " --peers " + *args.value("peers");
   if (!options.faults) reproduce += " --no-faults";
-  if (options.bug_ack_before_fsync) reproduce += " --bug ack-before-fsync";
+  if (!options.bugs.empty()) reproduce += " --bug ack-before-fsync";
   std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(seed), reproduce.c_str());
   std::fflush(stdout);
   demo::DemoStats stats;

@@ -7,7 +7,7 @@
 #include "world/raft_world.h"
 #include "sim/determinism.h"
 #include "sim/wall_clock.h"
-#include "tools/bug_flags.h"
+#include "base/bugs.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/run_result_file.h"
@@ -63,17 +63,17 @@ std::optional<int> parse_raft_options(cli::Args& args, uint64_t& seed_out, world
   options.faults = !args.has("no-faults");
   options.kv = args.has("kv");
   if (auto bugs = args.value("bug")) {
-    Result<BugSet> bits = parse_bug_list(*bugs);
+    Result<Bugs> bits = parse_bugs(*bugs);
     if (!bits.is_ok()) {
       std::fprintf(stderr, "dst run raft: --bug: %s\n", bits.status().message().c_str());
       return kExitUsage;
     }
-    if (bits->node != 0 || bits->kube != 0) {
+    if (bits->any_in(BugLayer::kMember) || bits->any_in(BugLayer::kKube)) {
       std::fprintf(stderr, "dst run raft: --bug: %s is a bug of the KV node or the kube layer; the raft world has only Raft's\n",
                    bugs->c_str());
       return kExitUsage;
     }
-    options.bugs = bits->raft;
+    options.bugs = *bits;
   }
   seed_out = *seed;
   return std::nullopt;

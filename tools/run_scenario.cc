@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/bugs.h"
 #include "scenarios/scenario.h"
 #include "scenarios/schedule_file.h"
 #include "sim/wall_clock.h"
-#include "tools/bug_flags.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/kv_run_command.h"
@@ -19,7 +19,7 @@ namespace {
 // changes as its functions run) and sets the run's options from it, with the --bug flags.
 std::function<void(world::KvRunOptions&)> load_for_each_run(
     std::shared_ptr<std::unique_ptr<scenarios::Scenario>> current, const std::string& path, const std::string& script,
-    uint64_t seed, const BugSet& bugs, std::optional<faults::Schedule> replay) {
+    uint64_t seed, Bugs bugs, std::optional<faults::Schedule> replay) {
   auto runs = std::make_shared<int>(0);
   return [current, path, script, seed, bugs, runs, replay](world::KvRunOptions& options) {
     const bool quiet = (*runs)++ > 0;  // --check-determinism's second run prints nothing twice
@@ -27,22 +27,21 @@ std::function<void(world::KvRunOptions&)> load_for_each_run(
         path, script, seed, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr);
     DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
     *current = std::move(loaded).value();
-    (*current)->set_kube_bugs(bugs.kube);
+    (*current)->set_bugs(bugs);
     if (replay) (*current)->set_replay(*replay);
     options = (*current)->run_options();
     std::function<void(world::ClusterOptions&)> scenario_cluster = options.configure_cluster;
     options.configure_cluster = [scenario_cluster, bugs](world::ClusterOptions& co) {
       if (scenario_cluster) scenario_cluster(co);
-      co.server.raft.bugs |= bugs.raft;
-      co.server.bugs |= bugs.node;
+      co.server.bugs = bugs;  // the member hands the same value to its Raft
     };
   };
 }
 
 // --bug and --schedule; false (after saying why on stderr) when either is bad.
-bool parse_bugs_and_schedule(const cli::Args& args, BugSet& bugs, std::optional<faults::Schedule>& replay) {
+bool parse_bugs_and_schedule(const cli::Args& args, Bugs& bugs, std::optional<faults::Schedule>& replay) {
   if (auto names = args.value("bug")) {
-    Result<BugSet> bits = parse_bug_list(*names);
+    Result<Bugs> bits = parse_bugs(*names);
     if (!bits.is_ok()) {
       std::fprintf(stderr, "dst run: --bug: %s\n", bits.status().message().c_str());
       return false;
@@ -78,7 +77,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     std::fprintf(stderr, "%s\n\n%s", seed.status().message().c_str(), args.usage().c_str());
     return kExitUsage;
   }
-  BugSet bugs;
+  Bugs bugs;
   std::optional<faults::Schedule> replay;
   if (!parse_bugs_and_schedule(args, bugs, replay)) return kExitUsage;
   // Read once: every load below runs the same text, even if the file changes meanwhile.
@@ -97,7 +96,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     return kExitUsage;
   }
   const scenarios::ScenarioConfig& config = (*first)->config();
-  if (bugs.kube != 0 && !config.kube) {
+  if (bugs.any_in(BugLayer::kKube) && !config.kube) {
     std::fprintf(stderr, "dst run: --bug: a kube bug needs a scenario with kube{} (apiservers and controllers); %s has none\n",
                  path.c_str());
     return kExitUsage;

@@ -38,8 +38,7 @@ std::string describe_raft_world(const sim::Simulator& sim, const SimCluster& clu
   std::string s;
   s += line("virtual time", sim::format_duration(sim.now()) + ", " + std::to_string(sim.events_executed()) + " events");
   std::string bugs;
-  for (raft::Bug b : raft::all_bugs())
-    if (options.bugs & static_cast<uint32_t>(b)) bugs += std::string(bugs.empty() ? "" : ", ") + std::string(raft::bug_name(b));
+  for (Bug b : options.bugs.list()) bugs += std::string(bugs.empty() ? "" : ", ") + std::string(bug_name(b));
   s += line("cluster", std::to_string(options.nodes) + " nodes, tick 100ms, election 10 ticks, pre-vote, check-quorum, " +
                            (options.kv ? "etcd KV state machine" : "hash-chain state machine") +
                            (bugs.empty() ? "" : ", BUGS: " + bugs));
@@ -95,7 +94,7 @@ std::string describe_raft_world(const sim::Simulator& sim, const SimCluster& clu
 
 RaftWorldResult run_raft_world(sim::Simulator& sim, const RaftWorldOptions& options) {
   ClusterOptions co = standard_cluster_options(options.nodes);
-  co.server.raft.bugs = options.bugs;
+  co.server.bugs = options.bugs;
   if (options.kv) co.server.state_machine = node::StateMachineKind::kKv;
   SimCluster cluster(sim, co);
   cluster.start_all();

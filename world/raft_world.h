@@ -17,7 +17,7 @@ struct RaftWorldOptions {
   sim::DurationNs duration = sim::seconds(20);  // the fault window
   sim::DurationNs recovery_bound = sim::seconds(15);
   bool faults = true;
-  uint32_t bugs = 0;  // raft::Bug bits
+  Bugs bugs;  // the run's bugs (base/bugs.h): Raft's only
   bool kv = false;    // apply a mixed etcd KV load to the KV state machine instead of a hash chain
 };
 

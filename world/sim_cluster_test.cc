@@ -365,7 +365,7 @@ void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds, bool kv = false) {
   }
 }
 
-// Every safety bug (node/raft/config.h) that the random faults can reach must be caught by the
+// Every Raft safety bug (base/bugs.h) that the random faults can reach must be caught by the
 // invariants in simulation within a bounded number of seeds: the proof that the fault model and
 // the checkers together see each rule's absence with real WALs, disks and networks.
 //
@@ -375,14 +375,14 @@ void sweep(size_t nodes, uint64_t first_seed, uint64_t seeds, bool kv = false) {
 // nodes, one entry per message, up to one fault per 150 ms). The golden scripts figure8_bug.txt
 // and figure8_commit_rule.txt show it deterministically; a targeted scenario is issue #7's.
 TEST(SimClusterBugs, RandomFaultsCatchTheBugsTheyCanReach) {
-  for (raft::Bug bug : raft::all_bugs()) {
-    if (bug == raft::Bug::kCommitOldTermEntries) continue;
-    SCOPED_TRACE(std::string(raft::bug_name(bug)));
+  for (Bug bug : all_bugs()) {
+    if (bug_layer(bug) != BugLayer::kRaft || bug == Bug::kCommitOldTermEntries) continue;
+    SCOPED_TRACE(std::string(bug_name(bug)));
     std::optional<uint64_t> caught;
     for (uint64_t seed = 1; seed <= 200 && !caught; ++seed) {
       sim::Simulator sim(seed);
       ClusterOptions o = cluster_options(3);
-      o.server.raft.bugs = static_cast<uint32_t>(bug);
+      o.server.bugs = Bugs::of(bug);
       SimCluster c(sim, o);
       c.start_all();
       history::MemoryRecorder recorder;
@@ -396,8 +396,8 @@ TEST(SimClusterBugs, RandomFaultsCatchTheBugsTheyCanReach) {
       }
       if (!c.invariants().ok()) caught = seed;
     }
-    EXPECT_TRUE(caught.has_value()) << "bug " << raft::bug_name(bug) << " was not caught in 200 seeds";
-    if (caught) std::printf("%-28s caught at seed %llu\n", std::string(raft::bug_name(bug)).c_str(),
+    EXPECT_TRUE(caught.has_value()) << "bug " << bug_name(bug) << " was not caught in 200 seeds";
+    if (caught) std::printf("%-28s caught at seed %llu\n", std::string(bug_name(bug)).c_str(),
                             static_cast<unsigned long long>(*caught));
   }
 }

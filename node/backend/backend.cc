@@ -129,16 +129,7 @@ Status Backend::set_applied(uint64_t index) {
   if (Status s = step_done(stmt); !s.is_ok()) return s;
   applied_index_ = index;
   count_write(1);
-  if (options_.bug_applied_index_apart) return write_applied_apart(index);
   return Status::ok();
-}
-
-Status Backend::write_applied_apart(uint64_t index) {
-  Result<sim::FileId> f = fs_.open(path_ + ".applied", sim::OpenMode::kCreate);
-  if (!f.is_ok()) return f.status();
-  if (Status s = fs_.write(*f, 0, encode_index(index)); !s.is_ok()) return s;
-  if (Status s = fs_.fsync(*f); !s.is_ok()) return s;
-  return fs_.sync_dir();  // the file itself must survive a power loss too
 }
 
 Status Backend::commit() {

@@ -85,11 +85,6 @@ struct BackendOptions {
   // Read every page at open (PRAGMA quick_check), so a damaged file fails open() with a
   // corruption Status rather than some later read. Costs one pass over the file.
   bool check_on_open = true;
-  // The bug zoo's applied-index-not-atomic (etcd #13766 / #14685): the applied index is also
-  // written, and fsynced, to a file of its own ("<path>.applied") at once, and that file wins at
-  // open. A power loss after it but before the batch's commit leaves an applied index ahead of
-  // the data: the entries in between are never applied on this member. Off in every correct run.
-  bool bug_applied_index_apart = false;
 };
 
 struct BackendStats {
@@ -195,8 +190,6 @@ class Backend {
   void count_write(uint64_t ops);
   Result<int64_t> pragma_int(const std::string& pragma);
   Status commit_locked();
-  // BackendOptions::bug_applied_index_apart only.
-  Status write_applied_apart(uint64_t index);
   // Under the fiber lock: commits the batch, then (if `sql` is not empty) ends it, runs `sql`
   // outside any transaction and opens the next batch.
   Status run_outside_batch(std::initializer_list<const char*> sql);

@@ -48,28 +48,6 @@ TEST(BackendCrash, UncommittedBatchIsLostOnPowerLossCommittedOneKept) {
   }
 }
 
-// The bug zoo's applied-index-not-atomic: the index kept apart survives the loss of the batch it
-// belongs to, so after reopening the backend claims entries whose data it does not have (the
-// test above holds the correct backend to 5 and the committed contents).
-TEST(BackendCrash, BugAppliedIndexApartRunsAheadOfTheDataAfterAPowerLoss) {
-  World w(4);
-  BackendOptions o;
-  o.bug_applied_index_apart = true;
-  std::unique_ptr<Backend> b = open_backend(w, o);
-  ASSERT_TRUE(in_fiber(w, [&] { return write_batch(*b, "c", 5, 5); }).is_ok());
-  const Contents committed = dump(w, *b);
-  w.run([&] {
-    ASSERT_TRUE(b->put("key", "lost", "v").is_ok());
-    ASSERT_TRUE(b->set_applied(6).is_ok());  // synced apart at once; the batch is not committed
-  });
-  w.power_loss(false);
-  b.reset();
-  b = open_backend(w, o);
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->applied_index(), 6u);      // entry 6 counts as applied...
-  EXPECT_EQ(dump(w, *b), committed);      // ...but its write is gone
-}
-
 TEST(BackendCrash, ProcessCrashLosesTheOpenBatchAndOpenMakesTheRestDurable) {
   World w;
   std::unique_ptr<Backend> b = open_backend(w);

@@ -254,14 +254,6 @@ Status Backend::load_applied_index() {
                                                     std::to_string(bytes.size()) + " bytes"));
   }
   applied_index_ = committed_applied_index_ = decode_index(bytes);
-  if (options_.bug_applied_index_apart) {
-    // The bug: the index kept apart wins over the one committed with the data.
-    Result<sim::FileId> f = fs_.open(path_ + ".applied", sim::OpenMode::kExisting);
-    if (f.is_ok()) {
-      Result<std::string> apart = fs_.read(*f, 0, 8);
-      if (apart.is_ok() && apart->size() == 8) applied_index_ = committed_applied_index_ = decode_index(*apart);
-    }
-  }
   return Status::ok();
 }
 

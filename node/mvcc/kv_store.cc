@@ -76,7 +76,7 @@ Status KvStore::restore() {
   if (!s.is_ok()) return s;
   if (!corrupt.is_ok()) return corrupt;
   // A compaction point is a revision that existed; after a crash the store may hold nothing newer.
-  if (options_.bug_compaction_revision_decrease) {
+  if (options_.bugs.on(Bug::kCompactionRevisionDecrease)) {
     // etcd before #17780 trusted only the finished compaction: after a crash that compacted away
     // the newest row (a tombstone) but did not record the finish, the store reopens at a lower
     // revision, and finishing the compaction at what is now a future revision fails (etcd logged
@@ -154,7 +154,7 @@ Status KvStore::finish_compaction(int64_t rev) {
   std::set<Revision> keep = index_.keep(rev);
   // Either bug switch drops the tombstone at `rev`, as etcd's compaction did (see StoreOptions).
   const bool drop_tombstone_at_rev =
-      options_.bug_drop_compaction_tombstone || options_.bug_compaction_revision_decrease;
+      options_.bugs.on(Bug::kWatchDropAtCompaction) || options_.bugs.on(Bug::kCompactionRevisionDecrease);
   std::string end = encode_revision(Revision{rev + 1, 0});
   std::string from;
   // Bounded: every pass deletes up to kCompactionBatch revisions and moves `from` forward.
@@ -176,7 +176,7 @@ Status KvStore::finish_compaction(int64_t rev) {
       s = backend_.del(kKeyBucket, k);
       if (!s.is_ok()) return s;
     }
-    if (options_.bug_compaction_revision_decrease) {
+    if (options_.bugs.on(Bug::kCompactionRevisionDecrease)) {
       // etcd commits each batch of compaction deletions at once (and finishedCompactRev only
       // with a later one): a crash from here on keeps these deletions but not the finish.
       s = backend_.commit();

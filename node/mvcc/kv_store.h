@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/bugs.h"
 #include "base/status.h"
 #include "node/backend/backend.h"
 #include "node/mvcc/tree_index.h"
@@ -96,22 +97,21 @@ inline constexpr std::string_view kFaultAfterCompactionScheduled = "after-compac
 inline constexpr std::string_view kFaultBeforeCompactionBatch = "before-compaction-batch";
 inline constexpr std::string_view kFaultAfterCompactionBatch = "after-compaction-batch";
 
-// Switches for the bug zoo (node/server/node_bugs.h); all off in a correct store.
 struct StoreOptions {
-  // etcd #18089 / #19179: compaction also removes the tombstone at the compaction revision
-  // itself, so a watcher catching up from exactly there loses that delete.
-  bool bug_drop_compaction_tombstone = false;
-  // etcd #17780, with the two behaviours of etcd's store that made it possible (ours has neither):
-  // compaction removes the tombstone at the compaction revision itself, as etcd's did before
-  // #18274 (when that deletion is the newest revision, the key bucket's newest row is gone); each
-  // batch of compaction deletions is committed at once, before finishedCompactRev is written, as
-  // etcd force-commits every full batch (so a crash can leave the deletion durable and the
-  // compaction unfinished). The bug itself: restore() takes the current revision from the newest
-  // key row and finishedCompactRev only, ignoring scheduledCompactRev (etcd's fix raises it to
-  // scheduledCompactRev), so after such a crash the member reopens at a lower revision (the
-  // unfinished compaction, now at a future revision, is dropped as etcd's failed) and gives
-  // already-used revisions to the next writes.
-  bool bug_compaction_revision_decrease = false;
+  // The run's bugs (base/bugs.h), passed down unchanged. The store asks for two:
+  // - kWatchDropAtCompaction (etcd #18089 / #19179): compaction also removes the tombstone at the
+  //   compaction revision itself, so a watcher catching up from exactly there loses that delete.
+  // - kCompactionRevisionDecrease (etcd #17780), with the two behaviours of etcd's store that made
+  //   it possible (ours has neither): compaction removes the tombstone at the compaction revision
+  //   itself, as etcd's did before #18274 (when that deletion is the newest revision, the key
+  //   bucket's newest row is gone); each batch of compaction deletions is committed at once,
+  //   before finishedCompactRev is written, as etcd force-commits every full batch (so a crash
+  //   can leave the deletion durable and the compaction unfinished). The bug itself: restore()
+  //   takes the current revision from the newest key row and finishedCompactRev only, ignoring
+  //   scheduledCompactRev (etcd's fix raises it to scheduledCompactRev), so after such a crash
+  //   the member reopens at a lower revision (the unfinished compaction, now at a future
+  //   revision, is dropped as etcd's failed) and gives already-used revisions to the next writes.
+  Bugs bugs;
 };
 
 class KvStore {

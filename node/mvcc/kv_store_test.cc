@@ -336,7 +336,7 @@ TEST(KvStore, BugCompactionRevisionDecreaseReopensAtALowerRevision) {
   // before the finish) and etcd's restore before #17780: the newest row is gone, only
   // scheduledCompactRev remembers revision 4, and it is ignored: the store goes back to 3 (the
   // compaction to 4 is now "in the future" and dropped) and hands revision 4 out a second time.
-  EXPECT_EQ(reopen_after_crash_compacting_newest_tombstone({.bug_compaction_revision_decrease = true}),
+  EXPECT_EQ(reopen_after_crash_compacting_newest_tombstone({.bugs = Bugs::of(Bug::kCompactionRevisionDecrease)}),
             "rev=3 compacted=0 next write=4");
 }
 

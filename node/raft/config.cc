@@ -1,24 +1,8 @@
 #include "node/raft/config.h"
 
 #include "base/limits.h"
-#include "base/named_enum.h"
 
 namespace dst::raft {
-
-namespace {
-constexpr NamedValue<Bug> kBugs[] = {
-    {Bug::kVoteBeforePersist, "vote-before-persist"},
-    {Bug::kAckBeforePersist, "ack-before-persist"},
-    {Bug::kCommitOldTermEntries, "commit-old-term"},
-    {Bug::kVoteIgnoresLog, "vote-ignores-log"},
-    {Bug::kHeartbeatCommitUnchecked, "heartbeat-commit-unchecked"},
-    {Bug::kReadIndexWithoutQuorum, "read-index-without-quorum"},
-};
-}  // namespace
-
-std::string_view bug_name(Bug bug) { return name_of(kBugs, bug); }
-Result<Bug> parse_bug(std::string_view name) { return parse_named(kBugs, name, "raft bug"); }
-std::vector<Bug> all_bugs() { return values_of(kBugs); }
 
 Status Config::validate() const {
   auto bad = [](std::string what) { return Status(StatusCode::kInvalidArgument, std::move(what)); };

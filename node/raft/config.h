@@ -1,4 +1,5 @@
-// Configuration of one Raft node, and the switchable safety bugs the harness must be able to catch.
+// Configuration of one Raft node, with the run's switched-on bugs (base/bugs.h: the Raft layer's
+// each remove one safety rule, so the harness shows it can catch them).
 #pragma once
 
 #include <cstdint>
@@ -6,35 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/bugs.h"
 #include "base/status.h"
 
 namespace dst::raft {
-
-// Each bug removes exactly one safety rule. All are off by default; scenarios and tests turn them
-// on to prove that the invariants, the checkers and the fault model are strong enough to notice.
-enum class Bug : uint32_t {
-  // Answer votes before the vote is durable (must_sync stays false when only term/vote changed).
-  // Rule: §5.1/Figure 2 "persistent state ... updated on stable storage before responding".
-  kVoteBeforePersist = 1u << 0,
-  // Acknowledge appended entries before they are durable (must_sync false for new entries).
-  // Rule: same as above, for log entries.
-  kAckBeforePersist = 1u << 1,
-  // Commit by counting replicas of an entry from an earlier term. Rule: §5.4.2 / Figure 8.
-  kCommitOldTermEntries = 1u << 2,
-  // Grant votes without comparing logs. Rule: §5.4.1 election restriction.
-  kVoteIgnoresLog = 1u << 3,
-  // Heartbeats carry the leader's full commit index instead of min(commit, follower's match), and
-  // followers trust it. Rule: a follower may only commit entries it knows match the leader's.
-  kHeartbeatCommitUnchecked = 1u << 4,
-  // Serve ReadIndex from the leader's commit index without confirming leadership. Rule: §8.
-  kReadIndexWithoutQuorum = 1u << 5,
-};
-
-// "vote-before-persist" etc.; every Bug has one name.
-std::string_view bug_name(Bug bug);
-// Parses one name; the error lists the valid names.
-Result<Bug> parse_bug(std::string_view name);
-std::vector<Bug> all_bugs();
 
 struct Config {
   uint64_t id = 0;
@@ -57,9 +33,9 @@ struct Config {
   uint64_t max_uncommitted_entries_size = 64 * 1024 * 1024;
   // Followers forward proposals to the leader (MSG_PROP) instead of refusing them.
   bool forward_proposals = true;
-  uint32_t bugs = 0;
+  // The run's bugs, passed down unchanged (base/bugs.h); only the Raft layer's matter here.
+  Bugs bugs;
 
-  bool has_bug(Bug b) const { return (bugs & static_cast<uint32_t>(b)) != 0; }
   Status validate() const;
 };
 

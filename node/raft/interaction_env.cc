@@ -140,7 +140,8 @@ Status parse_node_options(const datadriven::Command& cmd, Config& base, uint64_t
       for (const std::string& name : a.values) {
         auto b = parse_bug(name);
         if (!b.is_ok()) return bad(cmd, b.status().message());
-        base.bugs |= static_cast<uint32_t>(*b);
+        if (bug_layer(*b) != BugLayer::kRaft) return bad(cmd, "'" + name + "' is not a Raft bug");
+        base.bugs.with(*b);
       }
     } else {
       return bad(cmd, "unknown option '" + a.key + "'");

@@ -25,7 +25,7 @@ Raft::Raft(Config config, RandomSource& random, InitialState initial)
     : config_(std::move(config)),
       random_(random),
       log_(initial.snapshot.metadata(), std::move(initial.entries), initial.hard_state.commit(),
-           initial.applied, config_.bugs != 0) {
+           initial.applied, config_.bugs.any_in(BugLayer::kRaft)) {
   Status valid = config_.validate();
   DST_ASSERT_MSG(valid.is_ok(), valid.to_string());
   snapshot_ = std::move(initial.snapshot);
@@ -357,7 +357,7 @@ void Raft::handle_vote_request(const raftpb::Message& m) {
   bool can_vote = vote_ == m.from() || (vote_ == 0 && lead_ == 0) ||
                   (m.type() == raftpb::MSG_PRE_VOTE && m.term() > term_);
   // §5.4.1: only for a candidate whose log is at least as up-to-date as ours.
-  bool log_ok = config_.has_bug(Bug::kVoteIgnoresLog) || log_.is_up_to_date(m.index(), m.log_term());
+  bool log_ok = config_.bugs.on(Bug::kVoteIgnoresLog) || log_.is_up_to_date(m.index(), m.log_term());
   raftpb::Message r;
   r.set_type(vote_response_type(m.type()));
   r.set_to(m.from());
@@ -614,7 +614,7 @@ void Raft::send_heartbeat(uint64_t to, const std::string& context) {
   m.set_to(to);
   // The follower may not have our log up to our commit index yet; tell it no more than it is
   // known to match, so it never commits entries that might differ from ours.
-  m.set_commit(config_.has_bug(Bug::kHeartbeatCommitUnchecked) ? log_.committed()
+  m.set_commit(config_.bugs.on(Bug::kHeartbeatCommitUnchecked) ? log_.committed()
                                                                : std::min(pr.match, log_.committed()));
   m.set_context(context);
   send(std::move(m));
@@ -644,7 +644,7 @@ bool Raft::maybe_commit() {
   if (index <= log_.committed()) return false;
   // §5.4.2 / Figure 8: replicas of an entry from an earlier term do not make it committed; only an
   // entry of the current term commits (and with it everything before it).
-  if (!config_.has_bug(Bug::kCommitOldTermEntries) && log_.term(index) != term_) return false;
+  if (!config_.bugs.on(Bug::kCommitOldTermEntries) && log_.term(index) != term_) return false;
   log_.commit_to(index);
   return true;
 }
@@ -682,7 +682,7 @@ void Raft::handle_append(const raftpb::Message& m) {
 
 void Raft::handle_heartbeat(const raftpb::Message& m) {
   uint64_t commit = m.commit();
-  if (config_.has_bug(Bug::kHeartbeatCommitUnchecked)) commit = std::min(commit, log_.last_index());
+  if (config_.bugs.on(Bug::kHeartbeatCommitUnchecked)) commit = std::min(commit, log_.last_index());
   log_.commit_to(commit);
   raftpb::Message r;
   r.set_type(raftpb::MSG_HEARTBEAT_RESP);
@@ -768,7 +768,7 @@ void Raft::handle_heartbeat_response(const raftpb::Message& m, Progress& pr) {
 
 Status Raft::leader_read_index(const raftpb::Message& m) {
   uint64_t from = m.from() == 0 ? config_.id : m.from();
-  if (config_.has_bug(Bug::kReadIndexWithoutQuorum)) {
+  if (config_.bugs.on(Bug::kReadIndexWithoutQuorum)) {
     answer_read(from, log_.committed(), m.context());
     return Status::ok();
   }
@@ -982,8 +982,8 @@ Ready Raft::ready() {
   rd.messages.swap(msgs_);
   rd.read_states.swap(read_states_);
   // A commit index alone need not be synced: it can be recomputed from a quorum after a crash.
-  bool sync_vote = term_or_vote_changed && !config_.has_bug(Bug::kVoteBeforePersist);
-  bool sync_entries = !rd.entries.empty() && !config_.has_bug(Bug::kAckBeforePersist);
+  bool sync_vote = term_or_vote_changed && !config_.bugs.on(Bug::kVoteBeforePersist);
+  bool sync_entries = !rd.entries.empty() && !config_.bugs.on(Bug::kAckBeforePersist);
   rd.must_sync = sync_vote || sync_entries || rd.snapshot.has_value();
   return rd;
 }

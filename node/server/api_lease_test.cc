@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "node/server/api_test_util.h"
-#include "node/server/node_bugs.h"
+#include "base/bugs.h"
 
 namespace dst::node {
 namespace {
@@ -156,7 +156,7 @@ TEST_F(LeaseApiTest, AWallClockStepExpiresLeasesEarlyOnlyWithTheWallClockBug) {
   for (bool bug : {false, true}) {
     SCOPED_TRACE(bug ? "with the bug" : "correct");
     KvWorldOptions o;
-    if (bug) o.server.bugs = static_cast<uint32_t>(NodeBug::kLeaseExpiryOnFollowerClock);
+    if (bug) o.server.bugs = Bugs::of(Bug::kLeaseExpiryOnFollowerClock);
     start(o);
     session([&] {
       const int64_t id = call(leader_, grant(30)).lease_grant().id();

@@ -1,5 +1,4 @@
 #include "node/server/api_server.h"
-#include "node/server/node_bugs.h"
 
 #include "base/limits.h"
 #include "node/server/quota.h"
@@ -193,9 +192,9 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
 void ApiServer::range(const etcdserverpb::RangeRequest& r, ApiResponse& out) {
   Status v = validate_range(r);
   if (!v.is_ok()) return fail(out, v);
-  // The stale-read bug skips ReadIndex on a member that believes it leads (node_bugs.h).
+  // The stale-read bug skips ReadIndex on a member that believes it leads (base/bugs.h).
   const bool bug_local_read =
-      has_bug(server_.options().bugs, NodeBug::kStaleRead) && server_.raft().role() == raft::Role::kLeader;
+      server_.options().bugs.on(Bug::kStaleRead) && server_.raft().role() == raft::Role::kLeader;
   if (!r.serializable() && !bug_local_read) {
     Status b = server_.linearizable_barrier();
     if (!b.is_ok()) return fail(out, b);

@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "node/server/repeat_txn_event.h"
 #include "node/server/server.h"
 #include "proto/etcd_api.pb.h"
 #include "sim/network.h"
@@ -88,6 +89,8 @@ class ApiServer {
     watch::StreamId stream = 0;
     sim::Event ready;  // the store queued a response for this call
     bool closed = false;
+    // Only with the watch-duplicate-event bug (base/bugs.h): between the store and the client.
+    std::unique_ptr<RepeatLastTxnEvent> repeat_bug;
   };
   // One client connection: its unary calls in flight and its watch calls (api_watch.cc).
   struct ConnectionState {

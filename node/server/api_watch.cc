@@ -17,6 +17,7 @@ void ApiServer::watch_request(ConnectionState& conn, uint64_t call_id, const etc
     auto call = std::make_shared<WatchCall>(sim_);
     WatchCall* raw = call.get();
     call->call_id = call_id;
+    if (server_.options().bugs.on(Bug::kWatchDuplicateEvent)) call->repeat_bug = std::make_unique<RepeatLastTxnEvent>();
     call->stream = store.open_stream([raw] { raw->ready.set(); });
     it = conn.watches.emplace(call_id, call).first;
     std::shared_ptr<ConnectionState> owner = connections_.at(conn.stream);
@@ -69,6 +70,7 @@ void ApiServer::watch_sender(std::shared_ptr<ConnectionState> conn, std::shared_
       }
       std::optional<etcdserverpb::WatchResponse> resp = store.pop(call->stream);
       if (!resp) break;
+      if (call->repeat_bug) call->repeat_bug->pass(*resp);
       etcdserverpb::ApiResponse out;
       out.set_call(call->call_id);
       etcdserverpb::WatchResponse& w = *out.mutable_watch() = std::move(*resp);

@@ -16,30 +16,30 @@ constexpr size_t kRetiredStoresKept = 8;
 }  // namespace
 
 Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim, sim::FileSystem& fs,
-                                                             std::string path, backend::BackendOptions options,
-                                                             lease::LessorOptions lease_options,
-                                                             std::function<int64_t()> clock,
-                                                             backend::FaultHook fault_hook,
-                                                             watch::WatchOptions watch_options,
-                                                             mvcc::StoreOptions store_options) {
+                                                             std::string path, KvStateMachineOptions options) {
   std::unique_ptr<KvStateMachine> sm(new KvStateMachine());
-  sm->clock_ = clock ? std::move(clock) : [] { return int64_t{0}; };
-  sm->fault_hook_ = std::move(fault_hook);
-  sm->store_options_ = store_options;
-  auto be = backend::Backend::open(sim, fs, std::move(path), std::move(options));
+  sm->clock_ = options.clock ? std::move(options.clock) : [] { return int64_t{0}; };
+  sm->fault_hook_ = std::move(options.fault_hook);
+  sm->store_options_ = options.store;
+  sm->store_options_.bugs = options.watch.bugs = options.bugs;
+  if (options.bugs.on(Bug::kAppliedIndexNotAtomic)) {
+    sm->apart_ = std::make_unique<AppliedIndexApart>(fs, path + ".applied");
+    sm->apart_applied_ = sm->apart_->load().value_or(0);
+  }
+  auto be = backend::Backend::open(sim, fs, std::move(path), std::move(options.backend));
   if (!be.is_ok()) return be.status();
   sm->backend_ = std::move(be).value();
   sm->backend_->set_fault_hook(sm->fault_hook_);
   auto store = mvcc::KvStore::open(*sm->backend_, sm->fault_hook_, sm->store_options_);
   if (!store.is_ok()) return store.status();
   sm->store_ = std::move(store).value();
-  sm->visible_applied_ = sm->backend_->applied_index();
+  sm->visible_applied_ = sm->applied_through();
   Status alarms = sm->alarms_.load(*sm->backend_);
   if (!alarms.is_ok()) return alarms;
-  auto lessor = lease::Lessor::open(*sm->backend_, *sm->store_, lease_options);
+  auto lessor = lease::Lessor::open(*sm->backend_, *sm->store_, options.lease);
   if (!lessor.is_ok()) return lessor.status();
   sm->lessor_ = std::move(lessor).value();
-  sm->watch_ = std::make_unique<watch::WatchableStore>(*sm->store_, watch_options);
+  sm->watch_ = std::make_unique<watch::WatchableStore>(*sm->store_, options.watch);
   sm->observe_store();
   return sm;
 }
@@ -142,7 +142,7 @@ ApplyResult KvStateMachine::execute_alarm(const etcdserverpb::AlarmRequest& req)
 }
 
 Status KvStateMachine::apply(const raftpb::Entry& entry) {
-  if (entry.index() <= backend_->applied_index()) return Status::ok();  // already in the store
+  if (entry.index() <= applied_through()) return Status::ok();  // already in the store
   if (entry.type() == raftpb::ENTRY_NORMAL && !entry.data().empty()) {
     etcdserverpb::InternalRequest req;
     DST_ASSERT_MSG(req.ParseFromString(entry.data()), "unparsable request in committed entry " +
@@ -156,9 +156,14 @@ Status KvStateMachine::apply(const raftpb::Entry& entry) {
     results_[req.id()] = std::move(r);
   }
   Status s = backend_->set_applied(entry.index());
+  if (s.is_ok()) s = applied_moved(entry.index());
   if (!s.is_ok()) return s;
   visible_applied_ = entry.index();  // the store already shows it (reads see the open batch)
   return backend_->maybe_commit();
+}
+
+Status KvStateMachine::applied_moved(uint64_t index) {
+  return apart_ ? apart_->save(index) : Status::ok();
 }
 
 const ApplyResult* KvStateMachine::result(uint64_t id) const {
@@ -168,7 +173,7 @@ const ApplyResult* KvStateMachine::result(uint64_t id) const {
 
 Result<std::string> KvStateMachine::snapshot() {
   etcdserverpb::KvSnapshot snap;
-  snap.set_applied_index(backend_->applied_index());
+  snap.set_applied_index(applied_through());
   for (const std::string& name : kSnapshotBuckets) {
     auto* bucket = snap.add_buckets();
     bucket->set_name(name);
@@ -188,7 +193,7 @@ Status KvStateMachine::restore(const std::string& image, uint64_t index) {
   // Our durable state is already at or past the snapshot (a restarted node whose backend committed
   // more than its Raft hard state remembers): it is the committed log's prefix, so keep it; the
   // entries after it are applied as they are re-delivered.
-  if (index <= backend_->applied_index()) return Status::ok();
+  if (index <= applied_through()) return Status::ok();
   etcdserverpb::KvSnapshot snap;
   if (!image.empty() && !snap.ParseFromString(image))
     return Status(StatusCode::kCorruption, "unparsable KV snapshot at index " + std::to_string(index));
@@ -203,6 +208,7 @@ Status KvStateMachine::restore(const std::string& image, uint64_t index) {
     }
   }
   Status s = backend_->set_applied(index);
+  if (s.is_ok()) s = applied_moved(index);
   if (!s.is_ok()) return s;
   s = backend_->commit();
   if (!s.is_ok()) return s;

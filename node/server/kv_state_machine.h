@@ -5,16 +5,19 @@
 // below the applied index are skipped).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "base/bugs.h"
 #include "node/backend/backend.h"
 #include "node/lease/lessor.h"
 #include "node/mvcc/kv_store.h"
 #include "node/server/alarms.h"
+#include "node/server/applied_index_apart.h"
 #include "node/server/kv_apply.h"
 #include "node/server/state_machine.h"
 #include "node/watch/watchable_store.h"
@@ -31,18 +34,26 @@ struct ApplyResult {
   int64_t revision = 0;
 };
 
+struct KvStateMachineOptions {
+  backend::BackendOptions backend;
+  lease::LessorOptions lease;
+  // Their `bugs` are set from `bugs` below.
+  watch::WatchOptions watch;
+  mvcc::StoreOptions store;
+  // The run's bugs (base/bugs.h), passed down unchanged to the watch store and every MVCC store;
+  // the state machine itself asks for kAppliedIndexNotAtomic (applied_index_apart.h).
+  Bugs bugs;
+  // The clock the lessor decides expiry on (ns); only the leader's lessor uses it.
+  std::function<int64_t()> clock;
+  // Handed to the backend and the store (every store this opens, also on restore) for their
+  // fault points (compaction, defragmentation); may be empty; it may never return.
+  backend::FaultHook fault_hook;
+};
+
 class KvStateMachine : public StateMachine {
  public:
-  // `clock` is the member's monotonic clock (ns); only the leader's lessor uses it. `fault_hook`
-  // (may be empty) is handed to the backend and the store (every store this opens, also on
-  // restore) for their fault points (compaction, defragmentation); it may never return.
   static Result<std::unique_ptr<KvStateMachine>> open(sim::Simulator& sim, sim::FileSystem& fs, std::string path,
-                                                      backend::BackendOptions options = {},
-                                                      lease::LessorOptions lease_options = {},
-                                                      std::function<int64_t()> clock = {},
-                                                      backend::FaultHook fault_hook = {},
-                                                      watch::WatchOptions watch_options = {},
-                                                      mvcc::StoreOptions store_options = {});
+                                                      KvStateMachineOptions options = {});
 
   Status apply(const raftpb::Entry& entry) override;
   // The index whose effects reads of store() see: behind the backend's own while a snapshot is
@@ -80,6 +91,11 @@ class KvStateMachine : public StateMachine {
   // Every committed write reaches the lessor (key attachments) and then the watchers.
   void observe_store();
   Result<uint64_t> hash_once();
+  // Entries at or below it are already applied: the backend's index, or with the
+  // applied-index-not-atomic bug the one kept apart when that is ahead.
+  uint64_t applied_through() const { return std::max(backend_->applied_index(), apart_applied_); }
+  // The backend's index has moved to `index`: the bug's file follows at once.
+  Status applied_moved(uint64_t index);
 
   std::unique_ptr<backend::Backend> backend_;
   std::unique_ptr<mvcc::KvStore> store_;
@@ -88,6 +104,8 @@ class KvStateMachine : public StateMachine {
   std::vector<std::unique_ptr<mvcc::KvStore>> retired_stores_;
   uint64_t store_generation_ = 0;
   uint64_t visible_applied_ = 0;
+  std::unique_ptr<AppliedIndexApart> apart_;  // the applied-index-not-atomic bug only
+  uint64_t apart_applied_ = 0;                // what it held at open
   // Declared after the store: destroyed before it (they refer to it).
   std::unique_ptr<lease::Lessor> lessor_;
   std::unique_ptr<watch::WatchableStore> watch_;

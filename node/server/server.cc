@@ -1,5 +1,4 @@
 #include "node/server/server.h"
-#include "node/server/node_bugs.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,6 +57,7 @@ Server::~Server() {
 void Server::run(sim::Simulator& sim, ServerOptions options, ServerHooks hooks) {
   DST_ASSERT_MSG(sim.in_fiber(), "Server::run must be called from a fiber of the node's process");
   options.raft.id = options.id;
+  options.raft.bugs = options.bugs;  // one value for every layer of the member
   Server server(sim, std::move(options), hooks);
   Status started = server.start();
   if (!started.is_ok()) {
@@ -113,28 +113,17 @@ Status Server::open_state_machine() {
   // etcd's minimum lease TTL: 1.5 election timeouts, rounded up to whole seconds, so a lease
   // outlives a leader election.
   const int64_t election_ns = options_.raft.election_tick * options_.tick;
-  lease::LessorOptions lease_options;
-  lease_options.min_ttl_seconds = std::max<int64_t>(1, (3 * election_ns / 2 + sim::seconds(1) - 1) / sim::seconds(1));
+  KvStateMachineOptions kv_options;
+  kv_options.lease.min_ttl_seconds = std::max<int64_t>(1, (3 * election_ns / 2 + sim::seconds(1) - 1) / sim::seconds(1));
   // The store's and the backend's fault points (compaction, defragmentation) are ours by name.
-  auto fault_hook = [this](std::string_view name) {
+  kv_options.fault_hook = [this](std::string_view name) {
     Result<FaultPoint> p = parse_fault_point(name);
     DST_ASSERT_MSG(p.is_ok(), p.status().to_string());
     fault_point(*p);
   };
-  watch::WatchOptions watch_options;
-  watch_options.bug_progress_ahead = has_bug(options_.bugs, NodeBug::kProgressNotifyAhead);
-  watch_options.bug_duplicate_event = has_bug(options_.bugs, NodeBug::kWatchDuplicateEvent);
-  watch_options.bug_lost_under_starvation = has_bug(options_.bugs, NodeBug::kWatchLostUnderStarvation);
-  watch_options.bug_time_travel_on_restore = has_bug(options_.bugs, NodeBug::kWatchTimeTravel);
-  backend::BackendOptions backend_options;
-  backend_options.bug_applied_index_apart = has_bug(options_.bugs, NodeBug::kAppliedIndexNotAtomic);
-  auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", backend_options, lease_options,
-                                 [this] { return local_now(); }, fault_hook, watch_options,
-                                 mvcc::StoreOptions{
-                                     .bug_drop_compaction_tombstone =
-                                         has_bug(options_.bugs, NodeBug::kWatchDropAtCompaction),
-                                     .bug_compaction_revision_decrease =
-                                         has_bug(options_.bugs, NodeBug::kCompactionRevisionDecrease)});
+  kv_options.bugs = options_.bugs;
+  kv_options.clock = [this] { return local_now(); };
+  auto kv = KvStateMachine::open(sim_, fs_, options_.data_dir + "/backend.db", std::move(kv_options));
   if (!kv.is_ok()) return kv.status();
   kv_ = kv->get();
   kv_->set_applied_listener([this](uint64_t id, const ApplyResult& r) { on_applied(id, r); });

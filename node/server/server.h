@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/bugs.h"
 #include "node/raft/invariants.h"
 #include "node/raft/raft.h"
 #include "node/fault_points/fault_points.h"
@@ -85,8 +86,9 @@ struct ServerOptions {
   // Inputs queued for the raft loop; a full inbox drops peer messages (Raft retries).
   size_t inbox_capacity = 4096;
   ApiOptions api;
-  // NodeBug bits (node_bugs.h): switched-on bugs above Raft; 0 in every correct run.
-  uint32_t bugs = 0;
+  // The run's switched-on bugs (base/bugs.h), passed down unchanged to every layer of the member
+  // (Raft's config.bugs is set from it); empty in every correct run.
+  Bugs bugs;
 };
 
 // Counted over every incarnation of a node when the world keeps them (ServerHooks::counters).

@@ -1,7 +1,6 @@
 // The member's side of client requests: proposals that wait for their apply, and ReadIndex
 // barriers for linearizable reads (etcd's processInternalRaftRequest and linearizableReadLoop).
 #include "base/limits.h"
-#include "node/server/node_bugs.h"
 #include "node/server/server.h"
 
 namespace dst::node {
@@ -30,9 +29,9 @@ uint64_t Server::next_id() {
 
 int64_t Server::local_now() const {
   const sim::NodeClock& clock = sim_.host(sim_.host_of(sim_.current_process())).clock();
-  // The lease-expiry-on-follower-clock bug (node_bugs.h) reads the wall clock, as etcd did before
+  // The lease-expiry-on-follower-clock bug (base/bugs.h) reads the wall clock, as etcd did before
   // it moved lease expiry to monotonic time: a step of the leader's wall clock moves every expiry.
-  if (has_bug(options_.bugs, NodeBug::kLeaseExpiryOnFollowerClock)) return clock.wall_now(sim_.now());
+  if (options_.bugs.on(Bug::kLeaseExpiryOnFollowerClock)) return clock.wall_now(sim_.now());
   return clock.monotonic_now(sim_.now());
 }
 

@@ -250,7 +250,7 @@ void WatchableStore::answer_progress_if_ready(Stream& st) {
   if (!st.progress_requested) return;
   // Every watcher synced means every event up to the store's revision is queued ahead of this
   // answer, so its revision is never ahead of what the client has been sent.
-  if (st.unsynced > 0 && !options_.bug_progress_ahead) return;
+  if (st.unsynced > 0 && !options_.bugs.on(Bug::kProgressNotifyAhead)) return;
   if (!control_room(st, 1)) return;
   st.progress_requested = false;
   queue_control(st, 0, control_response(-1));
@@ -287,7 +287,7 @@ void WatchableStore::on_restore(mvcc::KvStore& store) {
       // one compaction overtook.
       synced_.remove(w);
       w.synced = false;
-      w.next_rev = options_.bug_time_travel_on_restore ? w.synced_from_rev : std::max(w.next_rev, last_rev_ + 1);
+      w.next_rev = options_.bugs.on(Bug::kWatchTimeTravel) ? w.synced_from_rev : std::max(w.next_rev, last_rev_ + 1);
       unsynced_.insert(w.ref);
       ++st.unsynced;
     }

@@ -26,6 +26,7 @@
 #include <set>
 #include <vector>
 
+#include "base/bugs.h"
 #include "base/status.h"
 #include "node/mvcc/kv_store.h"
 #include "node/watch/stream_queue.h"
@@ -42,21 +43,18 @@ inline constexpr char kErrEmptyWatcherRange[] = "mvcc: watcher range is empty";
 inline constexpr char kErrWatcherNotExist[] = "mvcc: watcher does not exist";
 
 struct WatchOptions {
-  // etcd 3.4's progress request (etcd #15220): answered at once with the store's revision even
-  // while some watcher of the stream is still catching up, so the progress revision can be ahead
-  // of events the client has not been sent yet. Off: answered once every watcher of the stream
-  // is synced.
-  bool bug_progress_ahead = false;
-  // etcd #17247: the last event of a revision with several events (a txn) is repeated at the
-  // front of the watcher's next response.
-  bool bug_duplicate_event = false;
-  // etcd #17529: a watcher whose stream queue is full loses the revision instead of catching up
-  // from the store later.
-  bool bug_lost_under_starvation = false;
-  // etcd #15271: when a snapshot replaces the store, a synced watcher catches up from the revision
-  // it had when it joined the synced group (etcd's minRev, which notify never advanced), not from
-  // where it already is: every event it was sent since then is sent again, going back in time.
-  bool bug_time_travel_on_restore = false;
+  // The run's bugs (base/bugs.h), passed down unchanged. The store asks for three:
+  // - kProgressNotifyAhead (etcd #15220, etcd 3.4's progress request): answered at once with the
+  //   store's revision even while some watcher of the stream is still catching up, so the
+  //   progress revision can be ahead of events the client has not been sent yet. Correct:
+  //   answered once every watcher of the stream is synced.
+  // - kWatchLostUnderStarvation (etcd #17529): a watcher whose stream queue is full loses the
+  //   revision instead of catching up from the store later.
+  // - kWatchTimeTravel (etcd #15271): when a snapshot replaces the store, a synced watcher catches
+  //   up from the revision it had when it joined the synced group (etcd's minRev, which notify
+  //   never advanced), not from where it already is: every event it was sent since then is sent
+  //   again, going back in time.
+  Bugs bugs;
 };
 
 // Gauges (watchers_*) and running totals, per stream and over the whole store.

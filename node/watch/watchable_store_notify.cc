@@ -64,7 +64,7 @@ void WatchableStore::deliver_live(WatcherRef ref, const std::vector<size_t>& ind
   Stream& st = *find_stream(ref.stream);
   bool prev_missing = false;
   for (size_t i : indexes) prev_missing |= w->prev_kv && prev_failed.count(i) > 0;
-  if (!st.queue.event_room() && options_.bug_lost_under_starvation) {
+  if (!st.queue.event_room() && options_.bugs.on(Bug::kWatchLostUnderStarvation)) {
     // The bug: the revision is skipped, as if it had been sent.
     w->next_rev = rev + 1;
     ++st.counters.overflows;
@@ -81,10 +81,6 @@ void WatchableStore::deliver_live(WatcherRef ref, const std::vector<size_t>& ind
   etcdserverpb::WatchResponse r;
   r.mutable_header()->set_revision(rev);
   r.set_watch_id(ref.id);
-  if (options_.bug_duplicate_event && w->bug_repeat) {
-    *r.add_events() = std::move(*w->bug_repeat);  // the bug: delivered a second time
-    w->bug_repeat.reset();
-  }
   for (size_t i : indexes) {
     mvccpb::Event* ev = r.add_events();
     *ev = events[i];
@@ -92,7 +88,6 @@ void WatchableStore::deliver_live(WatcherRef ref, const std::vector<size_t>& ind
     auto p = prev.find(i);
     if (p != prev.end()) *ev->mutable_prev_kv() = p->second;
   }
-  if (options_.bug_duplicate_event && indexes.size() > 1) w->bug_repeat = r.events(r.events_size() - 1);
   queue_events(st, *w, std::move(r));
   w->next_rev = rev + 1;
 }

@@ -336,7 +336,7 @@ TEST(WatchableStore, BugProgressAheadAnswersAtOnceLikeEtcd34) {
         // Revision 2 announced before the event at 2 is sent: etcd #15220.
         EXPECT_EQ(sync_and_drain(ws, s), (Lines{"w0 rev=2 created", "w-1 rev=2", "w0 rev=2 [PUT k=1@2/2/v1]"}));
       },
-      WatchOptions{.bug_progress_ahead = true});
+      WatchOptions{.bugs = Bugs::of(Bug::kProgressNotifyAhead)});
 }
 
 // What a stream delivered, by event revision: in arrival order, and grouped per response.
@@ -400,28 +400,8 @@ TEST(WatchableStore, SlowStreamFallsBehindAndCatchesUpWithoutLossDuplicatesOrSpl
   });
 }
 
-// The bug zoo's watch bugs (node_bugs.h), each against the behaviour the test above holds the
-// correct store to.
-TEST(WatchableStore, BugDuplicateEventRepeatsATxnsLastEvent) {
-  World w;
-  with_watch_store(
-      w,
-      [](mvcc::KvStore& kv, WatchableStore& ws) {
-        StreamId s = ws.open_stream(nullptr);
-        ASSERT_TRUE(ws.watch(s, request({.key = "k/", .end = "k0"})).is_ok());
-        ASSERT_TRUE(ws.pop(s).has_value());  // the created ack
-        mvcc::WriteTxn t = kv.write();
-        ASSERT_TRUE(t.put("k/a", "1", 0).is_ok());
-        ASSERT_TRUE(t.put("k/b", "1", 0).is_ok());
-        const int64_t txn = t.end();
-        const int64_t single = put(kv, "k/c", "1");
-        Received got = pop_all(ws, s);
-        // etcd #17247: the txn's last event comes again in front of the next response.
-        EXPECT_EQ(got.revs, (std::vector<int64_t>{txn, txn, txn, single}));
-      },
-      WatchOptions{.bug_duplicate_event = true});
-}
-
+// The bug zoo's watch bugs (base/bugs.h), each against the behaviour the test above holds the
+// correct store to (watch-duplicate-event lives over the API's responses: repeat_txn_event_test).
 TEST(WatchableStore, BugLostUnderStarvationSkipsWhatAFullQueueCouldNotTake) {
   World w;
   with_watch_store(
@@ -438,7 +418,7 @@ TEST(WatchableStore, BugLostUnderStarvationSkipsWhatAFullQueueCouldNotTake) {
         EXPECT_EQ(got.revs.size(), limits::kWatchStreamQueueMax);
         EXPECT_EQ(ws.counters().watchers_unsynced, 0u);
       },
-      WatchOptions{.bug_lost_under_starvation = true});
+      WatchOptions{.bugs = Bugs::of(Bug::kWatchLostUnderStarvation)});
 }
 
 TEST(WatchableStore, AFiveThousandEventTransactionArrivesInOneResponse) {
@@ -531,7 +511,7 @@ TEST(WatchableStore, BugTimeTravelOnRestoreResendsWhatTheWatcherAlreadySaw) {
     OldAndNewStores st = open_old_and_new(w);
     mvcc::KvStore& old_kv = *st.old_kv;
     mvcc::KvStore& new_kv = *st.new_kv;
-    WatchableStore ws(old_kv, WatchOptions{.bug_time_travel_on_restore = true});
+    WatchableStore ws(old_kv, WatchOptions{.bugs = Bugs::of(Bug::kWatchTimeTravel)});
     StreamId s = ws.open_stream(nullptr);
     ASSERT_EQ(*ws.watch(s, request({.key = "a"})), 0);  // synced from revision 2
     drain(ws, s);

@@ -39,12 +39,11 @@ struct Watcher {
   // behind the store (it only moves when the watcher matched something); see
   // WatchableStore::on_restore for why that is harmless.
   int64_t next_rev = 0;
-  // next_rev when it last joined the synced group (WatchOptions::bug_time_travel_on_restore only).
+  // next_rev when it last joined the synced group (etcd's minRev; only the watch-time-travel bug
+  // of base/bugs.h reads it).
   int64_t synced_from_rev = 0;
   bool synced = false;
   size_t queued = 0;  // responses for it waiting in its stream's queue
-  // WatchOptions::bug_duplicate_event only: the event its next response repeats.
-  std::optional<mvccpb::Event> bug_repeat;
 
   // In its range and not filtered out.
   bool wants(const mvccpb::Event& event) const;
