@@ -3,16 +3,19 @@
 #   ci/check-layering.sh [ROOT]      exit 0 when every rule holds, 1 naming each include that breaks one
 #   ci/check-layering.sh --self-test checks that a tree with forbidden includes fails, a clean one passes
 #
-# A rule: the folder, the folders it must not include, and whether its tests (*_test.cc,
-# *_test_util.h) are held to it too. Why these: node/ is the member alone (what a real etcd is), so
-# it knows nothing of the harness around it; faults/ reaches a cluster only through
-# faults::ClusterTarget; sim/ and base/ are the bottom every other folder stands on.
+# A rule: the folder, the folders (or single headers, named with their .h) it must not include,
+# and whether its tests (*_test.cc, *_test_util.h) are held to it too. Why these: node/ is the
+# member alone (what a real etcd is), so it knows nothing of the harness around it, and it sees
+# the simulation only through its process's sim::Env (sim/env.h: time, sleep, its fibers, files,
+# sockets, its random streams), never the Simulator or the whole Network that can kill, pause and
+# partition; faults/ reaches a cluster only through faults::ClusterTarget; sim/ and base/ are the
+# bottom every other folder stands on.
 set -euo pipefail
 
 RULES=(
   # folder           | forbidden folders                                   | tests too?
   "node              | client history faults scenarios kube tools reports checker fuzz bench demo | yes"
-  "node              | world                                               | no"
+  "node              | world sim/simulator.h sim/network.h sim/process_env.h | no"
   "faults            | node/server scenarios kube tools reports            | yes"
   "faults            | world                                               | no"
   "sim               | node client history faults scenarios kube tools world rpc reports checker | yes"
@@ -36,10 +39,12 @@ check() {
       while IFS=: read -r line target; do
         target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^">]*)[">].*/\1/' <<<"$target")
         for f in $forbidden; do
-          if [[ "$target" == "$f/"* ]]; then
+          if [[ "$target" == "$f/"* || "$target" == "$f" ]]; then
             where="$dir/"
             [ "$tests" = no ] && where="$dir/ (outside its tests)"
-            echo "${file#"$root"/}:$line: includes \"$target\": $where must not include $f/"
+            local what="$f/"
+            [[ "$f" == *.h ]] && what="$f"
+            echo "${file#"$root"/}:$line: includes \"$target\": $where must not include $what"
             broken=1
           fi
         done
@@ -55,21 +60,23 @@ self_test() {
   local tmp="$SELF_TEST_DIR"
   trap 'rm -rf "$SELF_TEST_DIR"' EXIT
   mkdir -p "$tmp/node/server" "$tmp/faults" "$tmp/world"
-  printf '#include "node/raft/raft.h"\n#include "sim/simulator.h"\n' >"$tmp/node/server/ok.cc"
-  printf '#include "world/kv_world.h"\n' >"$tmp/node/server/api_test.cc"
+  printf '#include "node/raft/raft.h"\n#include "sim/env.h"\n#include "sim/simulator_x.h"\n' >"$tmp/node/server/ok.cc"
+  printf '#include "world/kv_world.h"\n#include "sim/simulator.h"\n' >"$tmp/node/server/api_test.cc"
   printf '#include "faults/cluster_target.h"\n#include "node/server/server.h"\n' >"$tmp/world/ok.h"
   if ! out=$(check "$tmp"); then echo "self-test: a clean tree was refused: $out"; return 1; fi
   printf '#include <string>\n  #  include "client/kv_client.h"\n' >"$tmp/node/server/bad.cc"
   printf '#include "world/sim_cluster.h"\n' >"$tmp/node/server/bad2.h"
   printf '#include "node/server/server.h"\n' >"$tmp/faults/bad.h"
   printf '#include <history/history.h>\n' >"$tmp/node/server/bad_test.cc"
+  printf '#include "sim/sync.h"\n#include <sim/simulator.h>\n' >"$tmp/node/server/bad3.cc"
   if out=$(check "$tmp"); then echo "self-test: forbidden includes passed"; return 1; fi
   local want
   for want in 'node/server/bad.cc:2: includes "client/kv_client.h"' 'node/server/bad2.h:1: includes "world/sim_cluster.h"' \
-              'faults/bad.h:1: includes "node/server/server.h"' 'node/server/bad_test.cc:1: includes "history/history.h"'; do
+              'faults/bad.h:1: includes "node/server/server.h"' 'node/server/bad_test.cc:1: includes "history/history.h"' \
+              'node/server/bad3.cc:2: includes "sim/simulator.h": node/ (outside its tests) must not include sim/simulator.h'; do
     grep -qF "$want" <<<"$out" || { echo "self-test: not reported: $want"; echo "$out"; return 1; }
   done
-  [ "$(wc -l <<<"$out")" -eq 4 ] || { echo "self-test: expected 4 lines:"; echo "$out"; return 1; }
+  [ "$(wc -l <<<"$out")" -eq 5 ] || { echo "self-test: expected 5 lines:"; echo "$out"; return 1; }
   echo "self-test: ok"
 }
 

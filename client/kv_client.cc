@@ -41,7 +41,7 @@ rpc::Connection* KvClient::connection() {
   // Bounded: one attempt per member (a pinned client has one).
   const size_t attempts = options_.pinned ? 1 : options_.members.size();
   for (size_t i = 0; i < attempts && !conn_; ++i) {
-    auto c = rpc::Connection::open(sim_, options_.members[member_]);
+    auto c = rpc::Connection::open(sim_.current_env(), options_.members[member_]);
     if (c.is_ok()) {
       conn_ = std::move(c).value();
       break;

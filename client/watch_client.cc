@@ -18,7 +18,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
   // break continues from there rather than from a later "now" (which would lose events).
   bool start_fixed = create.start_revision() != 0;
   while (sim.now() < until && !result.canceled) {
-    auto conn = rpc::Connection::open(sim, options.members[member]);
+    auto conn = rpc::Connection::open(sim.current_env(), options.members[member]);
     if (conn.is_ok()) {
       const uint64_t call = (*conn)->open_watch();
       etcdserverpb::WatchRequest req;

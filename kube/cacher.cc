@@ -66,7 +66,7 @@ bool Cacher::list(size_t m) {
 }
 
 bool Cacher::watch(size_t m, sim::TimeNs until) {
-  auto conn = rpc::Connection::open(sim_, options_.members[m]);
+  auto conn = rpc::Connection::open(sim_.current_env(), options_.members[m]);
   if (!conn.is_ok()) return false;
   const uint64_t call = (*conn)->open_watch();
   etcdserverpb::WatchRequest create;

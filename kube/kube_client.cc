@@ -3,7 +3,7 @@
 namespace dst::kube {
 
 Result<std::unique_ptr<KubeConnection>> KubeConnection::open(sim::Simulator& sim, sim::Address apiserver) {
-  auto mux = rpc::MuxConnection<KubeFrames>::open(sim, apiserver);
+  auto mux = rpc::MuxConnection<KubeFrames>::open(sim.current_env(), apiserver);
   if (!mux.is_ok()) return mux.status();
   return std::unique_ptr<KubeConnection>(new KubeConnection(std::move(mux).value()));
 }

@@ -2,8 +2,8 @@
 
 namespace dst::rpc {
 
-Result<std::unique_ptr<Connection>> Connection::open(sim::Simulator& sim, sim::Address member) {
-  auto mux = MuxConnection<EtcdFrames>::open(sim, member);
+Result<std::unique_ptr<Connection>> Connection::open(sim::Env& env, sim::Address member) {
+  auto mux = MuxConnection<EtcdFrames>::open(env, member);
   if (!mux.is_ok()) return mux.status();
   return std::unique_ptr<Connection>(new Connection(std::move(mux).value()));
 }

@@ -15,8 +15,8 @@
 #include "base/status.h"
 #include "rpc/mux_connection.h"
 #include "proto/etcd_api.pb.h"
+#include "sim/env.h"
 #include "sim/network.h"
-#include "sim/simulator.h"
 
 namespace dst::rpc {
 
@@ -36,9 +36,9 @@ struct EtcdFrames {
 
 class Connection {
  public:
-  // Connects from the calling fiber's process and starts the connection's reader fiber there.
-  // Destroying it closes the stream; calls in progress fail with kUnavailable.
-  static Result<std::unique_ptr<Connection>> open(sim::Simulator& sim, sim::Address member);
+  // Connects from the process of `env` (one of its fibers) and starts the connection's reader
+  // fiber there. Destroying it closes the stream; calls in progress fail with kUnavailable.
+  static Result<std::unique_ptr<Connection>> open(sim::Env& env, sim::Address member);
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 

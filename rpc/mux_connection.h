@@ -25,8 +25,8 @@
 
 #include "base/assert.h"
 #include "base/status.h"
-#include "sim/network.h"
-#include "sim/simulator.h"
+#include "sim/env.h"
+#include "sim/sockets.h"
 #include "sim/sync.h"
 
 namespace dst::rpc {
@@ -38,17 +38,18 @@ class MuxConnection {
   using Response = typename Frames::Response;
   using Item = typename Frames::Item;
 
-  // Connects from the calling fiber's process and starts the reader fiber there.
-  static Result<std::unique_ptr<MuxConnection>> open(sim::Simulator& sim, sim::Address peer) {
-    auto stream = sim.net().connect(sim.current_process(), peer);
+  // Connects from the process of `env` (from one of its fibers) and starts the reader fiber
+  // there. `env` must outlive the connection and the process's fibers.
+  static Result<std::unique_ptr<MuxConnection>> open(sim::Env& env, sim::Address peer) {
+    auto stream = env.sockets().connect(peer);
     if (!stream.is_ok()) return stream.status();
-    std::unique_ptr<MuxConnection> c(new MuxConnection(sim, *stream, peer));
+    std::unique_ptr<MuxConnection> c(new MuxConnection(env, *stream, peer));
     const sim::StreamId id = *stream;
     std::shared_ptr<State> state = c->state_;
-    sim.spawn(sim.current_process(), Frames::kReaderFiber, [&sim, id, state] { read_loop(sim, id, state); });
+    env.spawn(Frames::kReaderFiber, [&env, id, state] { read_loop(env, id, state); });
     return c;
   }
-  ~MuxConnection() { sim_.net().close_stream(stream_); }  // calls in progress fail: kUnavailable
+  ~MuxConnection() { env_.sockets().close_stream(stream_); }  // calls in progress fail: kUnavailable
   MuxConnection(const MuxConnection&) = delete;
   MuxConnection& operator=(const MuxConnection&) = delete;
 
@@ -57,11 +58,11 @@ class MuxConnection {
     if (state_->broken) return broken_status();
     const uint64_t id = next_call_++;
     req.set_call(id);
-    auto promise = std::make_shared<sim::Promise<Response>>(sim_);
+    auto promise = std::make_shared<sim::Promise<Response>>(env_);
     sim::Future<Response> answer = promise->future();
     state_->unary.emplace(id, promise);
     promise.reset();  // the reader's copy is the only one: its destruction breaks the future
-    if (Status sent = sim_.net().send(stream_, req.SerializeAsString()); !sent.is_ok()) {
+    if (Status sent = env_.sockets().send(stream_, req.SerializeAsString()); !sent.is_ok()) {
       state_->unary.erase(id);
       return Status(StatusCode::kUnavailable, "send to " + peer_name() + ": " + sent.message());
     }
@@ -81,11 +82,11 @@ class MuxConnection {
   Status send_on(uint64_t call, Request req) {
     if (state_->broken) return broken_status();
     req.set_call(call);
-    return sim_.net().send(stream_, req.SerializeAsString());
+    return env_.sockets().send(stream_, req.SerializeAsString());
   }
   // The call's next item; kUnavailable once the connection broke, kTimeout if none came in time.
   Result<Item> next_item(uint64_t call, sim::DurationNs timeout) {
-    const sim::TimeNs deadline = sim_.deadline_after(timeout);
+    const sim::TimeNs deadline = env_.deadline_after(timeout);
     for (;;) {
       auto it = state_->streams.find(call);
       DST_ASSERT_MSG(it != state_->streams.end(), "next_item on a streaming call that is not open");
@@ -108,22 +109,22 @@ class MuxConnection {
  private:
   // Shared with the reader fiber, which may outlive the connection by a moment.
   struct State {
-    explicit State(sim::Simulator& sim) : wake(sim) {}
+    explicit State(sim::Env& env) : wake(env) {}
     std::map<uint64_t, std::shared_ptr<sim::Promise<Response>>> unary;
     std::map<uint64_t, std::deque<Item>> streams;
     sim::WaitQueue wake;  // an item arrived, or the connection broke
     bool broken = false;
   };
 
-  MuxConnection(sim::Simulator& sim, sim::StreamId stream, sim::Address peer)
-      : sim_(sim), stream_(stream), peer_(peer), state_(std::make_shared<State>(sim)) {}
+  MuxConnection(sim::Env& env, sim::StreamId stream, sim::Address peer)
+      : env_(env), stream_(stream), peer_(peer), state_(std::make_shared<State>(env)) {}
 
   std::string peer_name() const { return std::string(Frames::kPeer) + " " + peer_.to_string(); }
   Status broken_status() const { return Status(StatusCode::kUnavailable, "connection to " + peer_name() + " broken"); }
 
-  static void read_loop(sim::Simulator& sim, sim::StreamId stream, std::shared_ptr<State> state) {
+  static void read_loop(sim::Env& env, sim::StreamId stream, std::shared_ptr<State> state) {
     for (;;) {
-      auto frame = sim.net().recv(stream);
+      auto frame = env.sockets().recv(stream);
       if (!frame.is_ok()) break;
       Response resp;
       if (!resp.ParseFromString(*frame)) break;  // a peer speaking garbage: treat as broken
@@ -133,7 +134,7 @@ class MuxConnection {
         for (;;) {
           auto it = state->streams.find(resp.call());
           if (it == state->streams.end() || it->second.size() < Frames::kItemsBuffered) break;
-          if (sim.sleep(sim::milliseconds(1)) != sim::WaitResult::kOk) return;
+          if (env.sleep(sim::milliseconds(1)) != sim::WaitResult::kOk) return;
         }
         auto it = state->streams.find(resp.call());
         if (it == state->streams.end()) continue;  // a call the client closed
@@ -151,7 +152,7 @@ class MuxConnection {
     state->wake.notify_all();
   }
 
-  sim::Simulator& sim_;
+  sim::Env& env_;
   sim::StreamId stream_;
   sim::Address peer_;
   std::shared_ptr<State> state_;

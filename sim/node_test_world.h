@@ -38,6 +38,9 @@ struct NodeWorld {
     p = sim.start_process(h, "node");
   }
 
+  // The node process's Env (what node code is handed); a new one after every crash.
+  Env& env() { return sim.env(p); }
+
   Simulator sim;
   HostId h = sim.add_host("h1");
   ProcessId p = sim.start_process(h, "node");

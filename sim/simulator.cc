@@ -9,6 +9,7 @@
 #include "base/hash.h"
 #include "base/limits.h"
 #include "sim/network.h"
+#include "sim/process_env.h"
 
 namespace dst::sim {
 
@@ -133,6 +134,17 @@ ProcessId Simulator::start_process(HostId host_id, std::string name) {
   h.live_process_ = id;
   trace_.record(now_, EventKind::kProcessStart, id, host_id);
   return id;
+}
+
+Env& Simulator::env(ProcessId id) {
+  Process& p = process_ref(id);
+  if (!p.env) p.env = std::make_unique<ProcessEnv>(*this, id);
+  return *p.env;
+}
+
+Env& Simulator::current_env() {
+  DST_ASSERT_MSG(current_process_ != kNoProcess, "current_env() outside any process's fiber");
+  return env(current_process_);
 }
 
 bool Simulator::alive(ProcessId id) const { return id < processes_.size() && processes_[id]->alive; }

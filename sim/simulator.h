@@ -50,6 +50,7 @@
 
 namespace dst::sim {
 
+class Env;
 class Network;
 struct NetworkConfig;
 
@@ -148,6 +149,12 @@ class Simulator {
   ProcessId process_on(HostId host) const;
   // The process of the running fiber or callback; kNoProcess for world code.
   ProcessId current_process() const { return current_process_; }
+  // The process's Env (sim/env.h, sim/process_env.h): its narrow view of this Simulator, made on
+  // first use and kept as long as the Simulator. What the system under test is handed.
+  Env& env(ProcessId process);
+  // The running fiber's process's Env (harness code that opens connections from the fiber it
+  // runs in).
+  Env& current_env();
 
   // --- fibers ---
   FiberId spawn(ProcessId process, std::string name, UniqueFunction body);

@@ -15,6 +15,7 @@
 // measurably); the gain is for waits in loops.
 #pragma once
 
+#include "sim/env.h"
 #include "sim/simulator.h"
 
 namespace dst::sim {
@@ -59,6 +60,7 @@ struct Simulator::Process {
   // Wake-ups (not in the list above) that came due while paused, in the order they came due.
   std::vector<uint32_t> frozen_wakes;
   std::set<FiberId> fibers;  // ordered: destruction order must not depend on addresses
+  std::unique_ptr<Env> env;  // Simulator::env, made on first use
 };
 
 // ---------------------------------------------------------------------------------------------

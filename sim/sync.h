@@ -3,7 +3,8 @@
 // All of them sit on WaitQueue, a thin wrapper of the Simulator's intrusive wait lists (wait_on /
 // notify_one / notify_all): a waiter links itself into the list and blocks; a notifier takes it off
 // and wakes it, and the woken fiber runs through the event queue after everything already due now.
-// Every wait takes an optional timeout in the host's monotonic-clock nanoseconds.
+// Every wait takes an optional timeout in the host's monotonic-clock nanoseconds. Each is built on
+// the Simulator (harness code) or on a process's Env (the system under test, sim/env.h).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 
 #include "base/assert.h"
 #include "base/limits.h"
+#include "sim/env.h"
 #include "sim/simulator.h"
 
 namespace dst::sim {
@@ -29,6 +31,7 @@ namespace dst::sim {
 class WaitQueue {
  public:
   explicit WaitQueue(Simulator& sim) : sim_(&sim) {}
+  explicit WaitQueue(Env& env) : sim_(&EnvAccess::scheduler(env)) {}
   WaitQueue(const WaitQueue&) = delete;
   WaitQueue& operator=(const WaitQueue&) = delete;
   // Waiters still queued when the queue dies are woken with kClosed. An empty queue does not touch
@@ -61,6 +64,7 @@ class WaitQueue {
 class Event {
  public:
   explicit Event(Simulator& sim) : sim_(&sim), waiters_(sim) {}
+  explicit Event(Env& env) : Event(EnvAccess::scheduler(env)) {}
   void set() {
     set_ = true;
     waiters_.notify_all();
@@ -92,6 +96,8 @@ class Channel {
       : sim_(&sim), capacity_(capacity), readers_(sim), writers_(sim) {
     DST_ASSERT_GT(capacity, 0u);
   }
+  explicit Channel(Env& env, size_t capacity = limits::kChannelCapacityDefault)
+      : Channel(EnvAccess::scheduler(env), capacity) {}
 
   // kOk, kClosed, kTimeout or kCancelled.
   WaitResult send(T value, DurationNs timeout = kForever) {
@@ -193,6 +199,7 @@ template <typename T>
 class Promise {
  public:
   explicit Promise(Simulator& sim) : state_(std::make_shared<typename Future<T>::State>(sim)) {}
+  explicit Promise(Env& env) : Promise(EnvAccess::scheduler(env)) {}
   Promise(Promise&&) noexcept = default;
   // Not defaulted: the defaulted assignment would drop an unfulfilled state without marking it
   // broken, leaving its futures waiting forever instead of seeing kClosed.

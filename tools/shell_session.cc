@@ -264,7 +264,7 @@ void ShellSession::start_watch(const etcdctl::WatchCommand& w, const etcdctl::Pr
     for (;;) {
       // clientv3 keeps a watch alive across broken connections: it reconnects (to the next
       // member) and resumes from the revision after the last one it delivered.
-      auto conn = rpc::Connection::open(sim, world_.member_address(member));
+      auto conn = rpc::Connection::open(sim.current_env(), world_.member_address(member));
       if (conn.is_ok()) {
         const uint64_t call = (*conn)->open_watch();
         etcdserverpb::WatchRequest req;
@@ -294,7 +294,7 @@ void ShellSession::start_keep_alive(int64_t id, const etcdctl::PrintOptions& pri
   sim.spawn(background_process_, "shell-keep-alive", [this, &sim, id, print] {
     etcdctl::Command cmd = etcdctl::LeaseKeepAliveCommand{};
     for (;;) {
-      auto conn = rpc::Connection::open(sim, world_.member_address(options_.member));
+      auto conn = rpc::Connection::open(sim.current_env(), world_.member_address(options_.member));
       int64_t ttl = 1;
       if (conn.is_ok()) {
         ApiRequest q;

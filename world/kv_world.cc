@@ -69,7 +69,7 @@ rpc::Connection* KvWorld::connection(size_t i) {
   if (i >= connections_.size()) connections_.resize(cluster_->size());  // a member added since
   if (connections_[i] && connections_[i]->broken()) connections_[i].reset();
   if (!connections_[i]) {
-    auto c = rpc::Connection::open(*sim_, member_address(i));
+    auto c = rpc::Connection::open(sim_->current_env(), member_address(i));
     if (!c.is_ok()) return nullptr;
     connections_[i] = std::move(c).value();
   }

@@ -2,6 +2,7 @@
 
 
 #include <algorithm>
+#include <cstdio>
 
 #include "base/assert.h"
 #include "node/server/membership.h"
@@ -14,12 +15,8 @@ SimCluster::SimCluster(sim::Simulator& sim, ClusterOptions options) : sim_(sim),
   DST_ASSERT_LE(options_.nodes, limits::kRaftMembersMax);
   std::vector<uint64_t> voters;
   for (size_t i = 0; i < options_.nodes; ++i) {
-    auto n = std::make_unique<Node>();
-    n->id = i + 1;
-    n->host = sim_.add_host("n" + std::to_string(n->id));
-    sim_.host(n->host).disk().set_fsync_latency(normal_fsync_latency());
-    voters.push_back(n->id);
-    nodes_.push_back(std::move(n));
+    nodes_.push_back(std::make_unique<Node>(*this, i + 1));
+    voters.push_back(nodes_.back()->id);
   }
   options_.server.initial_voters = voters;
   for (const auto& n : nodes_) options_.server.peers[n->id] = n->host;
@@ -40,13 +37,53 @@ Result<size_t> SimCluster::add_node() {
   if (nodes_.size() >= limits::kRaftMembersMax)
     return Status(StatusCode::kResourceExhausted, "member_add: the cluster already has " + std::to_string(nodes_.size()) +
                                                       " nodes, the most a simulation holds");
-  auto n = std::make_unique<Node>();
-  n->id = nodes_.size() + 1;
-  n->host = sim_.add_host("n" + std::to_string(n->id));
-  sim_.host(n->host).disk().set_fsync_latency(normal_fsync_latency());
-  directory_[n->id] = n->host;
-  nodes_.push_back(std::move(n));
+  nodes_.push_back(std::make_unique<Node>(*this, nodes_.size() + 1));
+  directory_[nodes_.back()->id] = nodes_.back()->host;
   return nodes_.size() - 1;
+}
+
+SimCluster::Node::Node(SimCluster& c, uint64_t node_id) : cluster(c), id(node_id) {
+  host = c.sim_.add_host("n" + std::to_string(id));
+  c.sim_.host(host).disk().set_fsync_latency(c.normal_fsync_latency());
+  faults.set_executor([this](node::FaultPoint p, const node::FaultAction& a) { fire(p, a); });
+}
+
+void SimCluster::Node::started(node::Server& server) {
+  live = &server;
+  start_raft_load(cluster.sim_, server, cluster.options_.load);
+}
+
+void SimCluster::Node::stopped(const node::Server& server) {
+  ended_counters += server.counters();
+  if (live == &server) live = nullptr;
+}
+
+void SimCluster::Node::exiting(const std::string& why) { cluster.record_exit(id, why); }
+
+void SimCluster::Node::fire(node::FaultPoint p, const node::FaultAction& action) {
+  const std::string what = "fault point " + std::string(node::fault_point_name(p));
+  switch (action.kind) {
+    case node::FaultAction::Kind::kDelay: (void)cluster.sim_.sleep(action.delay); return;
+    case node::FaultAction::Kind::kCrash: cluster.record_exit(id, what); break;
+    case node::FaultAction::Kind::kPowerLoss: cluster.record_exit(id, what + " (power loss)"); break;
+  }
+  const bool power_loss = action.kind == node::FaultAction::Kind::kPowerLoss;
+  cluster.sim_.kill(process, sim::KillOptions{.lose_unsynced = power_loss, .torn = false});
+  DST_UNREACHABLE("a process killed at a fault point kept running");
+}
+
+void SimCluster::record_exit(uint64_t id, const std::string& why) {
+  if (exits_.size() >= kExitsKept) return;
+  char t[32];
+  std::snprintf(t, sizeof t, "t=%.3fs ", static_cast<double>(sim_.now()) / 1e9);
+  exits_.push_back(t + ("n" + std::to_string(id) + " exits: ") + why);
+}
+
+node::ServerCounters SimCluster::counters(size_t i) const {
+  const Node& n = *nodes_[i];
+  node::ServerCounters sum = n.ended_counters;
+  if (n.live != nullptr) sum += n.live->counters();
+  return sum;
 }
 
 sim::DurationDist SimCluster::normal_fsync_latency() const {
@@ -55,7 +92,7 @@ sim::DurationDist SimCluster::normal_fsync_latency() const {
 
 bool SimCluster::counts_as_member(size_t i) const {
   const Node& n = *nodes_[i];
-  if (!n.started || n.removed) return false;
+  if (!n.was_started || n.was_removed) return false;
   const std::optional<size_t> l = leader();
   if (!l) return true;
   return node::names_member(server(*l)->raft().conf_state(), n.id);
@@ -64,19 +101,15 @@ bool SimCluster::counts_as_member(size_t i) const {
 void SimCluster::start(size_t i) {
   Node& n = *nodes_[i];
   DST_ASSERT_MSG(!up(i), "node already running");
-  DST_ASSERT_MSG(!n.removed, "a removed member is not started again");
+  DST_ASSERT_MSG(!n.was_removed, "a removed member is not started again");
   n.process = sim_.start_process(n.host, "n" + std::to_string(n.id));
   n.paused = false;
-  n.started = true;
+  n.was_started = true;
   node::ServerOptions opts = options_.server;
   opts.id = n.id;
-  node::ServerHooks hooks{&invariants_, &n.faults, &n.live, &n.counters, &exits_};
-  hooks.directory = &directory_;
-  hooks.removed = &n.removed;
-  sim::Simulator* sim = &sim_;
-  const RaftLoadOptions load = options_.load;
-  hooks.started = [sim, load](node::Server& server) { start_raft_load(*sim, server, load); };
-  sim_.spawn(n.process, "main", [sim, opts, hooks] { node::Server::run(*sim, opts, hooks); });
+  const node::ServerHooks hooks{.invariants = &invariants_, .faults = &n.faults, .directory = &directory_, .observer = &n};
+  sim::Env* env = &sim_.env(n.process);
+  sim_.spawn(n.process, "main", [env, opts, hooks] { node::Server::run(*env, opts, hooks); });
 }
 
 void SimCluster::start_all() {
@@ -191,7 +224,7 @@ void SimCluster::heal_all() {
       nodes_[i]->paused = false;
     }
     // Nodes never started (a member_add that failed) and removed members stay down.
-    if (!up(i) && nodes_[i]->started && !nodes_[i]->removed) start(i);
+    if (!up(i) && nodes_[i]->was_started && !nodes_[i]->was_removed) start(i);
   }
 }
 

@@ -58,9 +58,9 @@ class SimCluster : public faults::ClusterTarget {
   // snapshot. Returns its index. At most limits::kRaftMembersMax nodes in all.
   Result<size_t> add_node();
   // The node applied its own removal from the cluster: it has stopped and is never restarted.
-  bool removed(size_t i) const override { return nodes_[i]->removed; }
+  bool removed(size_t i) const override { return nodes_[i]->was_removed; }
   // Started at least once (a node added for a MemberAdd that failed never is).
-  bool started(size_t i) const override { return nodes_[i]->started; }
+  bool started(size_t i) const override { return nodes_[i]->was_started; }
   // Whether the liveness and agreement checks wait for node i: it was started at least once,
   // was not removed, and (when there is a leader) the leader's membership names it.
   bool counts_as_member(size_t i) const override;
@@ -79,7 +79,8 @@ class SimCluster : public faults::ClusterTarget {
   const node::Server* server(size_t i) const { return nodes_[i]->live; }
   sim::HostId host(size_t i) const override { return nodes_[i]->host; }
   node::FaultPoints& faults(size_t i) override { return nodes_[i]->faults; }
-  const node::ServerCounters& counters(size_t i) const { return nodes_[i]->counters; }
+  // Summed over every incarnation of node i, the live one included.
+  node::ServerCounters counters(size_t i) const;
   raft::Invariants& invariants() { return invariants_; }
   // The live leader with the highest term, if any.
   std::optional<size_t> leader() const override;
@@ -101,17 +102,31 @@ class SimCluster : public faults::ClusterTarget {
   const std::vector<std::string>& exits() const { return exits_; }
 
  private:
-  struct Node {
+  // What the world keeps of one node across its incarnations; it is the member's
+  // ServerObserver (the member tells it, it never writes here) and carries out what the node's
+  // fault points fire.
+  struct Node : node::ServerObserver {
+    Node(SimCluster& cluster, uint64_t id);
+    void started(node::Server& server) override;
+    void stopped(const node::Server& server) override;
+    void exiting(const std::string& why) override;
+    void removed() override { was_removed = true; }
+    // FaultPoints' executor, in the member's fiber at the point.
+    void fire(node::FaultPoint p, const node::FaultAction& action);
+
+    SimCluster& cluster;
     uint64_t id = 0;
     sim::HostId host = 0;
     sim::ProcessId process = sim::kNoProcess;
     node::Server* live = nullptr;
     node::FaultPoints faults;
-    node::ServerCounters counters;  // over all incarnations
+    node::ServerCounters ended_counters;  // of the incarnations that ended
     bool paused = false;
-    bool started = false;  // at least once
-    bool removed = false;  // set by the server (node::ServerHooks::removed)
+    bool was_started = false;  // at least once
+    bool was_removed = false;  // the member applied its own removal
   };
+  // "t=3.2s n2 exits: WAL save failed: ...", bounded.
+  void record_exit(uint64_t id, const std::string& why);
 
   sim::Simulator& sim_;
   ClusterOptions options_;
@@ -121,6 +136,7 @@ class SimCluster : public faults::ClusterTarget {
   sim::HostId nemesis_host_ = 0;
   sim::HostId observer_host_ = 0;  // where await_agreement reads the members' state
   sim::ProcessId observer_ = sim::kNoProcess;
+  static constexpr size_t kExitsKept = 10'000;
   std::vector<std::string> exits_;
 };
 

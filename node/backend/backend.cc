@@ -9,7 +9,7 @@
 namespace dst::backend {
 
 void Backend::reseed_sqlite_prng() {
-  const uint32_t seed = static_cast<uint32_t>(sim_.rng(rng_stream_).next_u64()) | 1;  // 0: urandom
+  const uint32_t seed = static_cast<uint32_t>(env_.rng(rng_stream_).next_u64()) | 1;  // 0: urandom
   sqlite3_test_control(SQLITE_TESTCTRL_PRNG_SEED, static_cast<int>(seed),
                        static_cast<sqlite3*>(nullptr));
 }
@@ -55,7 +55,7 @@ Backend::BucketStatements& Backend::bucket(std::string_view name) {
 }
 
 void Backend::count_write(uint64_t ops) {
-  if (pending_ops_ == 0) batch_started_ = sim_.monotonic_now();
+  if (pending_ops_ == 0) batch_started_ = env_.monotonic_now();
   pending_ops_ += std::max<uint64_t>(ops, 1);
 }
 
@@ -154,7 +154,7 @@ Status Backend::commit_locked() {
 bool Backend::should_commit() const {
   if (pending_ops_ == 0) return false;
   if (pending_ops_ >= options_.batch_limit_ops) return true;
-  return sim_.monotonic_now() - batch_started_ >= options_.batch_interval_ns;
+  return env_.monotonic_now() - batch_started_ >= options_.batch_interval_ns;
 }
 
 Status Backend::maybe_commit() {

@@ -53,8 +53,8 @@
 #include "base/status.h"
 #include "node/backend/sim_vfs.h"
 #include "node/backend/sqlite_util.h"
+#include "sim/env.h"
 #include "sim/file_system.h"
-#include "sim/simulator.h"
 #include "sim/sync.h"
 
 namespace dst::backend {
@@ -94,10 +94,9 @@ struct BackendStats {
 
 class Backend {
  public:
-  // Opens (creating if needed) the database file `path` on `fs`. Must run in a fiber of the node
-  // process that will use the Backend; may block on the disk.
-  static Result<std::unique_ptr<Backend>> open(sim::Simulator& sim, sim::FileSystem& fs,
-                                               std::string path, BackendOptions options = {});
+  // Opens (creating if needed) the database file `path` on the process's files. Must run in a
+  // fiber of the process (`env`) that will use the Backend; may block on the disk.
+  static Result<std::unique_ptr<Backend>> open(sim::Env& env, std::string path, BackendOptions options = {});
   // Without close(): abandons the connection without touching the disk, like a process crash
   // (the open batch is lost; written-but-unsynced pages stay in the page cache).
   ~Backend();
@@ -162,7 +161,7 @@ class Backend {
   };
   class Guard;  // the fiber lock plus per-call checks (backend.cc)
 
-  Backend(sim::Simulator& sim, sim::FileSystem& fs, std::string path, BackendOptions options);
+  Backend(sim::Env& env, std::string path, BackendOptions options);
   Status make_files_durable();
   Status rewrite_and_sync(const std::string& name);
   Status open_connection();
@@ -199,11 +198,10 @@ class Backend {
   void fault(std::string_view point);
   void reseed_sqlite_prng();
 
-  sim::Simulator& sim_;
+  sim::Env& env_;
   sim::FileSystem& fs_;
   std::string path_;
   BackendOptions options_;
-  sim::ProcessId owner_;
   std::string rng_stream_;  // "sqlite/<host>": SQLite's PRNG seeds and the VFS's xRandomness
   std::unique_ptr<SimVfs> vfs_;
   sqlite3* db_ = nullptr;

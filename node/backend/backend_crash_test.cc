@@ -164,7 +164,7 @@ struct Model {
 // One incarnation: open, check the recovered state against the model, then apply random entries
 // and commit at random points until killed or a fault fails the backend.
 void incarnation(World& w, Model& m, sim::Rng& rng) {
-  Result<std::unique_ptr<Backend>> opened = Backend::open(w.sim, w.fs, testing::kPath);
+  Result<std::unique_ptr<Backend>> opened = Backend::open(w.env(), testing::kPath);
   if (!opened.is_ok()) {
     // Only injected faults may fail an open.
     ASSERT_EQ(opened.status().code(), StatusCode::kIoError) << opened.status().to_string();

@@ -47,25 +47,20 @@ uint64_t decode_index(std::string_view bytes) {
 
 }  // namespace
 
-Backend::Backend(sim::Simulator& sim, sim::FileSystem& fs, std::string path,
-                 BackendOptions options)
-    : sim_(sim),
-      fs_(fs),
+Backend::Backend(sim::Env& env, std::string path, BackendOptions options)
+    : env_(env),
+      fs_(env.files()),
       path_(std::move(path)),
       options_(std::move(options)),
-      owner_(sim.current_process()),
-      rng_stream_("sqlite/" + sim.host(fs.host()).name()),
-      lock_waiters_(sim) {}
+      rng_stream_("sqlite/" + env.host_name()),
+      lock_waiters_(env) {}
 
-Result<std::unique_ptr<Backend>> Backend::open(sim::Simulator& sim, sim::FileSystem& fs,
-                                               std::string path, BackendOptions options) {
-  DST_ASSERT_MSG(sim.in_fiber() && sim.current_process() != sim::kNoProcess,
-                 "Backend::open runs in a fiber of the node process");
+Result<std::unique_ptr<Backend>> Backend::open(sim::Env& env, std::string path, BackendOptions options) {
   DST_ASSERT(options.batch_limit_ops > 0 && options.batch_interval_ns > 0);
   Result<std::vector<std::string>> names = bucket_names(std::move(options.buckets));
   if (!names.is_ok()) return names.status();
   options.buckets = std::move(*names);
-  std::unique_ptr<Backend> b(new Backend(sim, fs, std::move(path), std::move(options)));
+  std::unique_ptr<Backend> b(new Backend(env, std::move(path), std::move(options)));
   Guard guard(*b);
   if (Status s = guard.status(); !s.is_ok()) return s;
   for (Status (Backend::*step)() : {&Backend::make_files_durable, &Backend::open_connection, &Backend::configure,
@@ -112,7 +107,7 @@ Status Backend::rewrite_and_sync(const std::string& name) {
 }
 
 Status Backend::open_connection() {
-  vfs_ = std::make_unique<SimVfs>(sim_, fs_, owner_, limits::kBackendPageBytes);
+  vfs_ = std::make_unique<SimVfs>(env_, limits::kBackendPageBytes);
   // NOMUTEX: one OS thread, and the fiber lock (Guard) already serializes calls.
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
                     SQLITE_OPEN_EXRESCODE;

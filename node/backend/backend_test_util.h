@@ -27,7 +27,7 @@ using World = sim::testing::NodeWorld;
 
 inline Result<std::unique_ptr<Backend>> try_open(World& w, BackendOptions options = {}) {
   std::optional<Result<std::unique_ptr<Backend>>> opened;
-  w.run([&] { opened.emplace(Backend::open(w.sim, w.fs, kPath, options)); });
+  w.run([&] { opened.emplace(Backend::open(w.env(), kPath, options)); });
   EXPECT_TRUE(opened.has_value());
   return std::move(*opened);
 }

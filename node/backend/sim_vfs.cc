@@ -317,7 +317,7 @@ int vfs_randomness(sqlite3_vfs* v, int bytes, char* out) {
 int vfs_sleep(sqlite3_vfs*, int micros) { return micros; }
 
 int vfs_current_time_int64(sqlite3_vfs* v, sqlite3_int64* out) {
-  *out = kUnixEpochJulianMs + as_vfs(v).sim().wall_now() / 1'000'000;
+  *out = kUnixEpochJulianMs + as_vfs(v).env().wall_now() / 1'000'000;
   return SQLITE_OK;
 }
 
@@ -337,12 +337,11 @@ uint64_t page_checksum(const unsigned char* page, uint32_t page_bytes, uint64_t 
   return hash_memory(page, page_bytes - 8, mix64(page_no));
 }
 
-SimVfs::SimVfs(sim::Simulator& sim, sim::FileSystem& fs, sim::ProcessId owner, uint32_t page_bytes)
-    : sim_(sim),
-      fs_(fs),
-      owner_(owner),
+SimVfs::SimVfs(sim::Env& env, uint32_t page_bytes)
+    : env_(env),
+      fs_(env.files()),
       page_bytes_(page_bytes),
-      rng_(&sim.rng("sqlite/" + sim.host(fs.host()).name())),
+      rng_(&env.rng("sqlite/" + env.host_name())),
       name_("dst-sim-" + std::to_string(++g_vfs_names_issued)) {
   DST_ASSERT(page_bytes_ >= 512 && (page_bytes_ & (page_bytes_ - 1)) == 0);
   DST_ASSERT_MSG(g_vfs_registered < limits::kBackendVfsRegisteredMax, "too many SimVfs instances");

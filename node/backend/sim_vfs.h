@@ -35,8 +35,8 @@
 #include <string>
 
 #include "base/status.h"
+#include "sim/env.h"
 #include "sim/file_system.h"
-#include "sim/simulator.h"
 
 namespace dst::backend {
 
@@ -53,9 +53,9 @@ struct SimVfsStats {
 
 class SimVfs {
  public:
-  // `owner` is the process whose fibers call SQLite; `page_bytes` the database page size the
+  // `env` is the process whose fibers call SQLite; `page_bytes` the database page size the
   // checksums are computed over.
-  SimVfs(sim::Simulator& sim, sim::FileSystem& fs, sim::ProcessId owner, uint32_t page_bytes);
+  SimVfs(sim::Env& env, uint32_t page_bytes);
   ~SimVfs();  // unregisters; every file must be closed by then
   SimVfs(const SimVfs&) = delete;
   SimVfs& operator=(const SimVfs&) = delete;
@@ -66,7 +66,7 @@ class SimVfs {
   // From now on every method fails without touching the disk (used before abandoning a
   // connection: a destroyed Backend must not write, like a crashed process).
   void shut_off() { shut_off_ = true; }
-  bool io_allowed() const { return !shut_off_ && sim_.alive(owner_); }
+  bool io_allowed() const { return !shut_off_ && env_.alive(); }
 
   // If a method caught a fiber's unwinding, rethrows it (the fiber continues to unwind).
   void rethrow_pending_unwind();
@@ -77,7 +77,7 @@ class SimVfs {
 
   const SimVfsStats& stats() const { return stats_; }
   sim::FileSystem& fs() { return fs_; }
-  sim::Simulator& sim() { return sim_; }
+  sim::Env& env() { return env_; }
   sim::Rng& rng() { return *rng_; }
 
   // --- used by the C callbacks (sim_vfs.cc) ---
@@ -92,9 +92,8 @@ class SimVfs {
 
  private:
   sqlite3_vfs vfs_{};  // pAppData points back here
-  sim::Simulator& sim_;
+  sim::Env& env_;
   sim::FileSystem& fs_;
-  sim::ProcessId owner_;
   uint32_t page_bytes_;
   sim::Rng* rng_;
   std::string name_;

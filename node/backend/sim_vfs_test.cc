@@ -108,10 +108,9 @@ TEST(SimVfs, EachBackendRegistersItsOwnVfsAndUnregistersIt) {
   World w;
   sim::HostId h2 = w.sim.add_host("h2");
   sim::ProcessId p2 = w.sim.start_process(h2, "node");
-  sim::FileSystem fs2(w.sim, h2);
   std::unique_ptr<Backend> b1 = open_backend(w);
   std::unique_ptr<Backend> b2;
-  w.sim.spawn(p2, "open", [&] { b2 = Backend::open(w.sim, fs2, testing::kPath).value(); });
+  w.sim.spawn(p2, "open", [&] { b2 = Backend::open(w.sim.env(p2), testing::kPath).value(); });
   w.sim.run_until_idle();
   ASSERT_NE(b2, nullptr);
   // Same path on two hosts: two independent files.

@@ -46,6 +46,13 @@ void FaultPoints::disarm_all() {
   for (Slot& s : slots_) s.action.reset();
 }
 
+void FaultPoints::pass(FaultPoint p) {
+  std::optional<FaultAction> fired = hit(p);
+  if (!fired) return;
+  DST_ASSERT_MSG(executor_ != nullptr, "fault point " + std::string(fault_point_name(p)) + " fired with no executor");
+  executor_(p, *fired);
+}
+
 std::optional<FaultAction> FaultPoints::hit(FaultPoint p) {
   Slot& s = slots_[index(p)];
   ++s.passes;

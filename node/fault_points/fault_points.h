@@ -1,10 +1,13 @@
 // Named places in the node's code where a scenario or test can crash the node or delay it, the way
 // etcd's robustness tests use gofail. The table lives outside the node process (it survives the
-// crashes it causes); the node calls hit() as it passes each point.
+// crashes it causes); the node calls pass() as it passes each point, and an action that fires is
+// carried out by the executor the world gave the table: the node never crashes or stalls itself
+// for a fault.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -57,10 +60,18 @@ struct FaultAction {
 
 class FaultPoints {
  public:
+  // Carries out a fired action in the fiber that passed the point: a crash or a power loss ends
+  // that process and does not return; a delay blocks it for a while.
+  using Executor = std::function<void(FaultPoint, const FaultAction&)>;
+  void set_executor(Executor executor) { executor_ = std::move(executor); }
+
   void arm(FaultPoint p, FaultAction action);
   void disarm(FaultPoint p);
   void disarm_all();
-  // Called by the node at the point: the action to take now, if any.
+  // Called by the node at the point: counts the pass and hands a fired action to the executor
+  // (asserted to be set when anything is armed).
+  void pass(FaultPoint p);
+  // Counts the pass and returns the action that fires now, if any (pass() without executing).
   std::optional<FaultAction> hit(FaultPoint p);
   uint64_t passes(FaultPoint p) const { return slots_[index(p)].passes; }
   uint64_t fired(FaultPoint p) const { return slots_[index(p)].fired; }
@@ -74,6 +85,7 @@ class FaultPoints {
   };
   static size_t index(FaultPoint p) { return static_cast<size_t>(p); }
   std::array<Slot, static_cast<size_t>(FaultPoint::kCount)> slots_;
+  Executor executor_;
 };
 
 }  // namespace dst::node

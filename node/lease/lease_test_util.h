@@ -30,7 +30,7 @@ struct Member {
 inline Member open_member_in_fiber(World& w, LessorOptions options = {},
                                    const std::string& path = backend::testing::kPath) {
   Member m;
-  auto be = backend::Backend::open(w.sim, w.fs, path);
+  auto be = backend::Backend::open(w.env(), path);
   EXPECT_TRUE(be.is_ok()) << be.status().to_string();
   if (!be.is_ok()) return m;
   m.backend = std::move(*be);

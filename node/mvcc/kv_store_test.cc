@@ -44,7 +44,7 @@ int64_t del(KvStore& s, const std::string& k, const std::string& end = "") {
 template <typename F>
 void with_store(World& w, F body) {
   bool ran = w.run([&] {
-    auto be = backend::Backend::open(w.sim, w.fs, "n1/backend.db");
+    auto be = backend::Backend::open(w.env(), "n1/backend.db");
     ASSERT_TRUE(be.is_ok()) << be.status().to_string();
     auto store = KvStore::open(**be);
     ASSERT_TRUE(store.is_ok()) << store.status().to_string();
@@ -300,7 +300,7 @@ std::string reopen_after_crash_compacting_newest_tombstone(StoreOptions options)
     ADD_FAILURE() << "a killed process's fiber kept running";
   };
   bool finished = w.run([&] {
-    auto be = backend::Backend::open(w.sim, w.fs, "n1/backend.db");
+    auto be = backend::Backend::open(w.env(), "n1/backend.db");
     ASSERT_TRUE(be.is_ok()) << be.status().to_string();
     auto store = KvStore::open(**be, crash_after_batch, options);
     ASSERT_TRUE(store.is_ok()) << store.status().to_string();
@@ -315,7 +315,7 @@ std::string reopen_after_crash_compacting_newest_tombstone(StoreOptions options)
   w.p = w.sim.start_process(w.h, "node");
   std::string out;
   EXPECT_TRUE(w.run([&] {
-    auto be = backend::Backend::open(w.sim, w.fs, "n1/backend.db");
+    auto be = backend::Backend::open(w.env(), "n1/backend.db");
     ASSERT_TRUE(be.is_ok()) << be.status().to_string();
     auto store = KvStore::open(**be, {}, options);  // finishes the compaction
     ASSERT_TRUE(store.is_ok()) << store.status().to_string();

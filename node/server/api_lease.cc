@@ -55,7 +55,7 @@ void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
   if (!leader) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
   // Forward over a connection of its own (etcd uses its peer HTTP endpoint for this). One per
   // forwarded request: simple, and keep-alives are seconds apart.
-  auto conn = rpc::Connection::open(sim_, *leader);
+  auto conn = rpc::Connection::open(env_, *leader);
   if (!conn.is_ok()) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
   ApiRequest fwd = req;
   auto answer = (*conn)->call(fwd, server_.options().api.request_timeout);
@@ -74,7 +74,7 @@ void ApiServer::lease_keep_alive(const etcdserverpb::LeaseKeepAliveRequest& r, A
   lease::Lessor& lessor = server_.kv()->lessor();
   auto* k = out.mutable_lease_keep_alive();
   k->set_id(r.id());
-  const sim::TimeNs deadline = sim_.deadline_after(server_.options().api.request_timeout);
+  const sim::TimeNs deadline = env_.deadline_after(server_.options().api.request_timeout);
   for (;;) {
     auto ttl = lessor.renew(r.id(), server_.local_now());
     if (ttl.is_ok()) {
@@ -89,8 +89,8 @@ void ApiServer::lease_keep_alive(const etcdserverpb::LeaseKeepAliveRequest& r, A
     // Expired, revoke pending (or leadership just moved): wait as etcd's Renew does, then look
     // again; the revoke's apply turns it into "not found".
     if (why == lease::kErrNotPrimary) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
-    if (sim_.now() >= deadline) return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out"));
-    if (sim_.sleep(sim::milliseconds(50)) != sim::WaitResult::kOk) return;
+    if (env_.now() >= deadline) return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out"));
+    if (env_.sleep(sim::milliseconds(50)) != sim::WaitResult::kOk) return;
   }
   fill_header(k->mutable_header(), server_.kv()->store().rev());
 }

@@ -35,26 +35,26 @@ GrpcCode grpc_code(const Status& s) {
   }
 }
 
-void ApiServer::run(sim::Simulator& sim, Server& server) {
-  ApiServer api(sim, server);
-  auto listener = sim.net().listen(sim.current_process(), server.options().api.port);
+void ApiServer::run(sim::Env& env, Server& server) {
+  ApiServer api(env, server);
+  auto listener = env.sockets().listen(server.options().api.port);
   DST_ASSERT_MSG(listener.is_ok(), "client port taken: " + listener.status().to_string());
   api.accept_loop(*listener);
 }
 
 void ApiServer::accept_loop(sim::ListenerId listener) {
   for (;;) {
-    auto conn = sim_.net().accept(listener);
+    auto conn = env_.sockets().accept(listener);
     if (!conn.is_ok()) return;  // the process is going away
     if (connections_.size() >= limits::kApiConnectionsMax) {
-      sim_.net().close_stream(*conn);  // refused, like a server at its connection limit
+      env_.sockets().close_stream(*conn);  // refused, like a server at its connection limit
       continue;
     }
     sim::StreamId c = *conn;
     auto state = std::make_shared<ConnectionState>();
     state->stream = c;
     connections_.emplace(c, state);
-    sim_.spawn(sim_.current_process(), "api-conn", [this, state] {
+    env_.spawn("api-conn", [this, state] {
       serve_connection(state->stream);
       connections_.erase(state->stream);
     });
@@ -63,7 +63,7 @@ void ApiServer::accept_loop(sim::ListenerId listener) {
 
 void ApiServer::reply(sim::StreamId conn, const ApiResponse& resp) {
   // A broken connection loses the answer; the client sees the break and does not know the outcome.
-  Status s = sim_.net().send(conn, resp.SerializeAsString());
+  Status s = env_.sockets().send(conn, resp.SerializeAsString());
   (void)s;
 }
 
@@ -71,7 +71,7 @@ void ApiServer::serve_connection(sim::StreamId stream) {
   const ApiOptions& opts = server_.options().api;
   std::shared_ptr<ConnectionState> conn = connections_.at(stream);
   for (;;) {
-    auto frame = sim_.net().recv(stream);
+    auto frame = env_.sockets().recv(stream);
     if (!frame.is_ok()) break;  // broken or closed by the client
     ApiRequest req;
     const size_t grpc_max = opts.max_request_bytes + opts.grpc_overhead_bytes;
@@ -101,14 +101,14 @@ void ApiServer::serve_connection(sim::StreamId stream) {
       continue;
     }
     ++conn->in_flight;
-    sim_.spawn(sim_.current_process(), "api-call", [this, conn, req = std::move(req)] {
+    env_.spawn("api-call", [this, conn, req = std::move(req)] {
       ApiResponse out = handle(req);
       reply(conn->stream, out);
       --conn->in_flight;
     });
   }
   close_watches(*conn);
-  sim_.net().close_stream(stream);
+  env_.sockets().close_stream(stream);
 }
 
 void ApiServer::fill_header(etcdserverpb::ResponseHeader* h, int64_t revision) const {

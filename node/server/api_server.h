@@ -21,8 +21,8 @@
 #include "node/server/repeat_txn_event.h"
 #include "node/server/server.h"
 #include "proto/etcd_api.pb.h"
-#include "sim/network.h"
-#include "sim/simulator.h"
+#include "sim/env.h"
+#include "sim/sockets.h"
 #include "sim/sync.h"
 
 namespace dst::node {
@@ -49,13 +49,13 @@ class ApiServer {
  public:
   // Serves clients on options().api.port until the process dies. Call from a fiber of the
   // member's process once the Server runs.
-  static void run(sim::Simulator& sim, Server& server);
+  static void run(sim::Env& env, Server& server);
 
   // One unary request, answered (tests call it directly too).
   etcdserverpb::ApiResponse handle(const etcdserverpb::ApiRequest& req);
 
  private:
-  ApiServer(sim::Simulator& sim, Server& server) : sim_(sim), server_(server) {}
+  ApiServer(sim::Env& env, Server& server) : env_(env), server_(server) {}
   void accept_loop(sim::ListenerId listener);
   void serve_connection(sim::StreamId conn);
   void reply(sim::StreamId conn, const etcdserverpb::ApiResponse& resp);
@@ -84,7 +84,7 @@ class ApiServer {
 
   // One watch call: a stream of the member's watchable store and its sender fiber's wake-up.
   struct WatchCall {
-    explicit WatchCall(sim::Simulator& sim) : ready(sim) {}
+    explicit WatchCall(sim::Env& env) : ready(env) {}
     uint64_t call_id = 0;
     watch::StreamId stream = 0;
     sim::Event ready;  // the store queued a response for this call
@@ -102,7 +102,7 @@ class ApiServer {
   void watch_sender(std::shared_ptr<ConnectionState> conn, std::shared_ptr<WatchCall> call);
   void close_watches(ConnectionState& conn);
 
-  sim::Simulator& sim_;
+  sim::Env& env_;
   Server& server_;
   std::map<sim::StreamId, std::shared_ptr<ConnectionState>> connections_;
 };

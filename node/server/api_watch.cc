@@ -14,14 +14,14 @@ void ApiServer::watch_request(ConnectionState& conn, uint64_t call_id, const etc
   auto it = conn.watches.find(call_id);
   if (it == conn.watches.end()) {
     if (conn.watches.size() >= limits::kApiCallsPerConnectionMax) return;  // refused: too many calls
-    auto call = std::make_shared<WatchCall>(sim_);
+    auto call = std::make_shared<WatchCall>(env_);
     WatchCall* raw = call.get();
     call->call_id = call_id;
     if (server_.options().bugs.on(Bug::kWatchDuplicateEvent)) call->repeat_bug = std::make_unique<RepeatLastTxnEvent>();
     call->stream = store.open_stream([raw] { raw->ready.set(); });
     it = conn.watches.emplace(call_id, call).first;
     std::shared_ptr<ConnectionState> owner = connections_.at(conn.stream);
-    sim_.spawn(sim_.current_process(), "api-watch", [this, owner, call] { watch_sender(owner, call); });
+    env_.spawn("api-watch", [this, owner, call] { watch_sender(owner, call); });
   }
   WatchCall& call = *it->second;
   switch (req.request_union_case()) {
@@ -64,7 +64,7 @@ void ApiServer::watch_sender(std::shared_ptr<ConnectionState> conn, std::shared_
     bool window_full = false;
     for (;;) {
       // Flow control: stop taking responses while the client has not read what we sent.
-      if (sim_.net().unread_bytes(conn->stream) > limits::kApiConnectionWindowBytes) {
+      if (env_.sockets().unread_bytes(conn->stream) > limits::kApiConnectionWindowBytes) {
         window_full = true;
         break;
       }
@@ -89,7 +89,7 @@ void ApiServer::watch_sender(std::shared_ptr<ConnectionState> conn, std::shared_
       if (store.queued(call->stream) > 0) continue;
     }
     if (window_full) {
-      if (sim_.sleep(sim::milliseconds(1)) != sim::WaitResult::kOk) return;
+      if (env_.sleep(sim::milliseconds(1)) != sim::WaitResult::kOk) return;
       continue;
     }
     if (call->ready.wait() != sim::WaitResult::kOk) return;

@@ -65,7 +65,7 @@ template <typename F>
 void with_store(F body) {
   backend::testing::World w;
   ASSERT_TRUE(w.run([&] {
-    auto be = backend::Backend::open(w.sim, w.fs, "n1/backend.db");
+    auto be = backend::Backend::open(w.env(), "n1/backend.db");
     ASSERT_TRUE(be.is_ok()) << be.status().to_string();
     auto store = mvcc::KvStore::open(**be);
     ASSERT_TRUE(store.is_ok());

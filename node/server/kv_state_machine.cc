@@ -15,20 +15,21 @@ const std::vector<std::string> kSnapshotBuckets = {"key", "meta", "lease", "alar
 constexpr size_t kRetiredStoresKept = 8;
 }  // namespace
 
-Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Simulator& sim, sim::FileSystem& fs,
-                                                             std::string path, KvStateMachineOptions options) {
+Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Env& env, std::string path,
+                                                             KvStateMachineOptions options) {
   std::unique_ptr<KvStateMachine> sm(new KvStateMachine());
   sm->clock_ = options.clock ? std::move(options.clock) : [] { return int64_t{0}; };
   sm->fault_hook_ = std::move(options.fault_hook);
   sm->store_options_ = options.store;
   sm->store_options_.bugs = options.watch.bugs = options.bugs;
-  if (options.bugs.on(Bug::kAppliedIndexNotAtomic)) {
-    sm->apart_ = std::make_unique<AppliedIndexApart>(fs, path + ".applied");
-    sm->apart_applied_ = sm->apart_->load().value_or(0);
-  }
-  auto be = backend::Backend::open(sim, fs, std::move(path), std::move(options.backend));
+  const std::string apart_path = path + ".applied";
+  auto be = backend::Backend::open(env, std::move(path), std::move(options.backend));
   if (!be.is_ok()) return be.status();
   sm->backend_ = std::move(be).value();
+  if (options.bugs.on(Bug::kAppliedIndexNotAtomic)) {
+    sm->apart_ = std::make_unique<AppliedIndexApart>(env.files(), apart_path);
+    sm->apart_applied_ = sm->apart_->load().value_or(0);
+  }
   sm->backend_->set_fault_hook(sm->fault_hook_);
   auto store = mvcc::KvStore::open(*sm->backend_, sm->fault_hook_, sm->store_options_);
   if (!store.is_ok()) return store.status();

@@ -52,8 +52,8 @@ struct KvStateMachineOptions {
 
 class KvStateMachine : public StateMachine {
  public:
-  static Result<std::unique_ptr<KvStateMachine>> open(sim::Simulator& sim, sim::FileSystem& fs, std::string path,
-                                                      KvStateMachineOptions options = {});
+  // Opens the backend at `path` on the process's files (in a fiber of the process: `env`).
+  static Result<std::unique_ptr<KvStateMachine>> open(sim::Env& env, std::string path, KvStateMachineOptions options = {});
 
   Status apply(const raftpb::Entry& entry) override;
   // The index whose effects reads of store() see: behind the backend's own while a snapshot is

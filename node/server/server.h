@@ -6,8 +6,11 @@
 //                send -> apply -> advance, then snapshots and compacts every snapshot_every entries.
 //   receiver   - reads Raft messages from the node's datagram socket into the inbox.
 //   ticker     - one tick per `tick` of the host's monotonic clock (drift and pauses apply).
-// A crash is a kill of the process (sim::Simulator::kill); a restart is Server::run in a new process
-// on the same host, which reads the newest snapshot plus the WAL tail and rejoins.
+// The member sees the machine only through its process's sim::Env (time, sleep, its fibers, files,
+// sockets, its random stream, exiting itself): it can end its own process, as etcd exits on a
+// fatal error, but never another's. A crash is the world killing the process; a restart is
+// Server::run in a new process on the same host, which reads the newest snapshot plus the WAL
+// tail and rejoins.
 //
 // Peer traffic uses datagrams: Raft tolerates loss, duplication and reordering by design, and the
 // network's loss/duplicate/reorder knobs then exercise exactly that.
@@ -32,9 +35,9 @@
 #include "node/server/state_machine.h"
 #include "node/wal/snapshotter.h"
 #include "node/wal/wal.h"
+#include "sim/env.h"
 #include "sim/file_system.h"
-#include "sim/network.h"
-#include "sim/simulator.h"
+#include "sim/sockets.h"
 #include "sim/sync.h"
 
 namespace dst::node {
@@ -103,41 +106,53 @@ struct ServerCounters {
   uint64_t proposals_dropped = 0;
   uint64_t reads_requested = 0;
   uint64_t reads_answered = 0;
+
+  ServerCounters& operator+=(const ServerCounters& o);
 };
 
-// Things that live in the world, outside the process, and outlive crashes.
+class Server;
+
+// What the world learns from a member as it runs: told, never handed a place to write. Every
+// method is called in the member's process; the defaults do nothing.
+class ServerObserver {
+ public:
+  virtual ~ServerObserver() = default;
+  // The member has started (its Raft can be inspected), before its API serves: where a test world
+  // starts load of its own in the member's process (world/raft_load.h), so that the load dies
+  // with the process like the member's own fibers.
+  virtual void started(Server&) {}
+  // The incarnation ends (its process dies): `server` is inspected for the last time (its
+  // counters) and must not be used afterwards.
+  virtual void stopped(const Server&) {}
+  // The member takes itself down, and why (a WAL failure, unreadable data, its own removal).
+  virtual void exiting(const std::string&) {}
+  // The member applied its own removal from the cluster: it stops for good.
+  virtual void removed() {}
+};
+
+// What the world lends a member: things that live outside the process and outlive its crashes.
 struct ServerHooks {
   raft::Invariants* invariants = nullptr;  // checked after every Raft step and Ready
+  // Named places where the world's faults act (fault_points.h); passed, never acted on here.
   FaultPoints* faults = nullptr;
-  // Set to the live Server once it has started, cleared when it dies (for inspection by tests).
-  class Server** live = nullptr;
-  ServerCounters* counters = nullptr;  // cumulative over incarnations; null: per incarnation
-  // Why the node took itself down (WAL failure, unreadable data, a fault point), one line per
-  // exit; bounded by the caller.
-  std::vector<std::string>* exits = nullptr;
   // Where every member lives, kept by the world as members are added (a name service); null:
   // ServerOptions::peers, fixed at start.
   const std::map<uint64_t, sim::HostId>* directory = nullptr;
-  // Set when the member applies its own removal from the cluster (it then stops for good).
-  bool* removed = nullptr;
-  // Called in the member's process once it has started, before its API serves: where a test
-  // world starts load of its own in that process (world/raft_load.h), so that the load dies
-  // with the process like the member's own fibers.
-  std::function<void(class Server&)> started;
+  ServerObserver* observer = nullptr;
 };
 
 
 class Server {
  public:
-  // Runs one incarnation of the node until its process is killed. Call from the first fiber of a
-  // fresh process on the node's host.
-  static void run(sim::Simulator& sim, ServerOptions options, ServerHooks hooks);
+  // Runs one incarnation of the node until its process ends. Call from the first fiber of a fresh
+  // process on the node's host; `env` is that process's (sim/env.h) and outlives it.
+  static void run(sim::Env& env, ServerOptions options, ServerHooks hooks);
 
   ~Server();
   uint64_t id() const { return options_.id; }
   const raft::Raft& raft() const { return *raft_; }
   StateMachine& state_machine() const { return *state_; }
-  // Cumulative over incarnations if the world keeps the counters, else this incarnation's.
+  // This incarnation's (the world adds them up over incarnations: ServerObserver::stopped).
   const ServerCounters& counters() const { return counters_; }
   // Why the last start had to repair the WAL (empty if it did not).
   const wal::RepairReport& wal_repair() const { return repair_; }
@@ -192,7 +207,7 @@ class Server {
   };
   using Input = std::variant<raftpb::Message, Tick, Proposal, ReadRequest, ConfChangeProposal>;
 
-  Server(sim::Simulator& sim, ServerOptions options, ServerHooks hooks);
+  Server(sim::Env& env, ServerOptions options, ServerHooks hooks);
   Status start();
   Status open_state_machine();
   Status bootstrap();
@@ -223,7 +238,8 @@ class Server {
   void handle_ready();
   void maybe_snapshot();
   void fault_point(FaultPoint p);
-  [[noreturn]] void crash(const std::string& why, bool lose_unsynced);
+  // Ends this member's process on a fatal error (etcd exits or panics), telling the world why.
+  [[noreturn]] void exit(const std::string& why);
   void observe();
   void on_applied(uint64_t id, const ApplyResult& result);
   // Registers a waiter for request `id`, hands `input` to the raft loop and waits for the apply.
@@ -232,11 +248,15 @@ class Server {
   // proposer told; on the member's own removal it stops a little later (etcd: 10 ticks).
   void apply_conf_change(const raftpb::Entry& e);
 
-  sim::Simulator& sim_;
+  sim::Env& env_;
   ServerOptions options_;
   ServerHooks hooks_;
-  sim::FileSystem fs_;
-  sim::Rng& rng_;  // the simulator's sub-stream: it continues across restarts
+  // The Env the lessor reads its clock from: env_, or with the lease-expiry-on-follower-clock bug
+  // a wrapper whose monotonic clock is the wall clock (wall_clock_env.h).
+  std::unique_ptr<sim::Env> lease_clock_bug_;
+  sim::Env& lessor_env_;
+  sim::FileSystem& fs_;
+  sim::Rng& rng_;  // the run's named stream: it continues across restarts
   std::unique_ptr<raft::RandomSource> random_;
   std::unique_ptr<wal::Wal> wal_;
   std::unique_ptr<wal::Snapshotter> snapshotter_;
@@ -246,8 +266,7 @@ class Server {
   uint64_t last_snapshot_index_ = 0;
   sim::SocketId socket_ = 0;
   sim::Channel<Input> inbox_;
-  ServerCounters own_counters_;
-  ServerCounters& counters_;
+  ServerCounters counters_;
   wal::RepairReport repair_;
   // Client requests waiting for their entry to be applied (by request id) and for ReadIndex
   // answers (by context); applied_ wakes readers waiting for the applied index to catch up.

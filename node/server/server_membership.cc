@@ -12,7 +12,7 @@ Result<uint64_t> Server::add_member(const std::string& peer_url, bool learner) {
   const raftpb::ConfState cs = raft_->conf_state();
   // The same URL as a member's: etcd checks the URLs before anything else.
   if (names_member(cs, *id)) return Status(StatusCode::kFailedPrecondition, kErrPeerUrlExists);
-  if (Status st = may_add_member(cs, options_.id, learner, peer_activity_, sim_.now()); !st.is_ok()) return st;
+  if (Status st = may_add_member(cs, options_.id, learner, peer_activity_, env_.now()); !st.is_ok()) return st;
   raftpb::ConfChange cc;
   cc.set_type(learner ? raftpb::CONF_CHANGE_ADD_LEARNER_NODE : raftpb::CONF_CHANGE_ADD_NODE);
   cc.set_node_id(*id);
@@ -25,7 +25,7 @@ Result<uint64_t> Server::add_member(const std::string& peer_url, bool learner) {
 }
 
 Status Server::remove_member(uint64_t id) {
-  if (Status st = may_remove_member(raft_->conf_state(), options_.id, id, peer_activity_, sim_.now()); !st.is_ok())
+  if (Status st = may_remove_member(raft_->conf_state(), options_.id, id, peer_activity_, env_.now()); !st.is_ok())
     return st;
   raftpb::ConfChange cc;
   cc.set_type(raftpb::CONF_CHANGE_REMOVE_NODE);
@@ -57,10 +57,10 @@ void Server::apply_conf_change(const raftpb::Entry& e) {
   if (!self_removed || stopping_) return;
   // etcd stops 10 ticks later (stopWithDelay), so that the answer to the removal can go out.
   stopping_ = true;
-  if (hooks_.removed != nullptr) *hooks_.removed = true;
-  sim_.spawn(sim_.current_process(), "removed", [this] {
-    if (sim_.sleep(10 * options_.tick) != sim::WaitResult::kOk) return;
-    crash(kErrRemovedFromCluster, false);
+  if (hooks_.observer) hooks_.observer->removed();
+  env_.spawn("removed", [this] {
+    if (env_.sleep(10 * options_.tick) != sim::WaitResult::kOk) return;
+    exit(kErrRemovedFromCluster);
   });
 }
 

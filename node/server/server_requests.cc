@@ -23,16 +23,12 @@ uint64_t Server::next_id() {
   // Unique across members and incarnations: the member id in the top byte, then a counter that
   // starts at the incarnation's start time in ns (a restart starts past every id used before,
   // since no incarnation asks for more than one id per virtual nanosecond).
-  if (next_request_id_ == 0) next_request_id_ = static_cast<uint64_t>(sim_.now()) & ((uint64_t{1} << 56) - 1);
+  if (next_request_id_ == 0) next_request_id_ = static_cast<uint64_t>(env_.now()) & ((uint64_t{1} << 56) - 1);
   return (options_.id << 56) | (next_request_id_++ & ((uint64_t{1} << 56) - 1));
 }
 
 int64_t Server::local_now() const {
-  const sim::NodeClock& clock = sim_.host(sim_.host_of(sim_.current_process())).clock();
-  // The lease-expiry-on-follower-clock bug (base/bugs.h) reads the wall clock, as etcd did before
-  // it moved lease expiry to monotonic time: a step of the leader's wall clock moves every expiry.
-  if (options_.bugs.on(Bug::kLeaseExpiryOnFollowerClock)) return clock.wall_now(sim_.now());
-  return clock.monotonic_now(sim_.now());
+  return lessor_env_.monotonic_now();
 }
 
 std::optional<sim::Address> Server::leader_api_address() const {
@@ -64,7 +60,7 @@ void Server::lease_expiry_loop() {
   const sim::DurationNs every = sim::milliseconds(500);
   const size_t per_round = std::max<size_t>(1, limits::kLeaseRevokesPerSecond / 2);
   for (;;) {
-    if (sim_.sleep(every) != sim::WaitResult::kOk) return;
+    if (env_.sleep(every) != sim::WaitResult::kOk) return;
     if (!lessor_primary_) continue;
     for (int64_t id : kv_->lessor().expired(local_now(), per_round)) {
       etcdserverpb::InternalRequest req;
@@ -78,7 +74,7 @@ void Server::lease_expiry_loop() {
 
 void Server::watch_sync_loop() {
   for (;;) {
-    if (sim_.sleep(options_.api.watch_sync_interval) != sim::WaitResult::kOk) return;
+    if (env_.sleep(options_.api.watch_sync_interval) != sim::WaitResult::kOk) return;
     // Bounded: each step moves at most kWatchSyncRevisionsMax revisions; a few per interval.
     for (int i = 0; i < 8 && kv_->watches().sync_step(); ++i) {
     }
@@ -87,7 +83,7 @@ void Server::watch_sync_loop() {
 
 void Server::progress_notify_loop() {
   for (;;) {
-    if (sim_.sleep(options_.api.progress_notify_interval) != sim::WaitResult::kOk) return;
+    if (env_.sleep(options_.api.progress_notify_interval) != sim::WaitResult::kOk) return;
     kv_->watches().progress_notify_tick();
   }
 }
@@ -102,7 +98,7 @@ Result<ApplyResult> Server::propose_and_wait(etcdserverpb::InternalRequest req) 
 Result<ApplyResult> Server::submit_and_wait(uint64_t id, Input input) {
   if (proposals_.size() >= limits::kApiPendingProposalsMax)
     return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
-  sim::Future<ApplyResult> done = proposals_.emplace(id, sim::Promise<ApplyResult>(sim_)).first->second.future();
+  sim::Future<ApplyResult> done = proposals_.emplace(id, sim::Promise<ApplyResult>(env_)).first->second.future();
   const uint64_t term_at_start = raft_->term();
   if (inbox_.send(std::move(input), options_.api.request_timeout) != sim::WaitResult::kOk) {
     proposals_.erase(id);
@@ -120,18 +116,18 @@ Result<ApplyResult> Server::submit_and_wait(uint64_t id, Input input) {
 
 Status Server::linearizable_barrier() {
   if (reads_.size() >= limits::kApiPendingReadsMax) return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
-  const sim::TimeNs deadline = sim_.deadline_after(options_.api.request_timeout);
+  const sim::TimeNs deadline = env_.deadline_after(options_.api.request_timeout);
   std::optional<uint64_t> index;
   // Ask, and ask again while no answer comes (no leader yet, a lost message), until the deadline.
   // Every attempt has its own context (unique per member incarnation): the read-safety invariant
   // checks each answer against the commit index at the time of its own request.
-  while (!index && sim_.now() < deadline) {
-    std::string context = "api" + std::to_string(options_.id) + "." + std::to_string(sim_.now()) + "." +
+  while (!index && env_.now() < deadline) {
+    std::string context = "api" + std::to_string(options_.id) + "." + std::to_string(env_.now()) + "." +
                           std::to_string(next_read_++);
-    sim::Future<uint64_t> answer = reads_.emplace(context, sim::Promise<uint64_t>(sim_)).first->second.future();
-    sim::WaitResult r = inbox_.send(ReadRequest{context}, deadline - sim_.now());
+    sim::Future<uint64_t> answer = reads_.emplace(context, sim::Promise<uint64_t>(env_)).first->second.future();
+    sim::WaitResult r = inbox_.send(ReadRequest{context}, deadline - env_.now());
     if (r == sim::WaitResult::kOk) {
-      const sim::DurationNs wait = std::min<sim::DurationNs>(options_.api.read_index_retry, deadline - sim_.now());
+      const sim::DurationNs wait = std::min<sim::DurationNs>(options_.api.read_index_retry, deadline - env_.now());
       auto [got, value] = answer.get(wait);
       r = got;
       if (got == sim::WaitResult::kOk) index = value;
@@ -141,7 +137,7 @@ Status Server::linearizable_barrier() {
   }
   if (!index) return Status(StatusCode::kTimeout, kErrTimeout);
   while (kv_->applied_index() < *index) {
-    if (sim_.now() >= deadline) return Status(StatusCode::kTimeout, kErrTimeout);
+    if (env_.now() >= deadline) return Status(StatusCode::kTimeout, kErrTimeout);
     if (applied_.wait_until(deadline) == sim::WaitResult::kCancelled) return Status(StatusCode::kUnavailable, kErrStopped);
   }
   return Status::ok();

@@ -21,7 +21,7 @@ inline const std::string kAll(1, '\0');
 template <typename F>
 void with_watch_store(World& w, F body, WatchOptions options = {}, const std::string& path = "n1/backend.db") {
   bool ran = w.run([&] {
-    auto be = backend::Backend::open(w.sim, w.fs, path);
+    auto be = backend::Backend::open(w.env(), path);
     ASSERT_TRUE(be.is_ok()) << be.status().to_string();
     auto kv = mvcc::KvStore::open(**be);
     ASSERT_TRUE(kv.is_ok()) << kv.status().to_string();

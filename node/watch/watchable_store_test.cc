@@ -454,8 +454,8 @@ struct OldAndNewStores {
   std::unique_ptr<mvcc::KvStore> old_kv, new_kv;
 };
 OldAndNewStores open_old_and_new(World& w) {
-  auto be_old = backend::Backend::open(w.sim, w.fs, "n1/old.db");
-  auto be_new = backend::Backend::open(w.sim, w.fs, "n1/new.db");
+  auto be_old = backend::Backend::open(w.env(), "n1/old.db");
+  auto be_new = backend::Backend::open(w.env(), "n1/new.db");
   DST_ASSERT(be_old.is_ok() && be_new.is_ok());
   auto old_kv = mvcc::KvStore::open(**be_old);
   auto new_kv = mvcc::KvStore::open(**be_new);
