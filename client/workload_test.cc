@@ -1,0 +1,207 @@
+// The workload profiles, held to what client/workload.h promises, against scripted members that
+// answer every request plausibly (a revision counter, a key found at that revision, a lease id):
+// each profile's request kinds all occur, values are unique per write, pinned clients stay on
+// their member, the compactor compacts behind the revision it read, paginated lists stay at one
+// revision, informer-style watchers list before they watch, and a seed fixes the whole sequence.
+#include "client/workload.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "client/fake_member_test_util.h"
+
+namespace dst::client {
+namespace {
+
+using testing::FakeMembers;
+using testing::Reply;
+
+// Answers like a member whose store has every key: writes bump the revision, reads find the key
+// at the current revision, list pages say "more" every other time.
+struct PlausibleMember {
+  int64_t revision = 1;
+  int64_t next_lease = 100;
+  int pages = 0;
+
+  Reply operator()(size_t, const etcdserverpb::ApiRequest& r) {
+    etcdserverpb::ApiResponse out;
+    if (r.has_watch()) {
+      if (!r.watch().has_create_request()) return Reply::silence();
+      etcdserverpb::WatchResponse created;
+      created.set_created(true);
+      created.mutable_header()->set_revision(revision);
+      return Reply::watch({created}, false);
+    }
+    if (r.has_range()) {
+      auto* range = out.mutable_range();
+      range->mutable_header()->set_revision(revision);
+      auto* kv = range->add_kvs();
+      kv->set_key(r.range().key());
+      kv->set_mod_revision(revision);
+      range->set_more(r.range().limit() > 0 && ++pages % 2 == 1);
+    } else if (r.has_lease_grant()) {
+      out.mutable_lease_grant()->set_id(next_lease++);
+    } else {
+      ++revision;
+      out.mutable_put()->mutable_header()->set_revision(revision);  // the type does not matter here
+    }
+    return Reply::answer(out);
+  }
+};
+
+struct WorkloadRun {
+  explicit WorkloadRun(Profile profile, uint64_t seed = 3) : sim(seed) {
+    auto script = [this](size_t m, const etcdserverpb::ApiRequest& r) { return member(m, r); };
+    for (size_t i = 0; i < 3; ++i) members.start(i, script);
+    WorkloadOptions o;
+    o.profile = profile;
+    o.clients = 4;
+    o.rate = 40;
+    o.watchers = 2;
+    o.compaction_every = sim::seconds(2);
+    workload = std::make_unique<Workload>(sim, members.addresses(), o, recorder);
+    workload->start(sim::seconds(20), sim::seconds(21));
+    sim.run_until(sim::seconds(22));
+  }
+  const std::vector<history::Operation>& ops() const { return recorder.history().operations; }
+
+  sim::Simulator sim;
+  FakeMembers members{sim, 3};
+  PlausibleMember member;
+  history::MemoryRecorder recorder;
+  std::unique_ptr<Workload> workload;
+};
+
+// The kinds of request a profile sends, by a name each.
+std::string kind(const etcdserverpb::ApiRequest& r) {
+  if (r.has_range()) {
+    if (!r.range().range_end().empty()) return r.range().limit() > 0 ? "paged-list" : "list";
+    return r.range().serializable() ? "stale-get" : "get";
+  }
+  if (r.has_put()) return r.put().lease() != 0 ? "put-with-lease" : "put";
+  if (r.has_delete_range()) return "delete";
+  if (r.has_lease_grant()) return "lease-grant";
+  if (r.has_lease_revoke()) return "lease-revoke";
+  if (r.has_compaction()) return "compaction";
+  if (r.has_txn()) {
+    const auto& c = r.txn().compare(0);
+    if (c.target() == etcdserverpb::Compare::MOD) return "cas-mod-revision";
+    if (c.target() == etcdserverpb::Compare::CREATE) return "create-if-absent";
+    if (c.target() == etcdserverpb::Compare::VALUE) return "cas-value";
+    return "txn";
+  }
+  return "other";
+}
+
+std::set<std::string> kinds(const WorkloadRun& run) {
+  std::set<std::string> out;
+  for (const auto& op : run.ops()) out.insert(kind(op.request));
+  return out;
+}
+
+// Every value a write carries: unique, and "c<client>.<n>" with the writing client's id.
+void expect_unique_values(const WorkloadRun& run) {
+  std::set<std::string> seen;
+  for (const auto& op : run.ops()) {
+    std::vector<std::string> values;
+    if (op.request.has_put()) values.push_back(op.request.put().value());
+    for (const auto& o : op.request.txn().success())
+      if (o.has_request_put()) values.push_back(o.request_put().value());
+    for (const std::string& v : values) {
+      EXPECT_EQ(v.rfind("c" + std::to_string(op.client) + ".", 0), 0u) << v;
+    }
+    if (!values.empty()) EXPECT_TRUE(seen.insert(values.front()).second) << values.front();
+  }
+  EXPECT_GT(seen.size(), 100u);
+}
+
+TEST(Workload, EtcdKvSendsEveryKindItPromises) {
+  WorkloadRun run(Profile::kEtcdKv);
+  const std::set<std::string> want = {"get", "stale-get", "list", "put", "delete", "lease-grant", "put-with-lease",
+                                      "lease-revoke", "txn", "cas-mod-revision", "compaction"};
+  EXPECT_EQ(kinds(run), want);
+  expect_unique_values(run);
+  const WorkloadStats& s = run.workload->stats();
+  EXPECT_EQ(s.operations, s.ok + s.failed + s.unknown);
+  EXPECT_EQ(s.ok, s.operations);  // every member answered
+  // The four clients and the compactor; watchers send no unary requests in this profile.
+  EXPECT_EQ(run.workload->client_hosts().size(), 4u + 2u + 1u);
+  EXPECT_EQ(s.watch_segments, 2u);
+}
+
+TEST(Workload, PinnedClientsStayOnTheirMemberAndTheOthersStartOnTheirs) {
+  WorkloadRun run(Profile::kEtcdKv);
+  std::map<uint32_t, std::set<uint32_t>> members_of;
+  for (const auto& op : run.ops()) members_of[op.client].insert(op.member);
+  // Client ids 1..4 (workload.h: every other client pins member id % 3, 0-based).
+  EXPECT_EQ(members_of[2], std::set<uint32_t>{3});
+  EXPECT_EQ(members_of[4], std::set<uint32_t>{2});
+  EXPECT_EQ(members_of[1], std::set<uint32_t>{2});  // unpinned, never had to move
+  EXPECT_EQ(members_of[3], std::set<uint32_t>{1});
+}
+
+TEST(Workload, TheCompactorCompactsTwentyRevisionsBehindAndAlternatesPhysical) {
+  WorkloadRun run(Profile::kEtcdKv);
+  int64_t read_revision = 0;
+  std::vector<bool> physical;
+  for (const auto& op : run.ops()) {
+    if (op.request.has_range() && op.request.range().key() == "compactor/probe")
+      read_revision = op.response.range().header().revision();
+    if (!op.request.has_compaction()) continue;
+    EXPECT_EQ(op.request.compaction().revision(), read_revision - 20);
+    physical.push_back(op.request.compaction().physical());
+  }
+  ASSERT_GE(physical.size(), 5u);
+  for (size_t i = 0; i < physical.size(); ++i) EXPECT_EQ(physical[i], i % 2 == 1);
+}
+
+TEST(Workload, KubernetesPagesAtOneRevisionAndCreatesOnlyAbsentKeys) {
+  WorkloadRun run(Profile::kKubernetes);
+  const std::set<std::string> got = kinds(run);
+  for (const char* k : {"paged-list", "create-if-absent", "cas-mod-revision", "get", "list", "compaction"})
+    EXPECT_TRUE(got.count(k)) << k;
+  bool continued = false;
+  for (size_t i = 1; i < run.ops().size(); ++i) {
+    const auto& r = run.ops()[i].request;
+    if (!r.has_range() || r.range().limit() == 0 || r.range().revision() == 0) continue;
+    continued = true;  // a later page: pinned to its first page's revision, starting past its last key
+    EXPECT_EQ(r.range().key().back(), '\0');
+  }
+  EXPECT_TRUE(continued);
+  for (const auto& op : run.ops()) {
+    if (kind(op.request) != "create-if-absent") continue;
+    EXPECT_EQ(op.request.txn().compare(0).create_revision(), 0);
+    EXPECT_EQ(op.request.txn().compare(0).key().rfind("/registry/pods/", 0), 0u);
+  }
+  // The watchers are informers: a list, then a watch from the list's revision + 1.
+  for (const auto& w : run.recorder.history().watches)
+    EXPECT_GT(w.segments.at(0).request.start_revision(), 1);
+}
+
+TEST(Workload, RegisterComparesTheValueItLastRead) {
+  WorkloadRun run(Profile::kRegister);
+  EXPECT_EQ(kinds(run), (std::set<std::string>{"get", "put", "cas-value", "compaction"}));
+  for (const auto& op : run.ops()) {
+    if (op.request.has_put()) EXPECT_EQ(op.request.put().key(), "r/" + std::to_string(op.client % 10));
+  }
+}
+
+// Every request with its client and time, in invocation order.
+std::vector<std::string> sequence(const WorkloadRun& run) {
+  std::vector<std::string> out;
+  for (const auto& op : run.ops())
+    out.push_back(std::to_string(op.client) + "@" + std::to_string(op.invoke_ns) + ":" + op.request.SerializeAsString());
+  return out;
+}
+
+TEST(Workload, ASeedFixesEveryRequestAndItsTime) {
+  WorkloadRun a(Profile::kEtcdKv, 17), b(Profile::kEtcdKv, 17), c(Profile::kEtcdKv, 18);
+  EXPECT_EQ(sequence(a), sequence(b));
+  EXPECT_NE(sequence(a), sequence(c));
+}
+
+}  // namespace
+}  // namespace dst::client
