@@ -88,6 +88,21 @@ FaultStep on_node(FaultKind kind, size_t node) {
   return s;
 }
 
+// What every fault call on one node starts with: only while the run goes, exactly `args`
+// arguments, one action charged; then the step on the node its first argument names.
+FaultStep node_fault_call(lua_State* L, FaultKind kind, int args, const char* fn) {
+  require_running(L, fn);
+  check_arg_count(L, args, fn);
+  charge_action(L);
+  return on_node(kind, node_arg(L, 1, fn));
+}
+
+// A fault with nothing but its node: crash(n), restart(n), pause(n), resume(n), normal_fsync(n).
+int node_only_fault(lua_State* L, FaultKind kind, const char* fn) {
+  apply(L, node_fault_call(L, kind, 1, fn));
+  return 0;
+}
+
 }  // namespace
 
 int shape_table(lua_State* L, const char* shape) {
@@ -181,103 +196,53 @@ int l_heal(lua_State* L) {
   return 0;
 }
 
-int l_crash(lua_State* L) {
-  require_running(L, "crash()");
-  check_arg_count(L, 1, "crash()");
-  charge_action(L);
-  apply(L, on_node(FaultKind::kCrash, node_arg(L, 1, "crash()")));
-  return 0;
-}
+int l_crash(lua_State* L) { return node_only_fault(L, FaultKind::kCrash, "crash()"); }
 
 int l_kill(lua_State* L) {
-  require_running(L, "kill()");
-  check_arg_count(L, 2, "kill()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "kill()");
+  FaultStep step = node_fault_call(L, FaultKind::kKill, 2, "kill()");
   Fields f(L, 2, "kill()", {"lose_unsynced", "torn"});
-  FaultStep step = on_node(FaultKind::kKill, n);
   step.lose_unsynced = f.boolean("lose_unsynced").value_or(false);
   step.torn = f.boolean("torn").value_or(false);
   apply(L, step);
   return 0;
 }
 
-int l_restart(lua_State* L) {
-  require_running(L, "restart()");
-  check_arg_count(L, 1, "restart()");
-  charge_action(L);
-  apply(L, on_node(FaultKind::kRestart, node_arg(L, 1, "restart()")));
-  return 0;
-}
+int l_restart(lua_State* L) { return node_only_fault(L, FaultKind::kRestart, "restart()"); }
 
-int l_pause(lua_State* L) {
-  require_running(L, "pause()");
-  check_arg_count(L, 1, "pause()");
-  charge_action(L);
-  apply(L, on_node(FaultKind::kPause, node_arg(L, 1, "pause()")));
-  return 0;
-}
+int l_pause(lua_State* L) { return node_only_fault(L, FaultKind::kPause, "pause()"); }
 
-int l_resume(lua_State* L) {
-  require_running(L, "resume()");
-  check_arg_count(L, 1, "resume()");
-  charge_action(L);
-  apply(L, on_node(FaultKind::kResume, node_arg(L, 1, "resume()")));
-  return 0;
-}
+int l_resume(lua_State* L) { return node_only_fault(L, FaultKind::kResume, "resume()"); }
 
 int l_slow_fsync(lua_State* L) {
-  require_running(L, "slow_fsync()");
-  check_arg_count(L, 2, "slow_fsync()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "slow_fsync()");
-  FaultStep step = on_node(FaultKind::kSlowFsync, n);
+  FaultStep step = node_fault_call(L, FaultKind::kSlowFsync, 2, "slow_fsync()");
   step.dist = to_dist(L, 2, "slow_fsync()", "the latency", &step.dist_text);
   apply(L, step);
   return 0;
 }
 
-int l_normal_fsync(lua_State* L) {
-  require_running(L, "normal_fsync()");
-  check_arg_count(L, 1, "normal_fsync()");
-  charge_action(L);
-  apply(L, on_node(FaultKind::kNormalFsync, node_arg(L, 1, "normal_fsync()")));
-  return 0;
-}
+int l_normal_fsync(lua_State* L) { return node_only_fault(L, FaultKind::kNormalFsync, "normal_fsync()"); }
 
 int l_fsync_error(lua_State* L) {
-  require_running(L, "fsync_error()");
-  check_arg_count(L, 2, "fsync_error()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "fsync_error()");
-  FaultStep step = on_node(FaultKind::kFsyncError, n);
+  FaultStep step = node_fault_call(L, FaultKind::kFsyncError, 2, "fsync_error()");
   step.count = lua_isnoneornil(L, 2) ? 1 : check_whole(L, 2, "fsync_error()", "the count", 1, 1'000'000);
   apply(L, step);
   return 0;
 }
 
 int l_disk_full(lua_State* L) {
-  require_running(L, "disk_full()");
-  check_arg_count(L, 2, "disk_full()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "disk_full()");
-  FaultStep step = on_node(FaultKind::kDiskFull, n);
+  FaultStep step = node_fault_call(L, FaultKind::kDiskFull, 2, "disk_full()");
   step.full = lua_isnoneornil(L, 2) ? true : check_boolean(L, 2, "disk_full()", "the second argument");
   apply(L, step);
   return 0;
 }
 
 int l_bitflip(lua_State* L) {
-  require_running(L, "bitflip()");
-  check_arg_count(L, 3, "bitflip()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "bitflip()");
+  FaultStep step = node_fault_call(L, FaultKind::kBitflip, 3, "bitflip()");
   const std::string file = check_string(L, 2, "bitflip()", "the file name");
   Fields f(L, 3, "bitflip()", {"offset", "length", "bits"});
   const int64_t offset = f.integer("offset", 0, int64_t{1} << 40).value_or(0);
   const int64_t length = f.integer("length", 1, int64_t{1} << 40).value_or(4096);
   const int64_t bits = f.integer("bits", 1, 64).value_or(1);
-  FaultStep step = on_node(FaultKind::kBitflip, n);
   step.file = file;
   step.offset = static_cast<uint64_t>(offset);
   step.length = static_cast<uint64_t>(length);
@@ -297,35 +262,23 @@ sim::DurationNs signed_duration(lua_State* L, int idx, const char* fn) {
 }
 
 int l_clock_skew(lua_State* L) {
-  require_running(L, "clock_skew()");
-  check_arg_count(L, 2, "clock_skew()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "clock_skew()");
-  FaultStep step = on_node(FaultKind::kClockSkew, n);
+  FaultStep step = node_fault_call(L, FaultKind::kClockSkew, 2, "clock_skew()");
   step.ns = signed_duration(L, 2, "clock_skew()");
   apply(L, step);
   return 0;
 }
 
 int l_clock_jump(lua_State* L) {
-  require_running(L, "clock_jump()");
-  check_arg_count(L, 2, "clock_jump()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "clock_jump()");
-  FaultStep step = on_node(FaultKind::kClockJump, n);
+  FaultStep step = node_fault_call(L, FaultKind::kClockJump, 2, "clock_jump()");
   step.ns = signed_duration(L, 2, "clock_jump()");
   apply(L, step);
   return 0;
 }
 
 int l_clock_drift(lua_State* L) {
-  require_running(L, "clock_drift()");
-  check_arg_count(L, 2, "clock_drift()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "clock_drift()");
+  FaultStep step = node_fault_call(L, FaultKind::kClockDrift, 2, "clock_drift()");
   const int64_t ppm = check_whole(L, 2, "clock_drift()", "the drift in ppm", -sim::NodeClock::kDriftPpmMax,
                                   sim::NodeClock::kDriftPpmMax);
-  FaultStep step = on_node(FaultKind::kClockDrift, n);
   step.ppm = ppm;
   apply(L, step);
   return 0;
@@ -356,17 +309,13 @@ int l_delay(lua_State* L) {
 }
 
 int l_failpoint(lua_State* L) {
-  require_running(L, "failpoint()");
-  check_arg_count(L, 4, "failpoint()");
-  charge_action(L);
-  const size_t n = node_arg(L, 1, "failpoint()");
+  FaultStep step = node_fault_call(L, FaultKind::kFailpoint, 4, "failpoint()");
   const std::string point = check_string(L, 2, "failpoint()", "the point", 64);
   const std::string action = check_string(L, 3, "failpoint()", "the action", 64);
   Fields f(L, 4, "failpoint()", {"delay", "skip", "times"});
   const sim::DurationNs delay = f.duration("delay", limits::kScenarioLatencyNsMax).value_or(0);
   const int64_t skip = f.integer("skip", 0, 1'000'000'000).value_or(0);
   const int64_t times = f.integer("times", 0, 1'000'000'000).value_or(1);
-  FaultStep step = on_node(FaultKind::kFailpoint, n);
   step.point = point;
   step.action = action;
   step.delay = delay;
