@@ -82,6 +82,9 @@ inline constexpr size_t kRaftInflightMsgsMax = 4096;
 inline constexpr size_t kRaftPendingReadIndexMax = 10'000;
 // Voters plus learners in one cluster.
 inline constexpr size_t kRaftMembersMax = 64;
+// Lines kept of why members took themselves down (a restart storm exits thousands of times; the
+// report shows the first few and the count).
+inline constexpr size_t kMemberExitsKept = 10'000;
 
 // --- node: wal ------------------------------------------------------------------------------
 // Largest single WAL record (one entry, hard state, marker or metadata). etcd caps a request at

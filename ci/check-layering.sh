@@ -8,7 +8,7 @@
 # member alone (what a real etcd is), so it knows nothing of the harness around it, and it sees
 # the simulation only through its process's sim::Env (sim/env.h: time, sleep, its fibers, files,
 # sockets, its random streams), never the Simulator or the whole Network that can kill, pause and
-# partition; faults/ reaches a cluster only through faults::ClusterTarget; sim/ and base/ are the
+# partition (rpc/ too: the member opens connections through it); faults/ reaches a cluster only through faults::ClusterTarget; sim/ and base/ are the
 # bottom every other folder stands on.
 set -euo pipefail
 
@@ -21,6 +21,7 @@ RULES=(
   "sim               | node client history faults scenarios kube tools world rpc reports checker | yes"
   "base              | sim node client history faults scenarios kube tools world rpc reports checker | yes"
   "rpc               | node client history faults scenarios kube tools world | yes"
+  "rpc               | sim/simulator.h sim/network.h sim/process_env.h       | no"
   "history           | node client faults scenarios kube tools world sim    | yes"
 )
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,9 @@ class FakeMembers {
     processes_[i] = sim_.start_process(hosts_[i], "m" + std::to_string(i + 1));
     sim_.spawn(processes_[i], "accept", [this, i, script] { accept_loop(i, script); });
   }
-  void kill(size_t i) { sim_.kill(processes_[i]); }
+  void kill(size_t i) {
+    if (processes_[i] != sim::kNoProcess) sim_.kill(processes_[i]);
+  }
   // Requests each member received, in order (watch requests included).
   const std::vector<etcdserverpb::ApiRequest>& received(size_t i) { return received_[i]; }
 
@@ -120,8 +123,9 @@ class FakeMembers {
   std::map<size_t, std::vector<etcdserverpb::ApiRequest>> received_;
 };
 
-// Runs `body` in a fiber of a fresh client process (on a host of its own) until the simulation
-// is idle or `bound` of virtual time passed.
+// Runs `body` in a fiber of a fresh client process (on a host of its own) for `bound` of virtual
+// time (the members keep serving meanwhile), then kills the process, so that a body that did not
+// finish never runs on with references to this frame.
 template <typename F>
 void run_client(sim::Simulator& sim, F body, sim::DurationNs bound = sim::seconds(600)) {
   const sim::HostId h = sim.add_host("client" + std::to_string(sim.host_count()));
@@ -133,6 +137,7 @@ void run_client(sim::Simulator& sim, F body, sim::DurationNs bound = sim::second
   });
   sim.run_until(sim.now() + bound);
   EXPECT_TRUE(done) << "the client did not finish within the bound";
+  sim.kill(p);
 }
 
 inline etcdserverpb::ApiRequest put_request(const std::string& key, const std::string& value) {

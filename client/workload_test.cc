@@ -177,8 +177,14 @@ TEST(Workload, KubernetesPagesAtOneRevisionAndCreatesOnlyAbsentKeys) {
     EXPECT_EQ(op.request.txn().compare(0).key().rfind("/registry/pods/", 0), 0u);
   }
   // The watchers are informers: a list, then a watch from the list's revision + 1.
-  for (const auto& w : run.recorder.history().watches)
-    EXPECT_GT(w.segments.at(0).request.start_revision(), 1);
+  ASSERT_EQ(run.recorder.history().watches.size(), 2u);
+  for (const auto& w : run.recorder.history().watches) {
+    const history::Operation* list = nullptr;
+    for (const auto& op : run.ops())
+      if (op.client == w.client && kind(op.request) == "list" && op.return_ns <= w.segments.at(0).created_ns) list = &op;
+    ASSERT_NE(list, nullptr) << "watcher " << w.client << " did not list first";
+    EXPECT_EQ(w.segments.at(0).request.start_revision(), list->response.range().header().revision() + 1);
+  }
 }
 
 TEST(Workload, RegisterComparesTheValueItLastRead) {

@@ -16,7 +16,7 @@
 #include "rpc/mux_connection.h"
 #include "proto/etcd_api.pb.h"
 #include "sim/env.h"
-#include "sim/network.h"
+#include "sim/sockets.h"
 
 namespace dst::rpc {
 

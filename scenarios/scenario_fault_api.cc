@@ -88,12 +88,24 @@ FaultStep on_node(FaultKind kind, size_t node) {
   return s;
 }
 
-// What every fault call on one node starts with: only while the run goes, exactly `args`
-// arguments, one action charged; then the step on the node its first argument names.
-FaultStep node_fault_call(lua_State* L, FaultKind kind, int args, const char* fn) {
+// What every fault and request call starts with: only while the run goes, exactly `args`
+// arguments, one action charged.
+void fault_call_start(lua_State* L, int args, const char* fn) {
   require_running(L, fn);
   check_arg_count(L, args, fn);
   charge_action(L);
+}
+
+// A client request the scenario sends: a fault call that also needs room among the requests in
+// flight.
+void request_call_start(lua_State* L, int args, const char* fn) {
+  fault_call_start(L, args, fn);
+  check(L, self(L).check_request_room(fn));
+}
+
+// A fault call on one node: the step on the node its first argument names.
+FaultStep node_fault_call(lua_State* L, FaultKind kind, int args, const char* fn) {
+  fault_call_start(L, args, fn);
   return on_node(kind, node_arg(L, 1, fn));
 }
 
@@ -138,9 +150,7 @@ int l_one_way_shape(lua_State* L) {
 // partition{{1,2},{3}} | partition{shape="bridge"} | partition(majorities_ring) |
 // partition(isolate(leader())) | partition{isolate=2} | partition(one_way(1, 2)) | partition{from=1, to=2}
 int l_partition(lua_State* L) {
-  require_running(L, "partition{}");
-  check_arg_count(L, 1, "partition{}");
-  charge_action(L);
+  fault_call_start(L, 1, "partition{}");
   Fields f(L, 1, "partition{}", {"shape", "isolate", "from", "to"});
   if (f.index() == 0) luaL_error(L, "partition{}: expected groups such as {{1,2},{3}} or a shape");
   if (auto shape = f.string("shape")) {
@@ -189,9 +199,7 @@ int l_partition(lua_State* L) {
 // ---- faults ----
 
 int l_heal(lua_State* L) {
-  require_running(L, "heal()");
-  check_arg_count(L, 0, "heal()");
-  charge_action(L);
+  fault_call_start(L, 0, "heal()");
   apply(L, FaultStep{.kind = FaultKind::kHeal});
   return 0;
 }
@@ -285,9 +293,7 @@ int l_clock_drift(lua_State* L) {
 }
 
 int l_drop(lua_State* L) {
-  require_running(L, "drop()");
-  check_arg_count(L, 1, "drop()");
-  charge_action(L);
+  fault_call_start(L, 1, "drop()");
   FaultStep step{.kind = FaultKind::kDrop};
   step.loss = check_number(L, 1, "drop()", "the loss probability", 0, 1);
   apply(L, step);
@@ -295,9 +301,7 @@ int l_drop(lua_State* L) {
 }
 
 int l_delay(lua_State* L) {
-  require_running(L, "delay()");
-  check_arg_count(L, 1, "delay()");
-  charge_action(L);
+  fault_call_start(L, 1, "delay()");
   if (lua_isnoneornil(L, 1)) {
     apply(L, FaultStep{.kind = FaultKind::kResetDelay});
     return 0;
@@ -329,10 +333,7 @@ int l_failpoint(lua_State* L) {
 // compact{keep=20, physical=false}: a client reads the current revision and compacts to it
 // minus `keep` (recorded with the history like any operation).
 int l_compact(lua_State* L) {
-  require_running(L, "compact{}");
-  check_arg_count(L, 1, "compact{}");
-  charge_action(L);
-  check(L, self(L).check_request_room("compact{}"));
+  request_call_start(L, 1, "compact{}");
   Fields f(L, 1, "compact{}", {"keep", "physical"});
   const int64_t keep = f.integer("keep", 0, 1'000'000'000).value_or(20);
   const bool physical = f.boolean("physical").value_or(false);
@@ -343,10 +344,7 @@ int l_compact(lua_State* L) {
 
 // defrag(n): a client asks member n to defragment its backend (etcdctl defrag --endpoints=n).
 int l_defrag(lua_State* L) {
-  require_running(L, "defrag()");
-  check_arg_count(L, 1, "defrag()");
-  charge_action(L);
-  check(L, self(L).check_request_room("defrag()"));
+  request_call_start(L, 1, "defrag()");
   const size_t n = node_arg(L, 1, "defrag()");
   etcdserverpb::ApiRequest req;
   req.mutable_defragment();
@@ -358,10 +356,7 @@ int l_defrag(lua_State* L) {
 // alarm_disarm(): a client lists the alarms and deactivates each (etcdctl alarm disarm), the
 // last step of etcd's NOSPACE recovery (after compaction and defragmentation).
 int l_alarm_disarm(lua_State* L) {
-  require_running(L, "alarm_disarm()");
-  check_arg_count(L, 0, "alarm_disarm()");
-  charge_action(L);
-  check(L, self(L).check_request_room("alarm_disarm()"));
+  request_call_start(L, 0, "alarm_disarm()");
   self(L).alarm_disarm();
   self(L).nemesis()->record_instant("alarm_disarm", "all");
   return 0;
@@ -370,10 +365,7 @@ int l_alarm_disarm(lua_State* L) {
 // member_add{learner=false}: a new member on a new host (etcdctl member add, then the new etcd
 // started); returns its node number. The node catches up from the leader's snapshot.
 int l_member_add(lua_State* L) {
-  require_running(L, "member_add{}");
-  check_arg_count(L, 1, "member_add{}");
-  charge_action(L);
-  check(L, self(L).check_request_room("member_add{}"));
+  request_call_start(L, 1, "member_add{}");
   Fields f(L, 1, "member_add{}", {"learner"});
   const bool learner = f.boolean("learner").value_or(false);
   Result<size_t> n = self(L).member_add(learner);
@@ -385,10 +377,7 @@ int l_member_add(lua_State* L) {
 
 // member_remove(n): etcdctl member remove; the member stops once it learns of its removal.
 int l_member_remove(lua_State* L) {
-  require_running(L, "member_remove()");
-  check_arg_count(L, 1, "member_remove()");
-  charge_action(L);
-  check(L, self(L).check_request_room("member_remove()"));
+  request_call_start(L, 1, "member_remove()");
   const size_t n = node_arg(L, 1, "member_remove()");
   self(L).member_remove(n);
   self(L).nemesis()->record_instant("member_remove", "n" + std::to_string(n));

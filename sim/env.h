@@ -8,6 +8,11 @@
 // The simulated implementation is ProcessEnv (sim/process_env.h), one per process, owned by the
 // Simulator (Simulator::env). The fiber primitives of sim/sync.h are built on an Env too; only
 // they reach the scheduler behind it (EnvAccess).
+//
+// Lifetime: an Env must outlive every fiber, connection and primitive made through it (a
+// connection's reader fiber may outlive the connection itself). A ProcessEnv does, the Simulator
+// keeps it; a wrapper is its owner's to keep alive that long, or to use only for calls that
+// leave nothing behind (a clock read).
 #pragma once
 
 #include <cstdint>
@@ -32,8 +37,9 @@ class Env {
   virtual ~Env() = default;
 
   // --- time ------------------------------------------------------------------------------------
-  // True virtual time: for deadlines (deadline_after) and log stamps, never for decisions a real
-  // process would take on its own clocks.
+  // True virtual time: for deadlines (deadline_after) and for stamps that only need to be
+  // comparable within the run (request ids, when a peer was last heard from). What a real
+  // process would read its own clocks for (lease expiry, batching) reads them below.
   virtual TimeNs now() const = 0;
   // The true time at which `local` nanoseconds of this host's monotonic clock will have passed.
   virtual TimeNs deadline_after(DurationNs local) const = 0;
@@ -59,6 +65,9 @@ class Env {
   virtual const std::string& host_name() const = 0;
   // False once the process was killed: code that still runs for it (a destructor) touches nothing.
   virtual bool alive() const = 0;
+  // Whether the running fiber is one of this process's (for assertions at entry points that
+  // block or spawn on its behalf).
+  virtual bool in_own_fiber() const = 0;
   // The process ends itself, as a real one exits on a fatal error: its fibers end, its sockets
   // close, its host's page cache survives (only a power loss, which is a fault, loses it).
   [[noreturn]] virtual void exit() = 0;
@@ -86,6 +95,7 @@ class EnvWrapper : public Env {
   Sockets& sockets() override { return target_.sockets(); }
   const std::string& host_name() const override { return target_.host_name(); }
   bool alive() const override { return target_.alive(); }
+  bool in_own_fiber() const override { return target_.in_own_fiber(); }
   [[noreturn]] void exit() override { target_.exit(); }
 
  private:

@@ -43,10 +43,13 @@ class FileSystem {
   Status fsync(FileId file);
   Status sync_dir();
 
-  Disk& disk() { return sim_.host(host_).disk(); }
   HostId host() const { return host_; }
 
  private:
+  // Not for the process: the Disk is where faults act (Simulator::host(h).disk()); a process
+  // holding a FileSystem (node/ through its Env) sees files, never the device's fault controls.
+  Disk& disk() { return sim_.host(host_).disk(); }
+
   Simulator& sim_;
   HostId host_;
 };

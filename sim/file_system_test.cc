@@ -21,25 +21,26 @@ struct World {
   ProcessId p = sim.start_process(h, "p");
   FileSystem fs{sim, h};
 
-  World() { fs.disk().set_fsync_latency(DurationDist::constant(kFsync)); }
+  Disk& disk() { return sim.host(h).disk(); }
+  World() { disk().set_fsync_latency(DurationDist::constant(kFsync)); }
 
   // A file whose name is already durable (created and sync_dir'ed without taking virtual time), so
   // durable_content() shows exactly what fsync made durable.
   FileId durable_file(const std::string& name) {
     Result<FileId> f = fs.open(name, OpenMode::kCreateExclusive);
     EXPECT_TRUE(f.is_ok()) << f.status().to_string();
-    fs.disk().sync_dir();
+    disk().sync_dir();
     return *f;
   }
 
   std::string durable(const std::string& name) {
-    Result<std::string> content = fs.disk().durable_content(name);
+    Result<std::string> content = disk().durable_content(name);
     EXPECT_TRUE(content.is_ok()) << content.status().to_string();
     return content.is_ok() ? *content : "<not durable>";
   }
 
   std::string current(FileId f) {
-    Result<std::string> content = fs.disk().read(f, 0, 1 << 20);
+    Result<std::string> content = disk().read(f, 0, 1 << 20);
     EXPECT_TRUE(content.is_ok()) << content.status().to_string();
     return content.is_ok() ? *content : "<unreadable>";
   }
@@ -120,7 +121,7 @@ TEST(FileSystem, DisksOfDifferentHostsDoNotQueueTogether) {
   const HostId h2 = w.sim.add_host("h2");
   const ProcessId p2 = w.sim.start_process(h2, "p2");
   FileSystem fs2(w.sim, h2);
-  fs2.disk().set_fsync_latency(DurationDist::constant(kFsync));
+  w.sim.host(h2).disk().set_fsync_latency(DurationDist::constant(kFsync));
   const FileId a = w.durable_file("a");
   const FileId b = *fs2.open("b", OpenMode::kCreate);
   TimeNs done_a = -1, done_b = -1;
@@ -153,7 +154,7 @@ TEST(FileSystem, FsyncMakesWrittenDataDurable) {
   w.sim.run_until_idle();
   EXPECT_TRUE(checked_before);
   EXPECT_EQ(w.durable("wal"), "hello");
-  EXPECT_EQ(w.fs.disk().stats().fsyncs, 1u);
+  EXPECT_EQ(w.disk().stats().fsyncs, 1u);
 }
 
 TEST(FileSystem, FsyncCoversOnlyWritesMadeBeforeItBegan) {
@@ -249,9 +250,9 @@ TEST(FileSystem, FsyncInFlightAtPowerLossHasNoEffect) {
   World w;
   const FileId f = w.durable_file("wal");
   ASSERT_TRUE(w.fs.write(f, 0, "old").is_ok());
-  ASSERT_TRUE(w.fs.disk().complete_fsync(w.fs.disk().begin_fsync(f)).is_ok());
+  ASSERT_TRUE(w.disk().complete_fsync(w.disk().begin_fsync(f)).is_ok());
   ASSERT_EQ(w.durable("wal"), "old");
-  const uint64_t fsyncs_before = w.fs.disk().stats().fsyncs;
+  const uint64_t fsyncs_before = w.disk().stats().fsyncs;
   bool fsync_returned = false;
   w.sim.spawn(w.p, "writer", [&] {
     ASSERT_TRUE(w.fs.write(f, 0, "new").is_ok());
@@ -265,7 +266,7 @@ TEST(FileSystem, FsyncInFlightAtPowerLossHasNoEffect) {
   EXPECT_EQ(w.sim.now(), kFsync);      // the device completion still fired...
   EXPECT_EQ(w.durable("wal"), "old");  // ...and did nothing
   EXPECT_EQ(w.current(f), "old");
-  EXPECT_EQ(w.fs.disk().stats().fsyncs, fsyncs_before);
+  EXPECT_EQ(w.disk().stats().fsyncs, fsyncs_before);
 }
 
 TEST(FileSystem, FsyncInFlightAtPowerLossDoesNotCoverTheNextIncarnationsWrites) {
@@ -297,7 +298,7 @@ TEST(FileSystem, FsyncInFlightAtPowerLossDoesNotCoverTheNextIncarnationsWrites) 
 TEST(FileSystem, FsyncInFlightAtPowerLossDoesNotConsumeAnInjectedFailure) {
   World w;
   const FileId f = w.durable_file("wal");
-  w.fs.disk().fail_fsyncs(1);
+  w.disk().fail_fsyncs(1);
   Status after_restart;
   w.sim.spawn(w.p, "writer", [&] { (void)w.fs.fsync(f); });
   w.sim.schedule_at(milliseconds(1), kNoProcess, [&] {
@@ -308,8 +309,8 @@ TEST(FileSystem, FsyncInFlightAtPowerLossDoesNotConsumeAnInjectedFailure) {
   w.sim.run_until_idle();
   // The fsync that never happened did not use up the armed failure; the next real one gets it.
   EXPECT_EQ(after_restart.code(), StatusCode::kIoError) << after_restart.to_string();
-  EXPECT_EQ(w.fs.disk().stats().fsyncs, 1u);
-  EXPECT_EQ(w.fs.disk().stats().fsync_errors, 1u);
+  EXPECT_EQ(w.disk().stats().fsyncs, 1u);
+  EXPECT_EQ(w.disk().stats().fsync_errors, 1u);
 }
 
 TEST(FileSystem, FsyncInFlightAtProcessCrashStillCompletes) {
@@ -353,7 +354,7 @@ TEST(FileSystem, CancelledFsyncReturnsCancelledButTheDeviceFinishes) {
 TEST(FileSystem, FailedFsyncReturnsIoError) {
   World w;
   const FileId f = w.durable_file("wal");
-  w.fs.disk().fail_fsyncs(1);
+  w.disk().fail_fsyncs(1);
   Status first, second, third;
   TimeNs first_done = -1;
   w.sim.spawn(w.p, "writer", [&] {
@@ -369,7 +370,7 @@ TEST(FileSystem, FailedFsyncReturnsIoError) {
   EXPECT_EQ(first_done, kFsync);  // the failure also takes the device's time
   EXPECT_TRUE(second.is_ok()) << second.to_string();
   EXPECT_TRUE(third.is_ok()) << third.to_string();
-  EXPECT_EQ(w.fs.disk().stats().fsync_errors, 1u);
+  EXPECT_EQ(w.disk().stats().fsync_errors, 1u);
   // Like Linux after an fsync error: the failed fsync's writes stay readable but never become
   // durable (the later successful fsyncs do not cover them); newer writes do.
   EXPECT_EQ(w.current(f), "lost+kept");
@@ -379,11 +380,11 @@ TEST(FileSystem, FailedFsyncReturnsIoError) {
 TEST(FileSystem, EveryFsyncFailsUntilCleared) {
   World w;
   const FileId f = w.durable_file("wal");
-  w.fs.disk().fail_fsyncs(-1);
+  w.disk().fail_fsyncs(-1);
   std::vector<StatusCode> codes;
   w.sim.spawn(w.p, "writer", [&] {
     for (int i = 0; i < 3; ++i) codes.push_back(w.fs.fsync(f).code());
-    w.fs.disk().fail_fsyncs(0);
+    w.disk().fail_fsyncs(0);
     codes.push_back(w.fs.fsync(f).code());
   });
   w.sim.run_until_idle();
@@ -402,7 +403,7 @@ TEST(FileSystem, SyncDirMakesACreatedNameDurable) {
     ASSERT_TRUE(w.fs.write(*f, 0, "snapshot").is_ok());
     ASSERT_TRUE(w.fs.fsync(*f).is_ok());
     // The data is synced, but the name is not: strict POSIX needs the directory synced too.
-    EXPECT_EQ(w.fs.disk().durable_content("snap").status().code(), StatusCode::kNotFound);
+    EXPECT_EQ(w.disk().durable_content("snap").status().code(), StatusCode::kNotFound);
     sync_dir_started = w.sim.now();
     ASSERT_TRUE(w.fs.sync_dir().is_ok());
     sync_dir_done = w.sim.now();
@@ -411,7 +412,7 @@ TEST(FileSystem, SyncDirMakesACreatedNameDurable) {
   EXPECT_EQ(sync_dir_started, kFsync);
   EXPECT_EQ(sync_dir_done, 2 * kFsync);  // a sync_dir takes a device flush too
   EXPECT_EQ(w.durable("snap"), "snapshot");
-  EXPECT_EQ(w.fs.disk().stats().sync_dirs, 1u);
+  EXPECT_EQ(w.disk().stats().sync_dirs, 1u);
   // And it survives a power loss.
   w.sim.kill(w.p, KillOptions{.lose_unsynced = true});
   EXPECT_TRUE(w.fs.exists("snap"));
@@ -445,7 +446,7 @@ TEST(FileSystem, SyncDirInFlightAtPowerLossHasNoEffect) {
   EXPECT_FALSE(returned);
   EXPECT_EQ(w.sim.now(), kFsync);
   EXPECT_FALSE(w.fs.exists("new"));
-  EXPECT_EQ(w.fs.disk().stats().sync_dirs, 0u);
+  EXPECT_EQ(w.disk().stats().sync_dirs, 0u);
 }
 
 TEST(FileSystem, SyncDirInFlightAtPowerLossDoesNotCoverTheNextIncarnationsNames) {
@@ -462,8 +463,8 @@ TEST(FileSystem, SyncDirInFlightAtPowerLossDoesNotCoverTheNextIncarnationsNames)
   EXPECT_TRUE(w.fs.exists("fresh"));
   // The dead sync_dir completed after "fresh" was created, but it never happened: the name is
   // still pending and a second power loss removes it.
-  EXPECT_EQ(w.fs.disk().durable_content("fresh").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(w.fs.disk().stats().sync_dirs, 0u);
+  EXPECT_EQ(w.disk().durable_content("fresh").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(w.disk().stats().sync_dirs, 0u);
   w.sim.kill(w.sim.process_on(w.h), KillOptions{.lose_unsynced = true});
   EXPECT_FALSE(w.fs.exists("fresh"));
 }
@@ -491,7 +492,7 @@ TEST(FileSystem, ReadBlocksForTheReadLatency) {
   World w;
   const FileId f = w.durable_file("data");
   ASSERT_TRUE(w.fs.write(f, 0, "0123456789").is_ok());
-  w.fs.disk().set_read_latency(DurationDist::constant(milliseconds(5)));
+  w.disk().set_read_latency(DurationDist::constant(milliseconds(5)));
   Result<std::string> got = Status(StatusCode::kUnavailable, "not run");
   TimeNs started = -1, finished = -1;
   w.sim.spawn(w.p, "reader", [&] {
@@ -527,7 +528,7 @@ TEST(FileSystem, ReadsDoNotQueueBehindEachOtherOrBehindFsync) {
   World w;
   const FileId f = w.durable_file("data");
   ASSERT_TRUE(w.fs.write(f, 0, "abc").is_ok());
-  w.fs.disk().set_read_latency(DurationDist::constant(milliseconds(2)));
+  w.disk().set_read_latency(DurationDist::constant(milliseconds(2)));
   std::vector<TimeNs> read_done;
   w.sim.spawn(w.p, "fsync", [&] { ASSERT_TRUE(w.fs.fsync(f).is_ok()); });
   for (int i = 0; i < 2; ++i) {
@@ -552,7 +553,7 @@ TEST(FileSystem, ReadOfUnknownFileIsNotFound) {
 TEST(FileSystem, CancelledReadReturnsCancelled) {
   World w;
   const FileId f = w.durable_file("data");
-  w.fs.disk().set_read_latency(DurationDist::constant(milliseconds(5)));
+  w.disk().set_read_latency(DurationDist::constant(milliseconds(5)));
   Result<std::string> got = std::string("not run");
   const FiberId fiber = w.sim.spawn(w.p, "reader", [&] { got = w.fs.read(f, 0, 10); });
   w.sim.schedule_at(milliseconds(1), kNoProcess, [&] { w.sim.cancel(fiber); });
@@ -602,7 +603,7 @@ TEST(FileSystem, AppendToUnknownFileIsNotFound) {
 TEST(FileSystem, AppendHitsNoSpace) {
   World w;
   const FileId f = w.durable_file("log");
-  w.fs.disk().set_capacity(4);
+  w.disk().set_capacity(4);
   ASSERT_TRUE(w.fs.append(f, "abc").is_ok());
   EXPECT_EQ(w.fs.append(f, "de").code(), StatusCode::kNoSpace);
   EXPECT_EQ(w.current(f), "abc");  // a failed append leaves the file unchanged
@@ -624,7 +625,7 @@ TEST(FileSystem, NamespaceOperationsPassThroughToTheDisk) {
   EXPECT_TRUE(w.fs.exists("wal/3"));
   EXPECT_EQ(w.fs.list(), (std::vector<std::string>{"snap/1", "wal/3"}));
   EXPECT_EQ(w.fs.host(), w.h);
-  EXPECT_EQ(&w.fs.disk(), &w.sim.host(w.h).disk());
+  EXPECT_EQ(&w.disk(), &w.sim.host(w.h).disk());
 }
 
 }  // namespace

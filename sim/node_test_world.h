@@ -12,7 +12,7 @@ namespace dst::sim::testing {
 
 struct NodeWorld {
   explicit NodeWorld(uint64_t seed = 7) : sim(seed) {
-    fs.disk().set_fsync_latency(DurationDist::constant(milliseconds(2)));
+    disk().set_fsync_latency(DurationDist::constant(milliseconds(2)));
   }
 
   // Runs `body` in a fiber of the node process until the world is idle; true if it finished.
@@ -40,6 +40,8 @@ struct NodeWorld {
 
   // The node process's Env (what node code is handed); a new one after every crash.
   Env& env() { return sim.env(p); }
+  // The host's disk, where the tests' faults act (node code sees files only).
+  Disk& disk() { return sim.host(h).disk(); }
 
   Simulator sim;
   HostId h = sim.add_host("h1");

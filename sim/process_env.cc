@@ -12,7 +12,7 @@ ProcessEnv::ProcessEnv(Simulator& sim, ProcessId process)
       sockets_(sim.net(), process) {}
 
 void ProcessEnv::assert_own_fiber(const char* what) const {
-  DST_ASSERT_MSG(sim_.in_fiber() && sim_.current_process() == process_,
+  DST_ASSERT_MSG(in_own_fiber(),
                  std::string("Env::") + what + " of process " + sim_.process_name(process_) +
                      " called from outside its fibers");
 }

@@ -1,8 +1,9 @@
 // The simulated Env (sim/env.h) of one process: its host's clocks, disk and network share, its
 // fibers, and the run's random streams, all on the Simulator. One per process, made on first use
 // by Simulator::env and kept as long as the Simulator (a killed process's fibers unwind before it
-// goes, so nothing outlives it). Calls that act for the process (sleep, spawn, exit) must come
-// from one of its own fibers: asserted.
+// goes, so nothing outlives it). Calls that block or end the process (sleep, deadline_after,
+// exit) must come from one of its own fibers: asserted. spawn may come from anywhere (the world
+// starts a process's first fiber); the new fiber belongs to this process.
 #pragma once
 
 #include <string>
@@ -32,6 +33,7 @@ class ProcessEnv final : public Env {
   Sockets& sockets() override { return sockets_; }
   const std::string& host_name() const override;
   bool alive() const override { return sim_.alive(process_); }
+  bool in_own_fiber() const override { return sim_.in_fiber() && sim_.current_process() == process_; }
   [[noreturn]] void exit() override;
 
  private:

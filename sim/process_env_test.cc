@@ -86,6 +86,7 @@ TEST(ProcessEnv, SocketsAreTheProcesssOwn) {
   Env& ea = w.sim.env(w.pa);
   Env& eb = w.sim.env(w.pb);
   std::string got;
+  Status client_saw = Status::ok();
   eb.spawn("server", [&] {
     Result<ListenerId> l = eb.sockets().listen(7);
     ASSERT_TRUE(l.is_ok());
@@ -99,10 +100,14 @@ TEST(ProcessEnv, SocketsAreTheProcesssOwn) {
     ASSERT_TRUE(s.is_ok()) << s.status().to_string();
     EXPECT_EQ(ea.sockets().local_address(*s).host, w.a);
     ASSERT_TRUE(ea.sockets().send(*s, "hello").is_ok());
+    client_saw = ea.sockets().recv(*s).status();  // until the other end goes away
   });
   w.sim.run_for(seconds(1));
   EXPECT_EQ(got, "hello");
-  w.sim.kill(w.pb);  // what it owned closes with it
+  EXPECT_TRUE(client_saw.is_ok());  // still waiting
+  w.sim.kill(w.pb);  // what pb owned (its listener, its end of the stream) goes with it
+  w.sim.run_for(seconds(1));
+  EXPECT_EQ(client_saw.code(), StatusCode::kUnavailable) << client_saw.to_string();
   Result<ListenerId> again = w.sim.net().listen(w.sim.start_process(w.b, "pb2"), 7);
   EXPECT_TRUE(again.is_ok()) << again.status().to_string();
 }

@@ -92,9 +92,13 @@ std::optional<int> parse_demo_options(cli::Args& args, uint64_t& seed, demo::Dem
   options.faults = !args.has("no-faults");
   if (auto bug = args.value("bug")) {
     Result<Bugs> bugs = parse_bugs(*bug);
-    if (!bugs.is_ok() || !(*bugs == Bugs::of(Bug::kAckBeforePersist))) {
-      std::fprintf(stderr, "dst run: unknown --bug '%s'; the demo world's one bug: ack-before-fsync (ack-before-persist)\n",
-                   bug->c_str());
+    if (!bugs.is_ok()) {
+      std::fprintf(stderr, "dst run: --bug: %s\n", bugs.status().message().c_str());
+      return kExitUsage;
+    }
+    if (!(*bugs == Bugs::of(Bug::kAckBeforePersist))) {
+      std::fprintf(stderr, "dst run: --bug '%s': the demo world has one bug, ack-before-fsync (ack-before-persist); "
+                   "the others need `dst run raft` or a scenario\n", bug->c_str());
       return kExitUsage;
     }
     options.bugs = *bugs;
@@ -129,7 +133,7 @@ int run_demo_command(const std::string& self, const std::vector<std::string>& ar
   if (args.has("duration")) reproduce += " --duration " + *args.value("duration");
   if (args.has("peers")) reproduce += " --peers " + *args.value("peers");
   if (!options.faults) reproduce += " --no-faults";
-  if (!options.bugs.empty()) reproduce += " --bug ack-before-fsync";
+  if (!options.bugs.empty()) reproduce += " --bug " + options.bugs.names();
   std::printf("seed %llu   reproduce: %s\n", static_cast<unsigned long long>(seed), reproduce.c_str());
   std::fflush(stdout);
   demo::DemoStats stats;

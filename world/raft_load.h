@@ -6,7 +6,8 @@
 // On a KV member the entries are a mixed workload over 64 keys (puts, lease puts, lease grants and
 // revokes, deletes, compare-and-swap transactions, compactions), so every apply path runs under
 // the faults; on a hash-chain member they are tags. The load lives in the member's process (it is
-// started by ServerHooks::started) and dies with it; a restart starts it afresh.
+// started when the member tells the world it started: node::ServerObserver::started) and dies with
+// it; a restart starts it afresh.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +26,7 @@ struct RaftLoadOptions {
 };
 
 // Starts the load's fibers in the calling fiber's process (the member's). Call from
-// ServerHooks::started.
+// node::ServerObserver::started.
 void start_raft_load(sim::Simulator& sim, node::Server& server, const RaftLoadOptions& options);
 
 }  // namespace dst::world

@@ -28,9 +28,11 @@ SimCluster::SimCluster(sim::Simulator& sim, ClusterOptions options) : sim_(sim),
 }
 
 SimCluster::~SimCluster() {
-  // Processes die with the Simulator; make sure no Server points back into this object first.
+  // Processes die with the Simulator; make sure no Server points back into this object first:
+  // every Server tells its Node (its observer) it stopped while the Node still exists.
   for (size_t i = 0; i < nodes_.size(); ++i)
     if (up(i)) sim_.kill(nodes_[i]->process);
+  for (const auto& n : nodes_) DST_ASSERT_MSG(n->live == nullptr, "a member outlived its cluster's world");
 }
 
 Result<size_t> SimCluster::add_node() {
@@ -61,6 +63,10 @@ void SimCluster::Node::stopped(const node::Server& server) {
 void SimCluster::Node::exiting(const std::string& why) { cluster.record_exit(id, why); }
 
 void SimCluster::Node::fire(node::FaultPoint p, const node::FaultAction& action) {
+  // Passed by the member's own code, in its own fiber: that is the process the action ends.
+  DST_ASSERT_MSG(cluster.sim_.in_fiber() && cluster.sim_.current_process() == process,
+                 "fault point " + std::string(node::fault_point_name(p)) + " of n" + std::to_string(id) +
+                     " passed outside its process");
   const std::string what = "fault point " + std::string(node::fault_point_name(p));
   switch (action.kind) {
     case node::FaultAction::Kind::kDelay: (void)cluster.sim_.sleep(action.delay); return;
@@ -73,7 +79,7 @@ void SimCluster::Node::fire(node::FaultPoint p, const node::FaultAction& action)
 }
 
 void SimCluster::record_exit(uint64_t id, const std::string& why) {
-  if (exits_.size() >= kExitsKept) return;
+  if (exits_.size() >= limits::kMemberExitsKept) return;
   char t[32];
   std::snprintf(t, sizeof t, "t=%.3fs ", static_cast<double>(sim_.now()) / 1e9);
   exits_.push_back(t + ("n" + std::to_string(id) + " exits: ") + why);

@@ -136,7 +136,6 @@ class SimCluster : public faults::ClusterTarget {
   sim::HostId nemesis_host_ = 0;
   sim::HostId observer_host_ = 0;  // where await_agreement reads the members' state
   sim::ProcessId observer_ = sim::kNoProcess;
-  static constexpr size_t kExitsKept = 10'000;
   std::vector<std::string> exits_;
 };
 

@@ -69,6 +69,29 @@ TEST(SimCluster, ElectsALeaderAndReplicates) {
   expect_recovers(c, seconds(5));
 }
 
+// A node's counters add up over its incarnations: the world keeps what each one counted when its
+// process died (node::ServerObserver::stopped), and adds the live one's.
+TEST(SimCluster, CountersAddUpAcrossRestarts) {
+  sim::Simulator sim(2);
+  SimCluster c(sim, cluster_options(3));
+  c.start_all();
+  sim.run_until(seconds(5));
+  const size_t n = (c.leader().value_or(0) + 1) % 3;
+  const node::ServerCounters first = c.counters(n);
+  EXPECT_GT(first.messages_received, 0u);
+  c.crash(n);
+  EXPECT_EQ(c.server(n), nullptr);
+  EXPECT_EQ(c.counters(n).messages_received, first.messages_received);  // kept while down
+  EXPECT_GE(c.counters(n).readies, first.readies);
+  c.start(n);
+  sim.run_until(seconds(10));
+  ASSERT_NE(c.server(n), nullptr);
+  const node::ServerCounters live = c.server(n)->counters();  // this incarnation's alone
+  EXPECT_GT(live.messages_received, 0u);
+  EXPECT_GE(c.counters(n).messages_received, first.messages_received + live.messages_received);
+  expect_recovers(c, seconds(5));
+}
+
 TEST(SimCluster, FiveNodesToleratesTwoDown) {
   sim::Simulator sim(2);
   SimCluster c(sim, cluster_options(5));

@@ -51,13 +51,13 @@ TEST(BackendCrash, UncommittedBatchIsLostOnPowerLossCommittedOneKept) {
 TEST(BackendCrash, ProcessCrashLosesTheOpenBatchAndOpenMakesTheRestDurable) {
   World w;
   std::unique_ptr<Backend> b = open_backend(w);
-  w.fs.disk().set_fsync_latency(sim::DurationDist::constant(sim::milliseconds(20)));
+  w.disk().set_fsync_latency(sim::DurationDist::constant(sim::milliseconds(20)));
   // Kill the process while its commit waits for the fsync: the commit record is in the page cache
   // but not durable. A process crash keeps the cache, so the batch is visible after reopening, and
   // open() must make it durable before the node acts on it.
   w.sim.spawn(w.p, "committer", [&] { (void)write_batch(*b, "a", 20, 7); });
   w.sim.run_for(sim::milliseconds(5));
-  ASSERT_GT(w.fs.disk().stats().bytes_written, 0u);
+  ASSERT_GT(w.disk().stats().bytes_written, 0u);
   w.process_crash();  // unwinds the committer from inside SQLite's fsync
   b.reset();
   b = open_backend(w);
@@ -77,7 +77,7 @@ TEST(BackendCrash, FailedFsyncFailsTheBackendAndLosesOnlyThatBatch) {
   std::unique_ptr<Backend> b = open_backend(w);
   ASSERT_TRUE(in_fiber(w, [&] { return write_batch(*b, "a", 10, 1); }).is_ok());
   const Contents good = dump(w, *b);
-  w.fs.disk().fail_fsyncs(1);
+  w.disk().fail_fsyncs(1);
   Status st = in_fiber(w, [&] { return write_batch(*b, "b", 10, 2); });
   EXPECT_EQ(st.code(), StatusCode::kIoError);
   EXPECT_NE(st.message().find("SQLITE_IOERR_FSYNC"), std::string::npos) << st.to_string();
@@ -101,13 +101,13 @@ TEST(BackendCrash, FullDiskIsNoSpaceAndFailsTheBackend) {
   World w;
   std::unique_ptr<Backend> b = open_backend(w);
   ASSERT_TRUE(in_fiber(w, [&] { return write_batch(*b, "a", 10, 1); }).is_ok());
-  w.fs.disk().set_full(true);
+  w.disk().set_full(true);
   Status st = in_fiber(w, [&] { return write_batch(*b, "b", 10, 2); });
   EXPECT_EQ(st.code(), StatusCode::kNoSpace) << st.to_string();
   EXPECT_NE(st.message().find("SQLITE_FULL"), std::string::npos) << st.to_string();
   EXPECT_FALSE(b->failure().is_ok());
   b.reset();
-  w.fs.disk().set_full(false);
+  w.disk().set_full(false);
   w.process_crash();
   b = open_backend(w);
   ASSERT_NE(b, nullptr);
@@ -122,7 +122,7 @@ void write_and_flip(World& w, int bits) {
   Result<sim::FileId> db = w.fs.open(testing::kPath, sim::OpenMode::kExisting);
   const uint64_t size = *w.fs.size(*db);
   ASSERT_GT(size, 4 * limits::kBackendPageBytes);
-  ASSERT_TRUE(w.fs.disk().flip_bits(testing::kPath, limits::kBackendPageBytes,
+  ASSERT_TRUE(w.disk().flip_bits(testing::kPath, limits::kBackendPageBytes,
                                     size - limits::kBackendPageBytes, bits).is_ok());
 }
 
@@ -216,16 +216,16 @@ void incarnation(World& w, Model& m, sim::Rng& rng) {
 // Runs incarnations, killing each at a random time in a random way; sometimes an fsync fails.
 Model run_crash_loop(uint64_t seed, int rounds) {
   World w(seed);
-  w.fs.disk().set_fsync_latency(sim::DurationDist::uniform(sim::microseconds(200), sim::milliseconds(3)));
+  w.disk().set_fsync_latency(sim::DurationDist::uniform(sim::microseconds(200), sim::milliseconds(3)));
   sim::Rng rng = sim::Rng::substream(seed, "test/crash-loop");
   Model m;
   m.at_index[0] = Contents{{"key", {}}};
   for (int round = 0; round < rounds; ++round) {
-    if (rng.bernoulli(0.15)) w.fs.disk().fail_fsyncs(1);
+    if (rng.bernoulli(0.15)) w.disk().fail_fsyncs(1);
     w.sim.spawn(w.p, "node", [&] { incarnation(w, m, rng); });
     w.sim.run_for(rng.uniform_int(sim::milliseconds(1), sim::milliseconds(300)));
     if (::testing::Test::HasFatalFailure() || ::testing::Test::HasFailure()) break;
-    w.fs.disk().fail_fsyncs(0);
+    w.disk().fail_fsyncs(0);
     const int64_t how = rng.uniform_int(0, 2);
     if (how == 0) w.process_crash();
     else w.power_loss(/*torn=*/how == 2);
@@ -255,7 +255,7 @@ TEST(BackendCrash, RandomCrashesAlwaysRecoverTheModelAtTheAppliedIndex) {
 TEST(BackendCrash, SameSeedSameTraceAndSameFileBytes) {
   auto run = [](uint64_t seed) {
     World w(seed);
-    w.fs.disk().set_fsync_latency(sim::DurationDist::lognormal(sim::milliseconds(2), 0.5));
+    w.disk().set_fsync_latency(sim::DurationDist::lognormal(sim::milliseconds(2), 0.5));
     sim::Rng rng = sim::Rng::substream(seed, "test/determinism");
     Model m;
     m.at_index[0] = Contents{{"key", {}}};
@@ -264,7 +264,7 @@ TEST(BackendCrash, SameSeedSameTraceAndSameFileBytes) {
     w.power_loss(/*torn=*/true);
     w.sim.spawn(w.p, "node", [&] { incarnation(w, m, rng); });
     w.sim.run_for(sim::milliseconds(200));
-    return std::make_pair(w.sim.trace().hash(), w.fs.disk().digest());
+    return std::make_pair(w.sim.trace().hash(), w.disk().digest());
   };
   const auto a = run(21), b = run(21), c = run(22);
   EXPECT_EQ(a, b);

@@ -56,6 +56,7 @@ Backend::Backend(sim::Env& env, std::string path, BackendOptions options)
       lock_waiters_(env) {}
 
 Result<std::unique_ptr<Backend>> Backend::open(sim::Env& env, std::string path, BackendOptions options) {
+  DST_ASSERT_MSG(env.in_own_fiber(), "Backend::open runs in a fiber of the process that will use it");
   DST_ASSERT(options.batch_limit_ops > 0 && options.batch_interval_ns > 0);
   Result<std::vector<std::string>> names = bucket_names(std::move(options.buckets));
   if (!names.is_ok()) return names.status();

@@ -143,16 +143,16 @@ TEST(Backend, BatchCommitsByAgeOnTheHostClock) {
 TEST(Backend, EmptyCommitDoesNoIo) {
   World w;
   std::unique_ptr<Backend> b = open_backend(w);
-  const uint64_t fsyncs = w.fs.disk().stats().fsyncs;
+  const uint64_t fsyncs = w.disk().stats().fsyncs;
   ASSERT_TRUE(in_fiber(w, [&] { return b->commit(); }).is_ok());
-  EXPECT_EQ(w.fs.disk().stats().fsyncs, fsyncs);
+  EXPECT_EQ(w.disk().stats().fsyncs, fsyncs);
   EXPECT_EQ(b->stats().commits, 0u);
 }
 
 TEST(Backend, CommitWaitsForTheFsyncAndSlowFsyncSlowsIt) {
   auto commit_time = [](sim::DurationNs fsync) {
     World w;
-    w.fs.disk().set_fsync_latency(sim::DurationDist::constant(fsync));
+    w.disk().set_fsync_latency(sim::DurationDist::constant(fsync));
     std::unique_ptr<Backend> b = open_backend(w);
     sim::DurationNs took = 0;
     w.run([&] {
@@ -173,7 +173,7 @@ TEST(Backend, CommitWaitsForTheFsyncAndSlowFsyncSlowsIt) {
 TEST(Backend, ConcurrentCallersWaitForACommitInProgress) {
   World w;
   std::unique_ptr<Backend> b = open_backend(w);
-  w.fs.disk().set_fsync_latency(sim::DurationDist::constant(sim::milliseconds(30)));
+  w.disk().set_fsync_latency(sim::DurationDist::constant(sim::milliseconds(30)));
   sim::TimeNs read_done = 0, commit_done = 0;
   w.run([&] {
     ASSERT_TRUE(b->put("key", "a", "1").is_ok());
@@ -291,7 +291,7 @@ TEST(Backend, FileHasPageChecksumSpace) {
   World w;
   std::unique_ptr<Backend> b = open_backend(w);
   ASSERT_TRUE(in_fiber(w, [&] { return b->close(); }).is_ok());
-  Result<std::string> db = w.fs.disk().durable_content(testing::kPath);
+  Result<std::string> db = w.disk().durable_content(testing::kPath);
   ASSERT_TRUE(db.is_ok());
   ASSERT_GE(db->size(), 100u);
   EXPECT_EQ(db->substr(0, 16), std::string("SQLite format 3\0", 16));

@@ -35,6 +35,7 @@ Result<FaultPoint> parse_fault_point(std::string_view name) {
 }
 
 void FaultPoints::arm(FaultPoint p, FaultAction action) {
+  DST_ASSERT_MSG(executor_ != nullptr, "fault point " + std::string(fault_point_name(p)) + " armed with no executor");
   Slot& s = slots_[index(p)];
   s.action = action;
   s.passes_armed = 0;

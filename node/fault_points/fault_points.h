@@ -65,14 +65,12 @@ class FaultPoints {
   using Executor = std::function<void(FaultPoint, const FaultAction&)>;
   void set_executor(Executor executor) { executor_ = std::move(executor); }
 
+  // Asserts that the executor is set: an armed point must have someone to carry it out.
   void arm(FaultPoint p, FaultAction action);
   void disarm(FaultPoint p);
   void disarm_all();
-  // Called by the node at the point: counts the pass and hands a fired action to the executor
-  // (asserted to be set when anything is armed).
+  // Called by the node at the point: counts the pass and hands a fired action to the executor.
   void pass(FaultPoint p);
-  // Counts the pass and returns the action that fires now, if any (pass() without executing).
-  std::optional<FaultAction> hit(FaultPoint p);
   uint64_t passes(FaultPoint p) const { return slots_[index(p)].passes; }
   uint64_t fired(FaultPoint p) const { return slots_[index(p)].fired; }
 
@@ -84,6 +82,8 @@ class FaultPoints {
     uint64_t fired = 0;
   };
   static size_t index(FaultPoint p) { return static_cast<size_t>(p); }
+  // Counts the pass and returns the action that fires now, if any.
+  std::optional<FaultAction> hit(FaultPoint p);
   std::array<Slot, static_cast<size_t>(FaultPoint::kCount)> slots_;
   Executor executor_;
 };

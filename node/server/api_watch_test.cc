@@ -117,6 +117,28 @@ TEST_F(WatchApiTest, CompactedStartIsCanceledWithTheCompactRevisionAndProgressAn
   });
 }
 
+// The watch-duplicate-event bug (base/bugs.h) sits between the member's store and its clients: a
+// txn's last event comes again at the front of the watch's next response; the correct member
+// (the test above) sends each event once.
+TEST_F(WatchApiTest, WithTheDuplicateEventBugATxnsLastEventComesTwice) {
+  KvWorldOptions o;
+  o.server.bugs = Bugs::of(Bug::kWatchDuplicateEvent);
+  start(o);
+  session([&] {
+    rpc::Connection* c = world_->connection(leader_);
+    const uint64_t call_id = c->open_watch();
+    ASSERT_TRUE(c->send_watch(call_id, create("d/", "d0")).is_ok());
+    ASSERT_TRUE(c->recv_watch(call_id, seconds(5)).is_ok());  // created
+    ApiRequest txn;
+    *txn.mutable_txn()->add_success()->mutable_request_put() = put("d/a", "1").put();
+    *txn.mutable_txn()->add_success()->mutable_request_put() = put("d/b", "1").put();
+    call(leader_, txn);
+    call(leader_, put("d/c", "1"));
+    std::vector<WatchResponse> rs = recv_events(*c, call_id, 4);
+    EXPECT_EQ(events_of(rs), (std::vector<std::string>{"PUT d/a=1@2", "PUT d/b=1@2", "PUT d/b=1@2", "PUT d/c=1@3"}));
+  });
+}
+
 TEST_F(WatchApiTest, ProgressNotifyArrivesAtTheConfiguredInterval) {
   KvWorldOptions o;
   o.server.api.progress_notify_interval = seconds(1);

@@ -75,7 +75,7 @@ TEST(AppliedIndexApart, WithoutTheBugTheEntryIsAppliedAgain) {
   EXPECT_EQ(sm->applied_index(), 5u);
   w.run([&] { ASSERT_TRUE(sm->apply(put_entry(6, "lost")).is_ok()); });
   EXPECT_TRUE(has_key(w, *sm, "lost"));
-  EXPECT_FALSE(w.fs.disk().exists("n1/backend.db.applied"));  // the correct member keeps no such file
+  EXPECT_FALSE(w.disk().exists("n1/backend.db.applied"));  // the correct member keeps no such file
 }
 
 TEST(AppliedIndexApart, SaveAndLoad) {

@@ -20,6 +20,10 @@ Result<std::unique_ptr<KvStateMachine>> KvStateMachine::open(sim::Env& env, std:
   std::unique_ptr<KvStateMachine> sm(new KvStateMachine());
   sm->clock_ = options.clock ? std::move(options.clock) : [] { return int64_t{0}; };
   sm->fault_hook_ = std::move(options.fault_hook);
+  // One Bugs value for every layer: a copy set apart from it would be overwritten here unseen.
+  DST_ASSERT_MSG((options.watch.bugs.empty() || options.watch.bugs == options.bugs) &&
+                     (options.store.bugs.empty() || options.store.bugs == options.bugs),
+                 "set KvStateMachineOptions::bugs; the watch and store options get it from there");
   sm->store_options_ = options.store;
   sm->store_options_.bugs = options.watch.bugs = options.bugs;
   const std::string apart_path = path + ".applied";

@@ -71,6 +71,10 @@ Server::~Server() {
 }
 
 void Server::run(sim::Env& env, ServerOptions options, ServerHooks hooks) {
+  DST_ASSERT_MSG(env.in_own_fiber(), "Server::run must be called from a fiber of the member's process");
+  // One Bugs value for every layer: a copy set apart from it would be overwritten here unseen.
+  DST_ASSERT_MSG(options.raft.bugs.empty() || options.raft.bugs == options.bugs,
+                 "set ServerOptions::bugs; raft.bugs is filled in from it");
   options.raft.id = options.id;
   options.raft.bugs = options.bugs;  // one value for every layer of the member
   Server server(env, std::move(options), hooks);

@@ -94,7 +94,7 @@ struct ServerOptions {
   Bugs bugs;
 };
 
-// Counted over every incarnation of a node when the world keeps them (ServerHooks::counters).
+// Counted per incarnation; the world adds them up across a node's incarnations (ServerObserver).
 struct ServerCounters {
   uint64_t readies = 0;
   uint64_t wal_syncs = 0;
@@ -113,7 +113,8 @@ struct ServerCounters {
 class Server;
 
 // What the world learns from a member as it runs: told, never handed a place to write. Every
-// method is called in the member's process; the defaults do nothing.
+// method is called in the member's process; the defaults do nothing. The observer must outlive
+// the member's process (its Server tells it stopped() as the process dies).
 class ServerObserver {
  public:
   virtual ~ServerObserver() = default;

@@ -78,12 +78,12 @@ TEST(Snapshotter, CorruptedNewestFallsBackToAnOlderOneAndIsReported) {
   ASSERT_TRUE(save(w, snapshot(9, 1)).is_ok());
   ASSERT_TRUE(save(w, snapshot(12, 1)).is_ok());
   const std::string newest = file_of(12, 1);
-  const uint64_t size = w.fs.disk().durable_content(newest)->size();
-  ASSERT_TRUE(w.fs.disk().flip_bits(newest, 0, size, 3).is_ok());
+  const uint64_t size = w.disk().durable_content(newest)->size();
+  ASSERT_TRUE(w.disk().flip_bits(newest, 0, size, 3).is_ok());
   // And the second newest lost its tail.
   const std::string second = file_of(9, 1);
   const sim::FileId id = *w.fs.open(second, sim::OpenMode::kExisting);
-  ASSERT_TRUE(w.fs.disk().truncate(id, 10).is_ok());
+  ASSERT_TRUE(w.disk().truncate(id, 10).is_ok());
   Result<NewestSnapshot> got = load_newest(w);
   ASSERT_TRUE(got.is_ok()) << got.status().to_string();
   ASSERT_TRUE(got->snapshot.has_value());
@@ -99,7 +99,7 @@ TEST(Snapshotter, AllBrokenMeansNoSnapshot) {
   World w;
   ASSERT_TRUE(save(w, snapshot(5, 1)).is_ok());
   const sim::FileId id = *w.fs.open(file_of(5, 1), sim::OpenMode::kExisting);
-  ASSERT_TRUE(w.fs.disk().truncate(id, 0).is_ok());
+  ASSERT_TRUE(w.disk().truncate(id, 0).is_ok());
   Result<NewestSnapshot> got = load_newest(w);
   ASSERT_TRUE(got.is_ok());
   EXPECT_FALSE(got->snapshot.has_value());
@@ -110,7 +110,7 @@ TEST(Snapshotter, LoadByIndexAndTerm) {
   World w;
   ASSERT_TRUE(save(w, snapshot(5, 1)).is_ok());
   ASSERT_TRUE(save(w, snapshot(9, 2)).is_ok());
-  ASSERT_TRUE(w.fs.disk().flip_bits(file_of(9, 2), 4, 8, 2).is_ok());
+  ASSERT_TRUE(w.disk().flip_bits(file_of(9, 2), 4, 8, 2).is_ok());
   w.run([&] {
     Snapshotter snap(w.fs, kDir);
     Result<raftpb::Snapshot> five = snap.load(5, 1);
@@ -126,7 +126,7 @@ TEST(Snapshotter, LoadByIndexAndTerm) {
 TEST(Snapshotter, FileWhoseContentDoesNotMatchItsNameIsBroken) {
   World w;
   ASSERT_TRUE(save(w, snapshot(5, 1)).is_ok());
-  ASSERT_TRUE(w.fs.disk().rename(file_of(5, 1), file_of(6, 1)).is_ok());
+  ASSERT_TRUE(w.disk().rename(file_of(5, 1), file_of(6, 1)).is_ok());
   Result<NewestSnapshot> got = load_newest(w);
   ASSERT_TRUE(got.is_ok());
   EXPECT_FALSE(got->snapshot.has_value());
@@ -137,7 +137,7 @@ TEST(Snapshotter, FileWhoseContentDoesNotMatchItsNameIsBroken) {
 TEST(Snapshotter, RemoveOlderKeepsTheNewestK) {
   World w;
   for (uint64_t i = 1; i <= 7; ++i) ASSERT_TRUE(save(w, snapshot(i * 10, 1)).is_ok());
-  ASSERT_TRUE(w.fs.disk().open(file_of(80, 1) + ".tmp", sim::OpenMode::kCreate).is_ok());
+  ASSERT_TRUE(w.disk().open(file_of(80, 1) + ".tmp", sim::OpenMode::kCreate).is_ok());
   Status st;
   w.run([&] { st = Snapshotter(w.fs, kDir).remove_older(3); });
   ASSERT_TRUE(st.is_ok()) << st.to_string();
@@ -154,7 +154,7 @@ TEST(Snapshotter, SnapshotAtIndexZeroIsRefused) {
 
 TEST(Snapshotter, FsyncErrorIsReturnedAndNoNameAppears) {
   World w;
-  w.fs.disk().fail_fsyncs(1);
+  w.disk().fail_fsyncs(1);
   EXPECT_EQ(save(w, snapshot(5, 1)).code(), StatusCode::kIoError);
   EXPECT_FALSE(w.fs.exists(file_of(5, 1)));
 }
@@ -189,7 +189,7 @@ TEST(Snapshotter, NodeRestartFallsBackToAnOlderSnapshotAndItsWalMarker) {
     }
   });
   w.power_loss();
-  ASSERT_TRUE(w.fs.disk().flip_bits(file_of(8, 1), 2, 6, 1).is_ok());
+  ASSERT_TRUE(w.disk().flip_bits(file_of(8, 1), 2, 6, 1).is_ok());
   w.run([&] {
     Result<NewestSnapshot> newest = Snapshotter(w.fs, kDir).load_newest();
     ASSERT_TRUE(newest.is_ok());

@@ -39,13 +39,13 @@ std::vector<std::string> segments(World& w) { return w.fs.list("n1/wal/"); }
 // Changes a file's durable content outside any process, as decay or a crash would.
 void durable_truncate(World& w, const std::string& name, uint64_t size) {
   const sim::FileId id = *w.fs.open(name, sim::OpenMode::kExisting);
-  ASSERT_TRUE(w.fs.disk().truncate(id, size).is_ok());
-  ASSERT_TRUE(w.fs.disk().complete_fsync(w.fs.disk().begin_fsync(id)).is_ok());
+  ASSERT_TRUE(w.disk().truncate(id, size).is_ok());
+  ASSERT_TRUE(w.disk().complete_fsync(w.disk().begin_fsync(id)).is_ok());
 }
 void durable_append(World& w, const std::string& name, const std::string& bytes) {
   const sim::FileId id = *w.fs.open(name, sim::OpenMode::kExisting);
-  ASSERT_TRUE(w.fs.disk().write(id, *w.fs.disk().size(id), bytes).is_ok());
-  ASSERT_TRUE(w.fs.disk().complete_fsync(w.fs.disk().begin_fsync(id)).is_ok());
+  ASSERT_TRUE(w.disk().write(id, *w.disk().size(id), bytes).is_ok());
+  ASSERT_TRUE(w.disk().complete_fsync(w.disk().begin_fsync(id)).is_ok());
 }
 
 bool contains(const std::string& haystack, const std::string& needle) {
@@ -71,7 +71,7 @@ TEST(WalCorruption, TornLastRecordIsTruncatedAndReported) {
     EXPECT_EQ(opened->repair.bytes_truncated, keep);
     EXPECT_FALSE(opened->repair.reason.empty());
     // The truncation itself is durable.
-    EXPECT_EQ(w.fs.disk().durable_content(seg)->size(), last);
+    EXPECT_EQ(w.disk().durable_content(seg)->size(), last);
   }
 }
 
@@ -157,8 +157,8 @@ TEST(WalCorruption, RefusedOpenLeavesATornTailInPlace) {
     EXPECT_EQ(Wal::open(w.fs, kDir, {}, wrong_node).status().code(), StatusCode::kInvalidArgument);
   });
   // open() changes the disk only once it has decided to succeed.
-  EXPECT_EQ(w.fs.disk().durable_content(seg)->size(), size);
-  EXPECT_EQ(*w.fs.disk().size(*w.fs.open(seg, sim::OpenMode::kExisting)), size);
+  EXPECT_EQ(w.disk().durable_content(seg)->size(), size);
+  EXPECT_EQ(*w.disk().size(*w.fs.open(seg, sim::OpenMode::kExisting)), size);
 }
 
 // --- bit flips -----------------------------------------------------------------------------------
@@ -176,7 +176,7 @@ TEST(WalCorruption, BitFlipInTheMiddleIsAnErrorNamingFileAndOffset) {
       write_log(w, 6);
       const uint64_t offset = clean.records[k].offset;
       const uint64_t length = clean.records[k + 1].offset - offset;
-      ASSERT_TRUE(w.fs.disk().flip_bits(seg, offset, length, 1).is_ok());
+      ASSERT_TRUE(w.disk().flip_bits(seg, offset, length, 1).is_ok());
       Result<OpenResult> opened = open_wal(w);
       ASSERT_FALSE(opened.is_ok()) << "record " << k << " seed " << seed;
       const Status& st = opened.status();
@@ -185,7 +185,7 @@ TEST(WalCorruption, BitFlipInTheMiddleIsAnErrorNamingFileAndOffset) {
           << st.to_string();
       EXPECT_TRUE(contains(st.message(), "a valid record follows at byte")) << st.to_string();
       // Nothing was truncated.
-      EXPECT_EQ(w.fs.disk().durable_content(seg)->size(), clean.valid_bytes);
+      EXPECT_EQ(w.disk().durable_content(seg)->size(), clean.valid_bytes);
     }
   }
 }
@@ -197,7 +197,7 @@ TEST(WalCorruption, BitFlipInTheLastRecordIsRepairedAsATornTail) {
     const std::string seg = segments(w).back();
     const SegmentScan clean = testing::scan_file(w, seg);
     const uint64_t last = clean.records.back().offset;
-    ASSERT_TRUE(w.fs.disk().flip_bits(seg, last, clean.valid_bytes - last, 1).is_ok());
+    ASSERT_TRUE(w.disk().flip_bits(seg, last, clean.valid_bytes - last, 1).is_ok());
     Result<OpenResult> opened = open_wal(w);
     ASSERT_TRUE(opened.is_ok()) << "seed " << seed << ": " << opened.status().to_string();
     EXPECT_TRUE(opened->repair.repaired);
@@ -213,7 +213,7 @@ TEST(WalCorruption, DamageAtTheEndOfAnOlderSegmentIsAnError) {
   ASSERT_GE(segs.size(), 3u);
   const SegmentScan first = testing::scan_file(w, segs[0]);
   const uint64_t last = first.records.back().offset;
-  ASSERT_TRUE(w.fs.disk().flip_bits(segs[0], last, first.valid_bytes - last, 2).is_ok());
+  ASSERT_TRUE(w.disk().flip_bits(segs[0], last, first.valid_bytes - last, 2).is_ok());
   Result<OpenResult> opened = open_wal(w, WalOptions{.segment_bytes = 120});
   ASSERT_FALSE(opened.is_ok());
   EXPECT_EQ(opened.status().code(), StatusCode::kCorruption);
@@ -229,7 +229,7 @@ TEST(WalCorruption, DamagedHeaderOfTheLastSegmentIsAnError) {
   const std::string seg = segments(w).back();
   const SegmentScan scan = testing::scan_file(w, seg);
   ASSERT_GE(scan.records.size(), 2u);
-  ASSERT_TRUE(w.fs.disk().flip_bits(seg, 0, scan.records[1].offset, 1).is_ok());
+  ASSERT_TRUE(w.disk().flip_bits(seg, 0, scan.records[1].offset, 1).is_ok());
   Result<OpenResult> opened = open_wal(w, WalOptions{.segment_bytes = 120});
   ASSERT_FALSE(opened.is_ok());
   EXPECT_EQ(opened.status().code(), StatusCode::kCorruption);
@@ -263,7 +263,7 @@ TEST(WalCorruption, MissingMiddleSegmentIsAnError) {
   write_log(w, 20, WalOptions{.segment_bytes = 120});
   const std::vector<std::string> segs = segments(w);
   ASSERT_GE(segs.size(), 3u);
-  ASSERT_TRUE(w.fs.disk().remove(segs[1]).is_ok());
+  ASSERT_TRUE(w.disk().remove(segs[1]).is_ok());
   Result<OpenResult> opened = open_wal(w, WalOptions{.segment_bytes = 120});
   ASSERT_FALSE(opened.is_ok());
   EXPECT_EQ(opened.status().code(), StatusCode::kCorruption);
@@ -290,10 +290,10 @@ TEST(WalCorruption, SegmentOfAnotherNodeIsAnError) {
 TEST(WalCorruption, LeftoverTempFilesAreIgnoredButForeignFilesAreNot) {
   World w;
   write_log(w, 2);
-  ASSERT_TRUE(w.fs.disk().open("n1/wal/0000000000000001-0000000000000003.wal.tmp",
+  ASSERT_TRUE(w.disk().open("n1/wal/0000000000000001-0000000000000003.wal.tmp",
                                sim::OpenMode::kCreate).is_ok());
   EXPECT_TRUE(open_wal(w).is_ok());
-  ASSERT_TRUE(w.fs.disk().open("n1/wal/notes.txt", sim::OpenMode::kCreate).is_ok());
+  ASSERT_TRUE(w.disk().open("n1/wal/notes.txt", sim::OpenMode::kCreate).is_ok());
   EXPECT_EQ(open_wal(w).status().code(), StatusCode::kCorruption);
 }
 

@@ -361,7 +361,7 @@ TEST(Wal, FsyncErrorFailsTheWalAndLaterWritesAreRefused) {
   World w;
   std::unique_ptr<Wal> wal = create_wal(w);
   ASSERT_TRUE(save(w, *wal, nullptr, entries(1, 2, 1), true).is_ok());
-  w.fs.disk().fail_fsyncs(1);
+  w.disk().fail_fsyncs(1);
   EXPECT_EQ(save(w, *wal, nullptr, entries(3, 4, 1), true).code(), StatusCode::kIoError);
   EXPECT_EQ(wal->failure().code(), StatusCode::kIoError);
   // The device works again, but the WAL does not know what reached the disk: it stays failed.
@@ -387,7 +387,7 @@ TEST(Wal, FsyncErrorFailsTheWalAndLaterWritesAreRefused) {
 TEST(Wal, AfterFsyncErrorAndProcessCrashOpenMakesTheReadBackRecordsDurable) {
   World w;
   std::unique_ptr<Wal> wal = create_wal(w);
-  w.fs.disk().fail_fsyncs(1);
+  w.disk().fail_fsyncs(1);
   EXPECT_EQ(save(w, *wal, nullptr, entries(1, 3, 1), true).code(), StatusCode::kIoError);
   wal.reset();
   // The records still read back from the page cache, and must survive a power loss although a
@@ -400,9 +400,9 @@ TEST(Wal, DiskFullFailsTheWalAndThePreviousRecordsStayIntact) {
   World w;
   std::unique_ptr<Wal> wal = create_wal(w);
   ASSERT_TRUE(save(w, *wal, nullptr, entries(1, 2, 1), true).is_ok());
-  w.fs.disk().set_full(true);
+  w.disk().set_full(true);
   EXPECT_EQ(save(w, *wal, nullptr, entries(3, 4, 1), true).code(), StatusCode::kNoSpace);
-  w.fs.disk().set_full(false);
+  w.disk().set_full(false);
   EXPECT_EQ(save(w, *wal, nullptr, entries(3, 4, 1), true).code(), StatusCode::kNoSpace);
   wal.reset();
   w.process_crash();
@@ -417,12 +417,12 @@ TEST(Wal, DiskFullDuringASegmentCutFailsTheWal) {
   World w;
   std::unique_ptr<Wal> wal = create_wal(w, WalOptions{.segment_bytes = 100});
   // Room for the six 20-byte records (past the cut size) but not for the new segment's header.
-  w.fs.disk().set_capacity(w.fs.disk().used_bytes() + 125);
+  w.disk().set_capacity(w.disk().used_bytes() + 125);
   EXPECT_EQ(save(w, *wal, nullptr, entries(1, 6, 1), true).code(), StatusCode::kNoSpace);
   EXPECT_EQ(wal->failure().code(), StatusCode::kNoSpace);
   EXPECT_EQ(wal->segment_files().size(), 1u);
   wal.reset();
-  w.fs.disk().set_capacity(limits::kDiskCapacityBytesDefault);
+  w.disk().set_capacity(limits::kDiskCapacityBytesDefault);
   w.power_loss();
   // The old segment was synced before the cut; the unfinished segment left only a temp file.
   Result<OpenResult> opened = open_wal(w, {}, WalOptions{.segment_bytes = 100});

@@ -68,7 +68,7 @@ inline std::vector<std::string> describe_range(uint64_t first, uint64_t last, ui
 inline SegmentScan scan_file(World& w, const std::string& name) {
   Result<sim::FileId> id = w.fs.open(name, sim::OpenMode::kExisting);
   EXPECT_TRUE(id.is_ok()) << id.status().to_string();
-  Result<std::string> bytes = w.fs.disk().read(*id, 0, uint64_t{1} << 30);
+  Result<std::string> bytes = w.disk().read(*id, 0, uint64_t{1} << 30);
   EXPECT_TRUE(bytes.is_ok()) << bytes.status().to_string();
   return scan_records(*bytes);
 }

@@ -93,7 +93,7 @@ class WatchableStore {
   // before stay queued ahead of the cancel. kNotFound (kErrWatcherNotExist) for an unknown id.
   Status cancel(StreamId stream, int64_t watch_id);
   // Queues {watch_id = -1, header.revision} once no watcher of the stream is catching up (at
-  // once with bug_progress_ahead). Requests waiting together are answered by one response.
+  // once with the progress-notify-ahead bug). Requests waiting together are answered by one response.
   Status request_progress(StreamId stream);
   // For every synced progress_notify watcher with nothing queued: {watch_id, header.revision}.
   void progress_notify_tick();
