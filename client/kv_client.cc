@@ -1,5 +1,7 @@
 #include "client/kv_client.h"
 
+#include "base/probes.h"
+
 namespace dst::client {
 
 namespace {
@@ -46,7 +48,10 @@ rpc::Connection* KvClient::connection() {
       conn_ = std::move(c).value();
       break;
     }
-    if (!options_.pinned) member_ = (member_ + 1) % options_.members.size();
+    if (!options_.pinned) {
+      DST_PROBE(kClientFailover);
+      member_ = (member_ + 1) % options_.members.size();
+    }
   }
   return conn_.get();
 }
@@ -78,10 +83,13 @@ history::Operation KvClient::execute(etcdserverpb::ApiRequest req) {
     op.outcome = is_write(op.request) ? history::Outcome::kUnknown : history::Outcome::kFailed;
     op.response.mutable_error()->set_code(kGrpcUnavailable);
     op.response.mutable_error()->set_message(r.status().message());
-    if (!options_.pinned && r.status().code() == StatusCode::kUnavailable)
+    if (!options_.pinned && r.status().code() == StatusCode::kUnavailable) {
+      DST_PROBE(kClientFailover);
       member_ = (member_ + 1) % options_.members.size();  // that member is gone: try another next time
+    }
     if (r.status().code() == StatusCode::kTimeout) conn_.reset();  // a fresh connection next time
   }
+  if (op.outcome == history::Outcome::kUnknown) DST_PROBE(kClientWriteUnknown);
   recorder_.complete(op.id, op.outcome, op.response, op.return_ns);
   return op;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/probes.h"
 #include "rpc/etcd_connection.h"
 #include "client/watch_progress.h"
 
@@ -28,6 +29,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
       segment.created_ns = sim.now();
       segment.request = create;
       recorder.segment_started(result.watch, segment);
+      if (result.segments > 0) DST_PROBE(kClientWatchResumed);
       ++result.segments;
       if ((*conn)->send_watch(call, req).is_ok()) {
         // The first request right after the create, as a watch cache does when it (re)starts
@@ -46,6 +48,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
           if (r->events_size() == 0 && !r->created() && !r->canceled() && r->header().revision() > 0)
             create.set_start_revision(std::max(create.start_revision(), r->header().revision() + 1));
           if (r->canceled()) {
+            DST_PROBE(kClientWatchCompacted);
             result.canceled = true;
             result.compact_revision = r->compact_revision();
             break;

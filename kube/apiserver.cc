@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "base/assert.h"
+#include "base/probes.h"
 #include "client/etcdctl/etcdctl_parse.h"
 #include "client/kv_client.h"
 
@@ -209,6 +210,7 @@ KubeResponse Apiserver::list(const kubeapi::ListRequest& req) {
   }
   const int64_t want = req.resource_version();
   const bool lie = options_.bugs.on(Bug::kListNotCaughtUp);
+  if (cacher_.cache().resource_version() < want) DST_PROBE(kKubeListWaitedForCache);
   if (!lie && !await_cache(want, sim_.now() + options_.list_wait)) {
     return status_response(504, "Too large resource version: " + std::to_string(want) + ", current: " +
                                     std::to_string(cacher_.cache().resource_version()));
@@ -249,6 +251,7 @@ KubeResponse Apiserver::write(const std::string& key, const etcdserverpb::Compar
     if (ok_code == 201) return status_response(409, "object \"" + key + "\" already exists");
     if (!exists) return status_response(404, "object \"" + key + "\" not found");
     ++stats_->conflicts;
+    DST_PROBE(kKubeUpdateConflict);
     return status_response(409, kMsgConflict);
   }
   KubeResponse out = status_response(ok_code, "");
@@ -365,6 +368,7 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
     }
     if (!events.is_ok()) {
       ++stats_->gone;
+      DST_PROBE(kKubeWatchGone);
       end_with(410, events.status().message());
       return;
     }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "base/assert.h"
+#include "base/probes.h"
 #include "rpc/etcd_connection.h"
 #include "client/etcdctl/etcdctl_parse.h"
 #include "client/kv_client.h"
@@ -26,9 +27,14 @@ Cacher::Cacher(sim::Simulator& sim, CacherOptions options, history::Recorder& re
 void Cacher::run(sim::TimeNs until) {
   size_t member = 0;
   bool need_list = true;
+  bool listed_before = false;
   // Bounded by `until`: every pass either waits (a LIST or watch takes time) or pauses.
   while (sim_.now() < until) {
-    if (need_list) need_list = !list(member);
+    if (need_list && listed_before) DST_PROBE(kKubeCacheRelist);
+    if (need_list) {
+      need_list = !list(member);
+      listed_before = listed_before || !need_list;
+    }
     if (!need_list) need_list = watch(member, until);
     set_ready(false);  // the watch ended: the cache stops moving until the next one is created
     if (sim_.now() >= until) break;

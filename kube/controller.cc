@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "base/assert.h"
+#include "base/probes.h"
 #include "kube/kube_client.h"
 #include "sim/sync.h"
 
@@ -130,6 +131,7 @@ void Controller::reconcile(const std::string& key) {
   }
   if (code == 409) ++stats_.conflicts;
   else ++stats_.failures;
+  DST_PROBE(kKubeWorkqueueRetry);
   if (queue_.add_rate_limited(key, sim_.now()).is_ok()) wake_.notify_all();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/assert.h"
+#include "base/probes.h"
 
 namespace dst::kube {
 
@@ -50,6 +51,7 @@ void Informer::run(sim::TimeNs until) {
   std::unique_ptr<KubeConnection> conn;
   Next next = Next::kListMostRecent;
   bool just_listed = false;
+  bool listed_before = false;
   next_resync_ = options_.resync_every > 0 ? sim_.now() + options_.resync_every : until;
   // Bounded by `until`: every pass waits for an answer, a watch, or the retry pause.
   while (sim_.now() < until) {
@@ -70,6 +72,8 @@ void Informer::run(sim::TimeNs until) {
       just_listed = false;
       next = watch(*conn, from, until);
     } else {
+      if (listed_before) DST_PROBE(kKubeInformerRelist);
+      listed_before = true;
       next = list(*conn, next == Next::kListMostRecent ? 0 : store_.resource_version());
       just_listed = next == Next::kWatch;
     }

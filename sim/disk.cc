@@ -23,6 +23,7 @@
 #include "base/assert.h"
 #include "base/hash.h"
 #include "base/limits.h"
+#include "base/probes.h"
 
 namespace dst::sim {
 namespace {
@@ -205,6 +206,7 @@ Status Disk::complete_fsync(const FsyncTicket& ticket) {
   stats_.fsyncs++;
   const bool fail = fsyncs_to_fail_ != 0;
   if (fsyncs_to_fail_ > 0) fsyncs_to_fail_--;
+  if (fail) DST_PROBE(kSimFsyncFailed);
   // Pending ops are in seq order, so the covered ones are a prefix.
   size_t covered = 0;
   uint64_t prev_seq = 0;
@@ -384,6 +386,9 @@ void Disk::apply_torn_write(std::string& content, const PendingOp& op) {
   if (choice == 0) return;
   const uint64_t cut = first_cut + (choice - 1) * kSector;
   DST_ASSERT(cut > op.offset && cut < end && cut % kSector == 0);
+  DST_PROBE(kSimTornWrite);
+  // The write began inside bytes that were durable: the tear leaves an old record half replaced.
+  if (op.offset < content.size()) DST_PROBE(kSimTornWriteOverSynced);
   write_into(content, op.offset, std::string_view(op.data).substr(0, cut - op.offset));
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/assert.h"
 #include "base/status.h"
 #include "sim/rng.h"
 #include "sim/time.h"
@@ -96,7 +97,10 @@ class EnvWrapper : public Env {
   const std::string& host_name() const override { return target_.host_name(); }
   bool alive() const override { return target_.alive(); }
   bool in_own_fiber() const override { return target_.in_own_fiber(); }
-  [[noreturn]] void exit() override { target_.exit(); }
+  [[noreturn]] void exit() override {
+    target_.exit();
+    DST_UNREACHABLE("a process that exited kept running");
+  }
 
  private:
   Simulator& scheduler() override;

@@ -7,6 +7,7 @@
 #include "base/assert.h"
 #include "base/hash.h"
 #include "base/limits.h"
+#include "base/probes.h"
 
 namespace dst::sim {
 
@@ -551,6 +552,7 @@ void Network::check_break(StreamId id, HostId from, HostId to, uint64_t generati
   if (s == nullptr || s->broken) return;
   const Link& l = link_ref(from, to);
   if (l.reachable || l.cut_generation != generation) return;  // healed (and maybe cut again)
+  DST_PROBE(kSimStreamBroken);
   break_stream(*s, "stream broken: link host" + std::to_string(from) + "->host" + std::to_string(to) +
                        " cut for " + format_duration(stream_break_timeout_));
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "base/hash.h"
+#include "base/probes.h"
 #include "node/backend/backend_guard.h"
 
 namespace dst::backend {
@@ -287,6 +288,7 @@ Status Backend::defragment() {
   fault(kFaultDuringDefrag);
   if (Status s = run_outside_batch({"PRAGMA wal_checkpoint(TRUNCATE)"}); !s.is_ok()) return s;
   fault(kFaultAfterDefrag);
+  DST_PROBE(kBackendDefragmented);
   return Status::ok();
 }
 

@@ -2,6 +2,7 @@
 // bucket tables, the optional integrity check and the applied index.
 #include <algorithm>
 
+#include "base/probes.h"
 #include "node/backend/backend.h"
 #include "node/backend/backend_guard.h"
 
@@ -88,6 +89,7 @@ Status Backend::make_files_durable() {
     any = true;
   }
   if (!any) return Status::ok();
+  DST_PROBE(kBackendFilesMadeDurable);
   if (Status s = fs_.sync_dir(); !s.is_ok()) return fail(s);
   return Status::ok();
 }

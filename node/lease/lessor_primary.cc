@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "base/limits.h"
+#include "base/probes.h"
 #include "node/lease/errors.h"
 #include "node/lease/lessor.h"
 
@@ -45,6 +46,7 @@ void Lessor::set_expiry(int64_t id, Lease& lease, int64_t expiry_ns) {
 }
 
 void Lessor::promote(int64_t now_ns, int64_t extend_ns) {
+  DST_PROBE(kLeasePromoted);
   primary_ = true;
   due_.clear();
   for (auto& [id, lease] : leases_) {

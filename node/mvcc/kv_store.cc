@@ -3,6 +3,7 @@
 #include "base/assert.h"
 #include "base/hash.h"
 #include "base/limits.h"
+#include "base/probes.h"
 
 namespace dst::mvcc {
 
@@ -88,6 +89,7 @@ Status KvStore::restore() {
   }
   compact_rev_ = scheduled;
   if (scheduled > finished) {
+    DST_PROBE(kMvccCompactionFinishedAtOpen);
     index_.compact(scheduled);
     return finish_compaction(scheduled);
   }
@@ -119,11 +121,16 @@ Result<RangeResult> KvStore::range_at(const std::string& key, const std::string&
   int64_t at = options.rev;
   if (at > read_rev) return future_rev();
   if (at <= 0) at = read_rev;
-  if (at < compact_rev_) return compacted();
+  if (at < compact_rev_) {
+    DST_PROBE(kMvccRangeCompacted);
+    return compacted();
+  }
+  if (at < read_rev) DST_PROBE(kMvccRangeAtPastRevision);
   size_t total = 0;
   size_t limit = options.count_only ? 1 : static_cast<size_t>(std::max<int64_t>(options.limit, 0));
   std::vector<IndexedKey> keys = index_.range(key, end, at, limit, &total);
   r.count = static_cast<int64_t>(total);
+  if (!options.count_only && limit > 0 && total > keys.size()) DST_PROBE(kMvccRangeMore);
   if (options.count_only) return r;
   for (const IndexedKey& k : keys) {
     auto kv = fetch(k.at.modified);
@@ -286,6 +293,7 @@ Result<std::optional<mvccpb::KeyValue>> WriteTxn::put(const std::string& key, co
 Result<std::vector<mvccpb::KeyValue>> WriteTxn::delete_range(const std::string& key, const std::string& end) {
   const int64_t rev = begin_rev_ + 1;
   std::vector<IndexedKey> keys = store_->index_.range(key, end, read_rev(), 0, nullptr);
+  if (keys.empty()) DST_PROBE(kMvccDeleteMissingKey);
   std::vector<mvccpb::KeyValue> deleted;
   for (const IndexedKey& k : keys) {
     auto prev = store_->fetch(k.at.modified);

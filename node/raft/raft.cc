@@ -4,6 +4,7 @@
 
 #include "base/assert.h"
 #include "base/limits.h"
+#include "base/probes.h"
 #include "node/raft/describe.h"
 
 namespace dst::raft {
@@ -103,6 +104,7 @@ void Raft::become_candidate() {
 
 void Raft::become_leader() {
   DST_ASSERT_MSG(role_ == Role::kCandidate, "only a candidate becomes leader");
+  DST_PROBE(kRaftLeaderElected);
   reset(term_);
   lead_ = config_.id;
   role_ = Role::kLeader;
@@ -219,6 +221,7 @@ void Raft::tick() {
         if (id != config_.id) pr.recent_active = false;
       }
       if (active < quorum()) {
+        DST_PROBE(kRaftCheckQuorumStepDown);
         become_follower(term_, 0);
         return;
       }
@@ -371,6 +374,9 @@ void Raft::handle_vote_request(const raftpb::Message& m) {
   } else {
     r.set_term(term_);
     r.set_reject(true);
+    if (m.type() == raftpb::MSG_PRE_VOTE) DST_PROBE(kRaftPreVoteRefused);
+    else if (!log_ok) DST_PROBE(kRaftVoteRefusedLogBehind);
+    else if (vote_ != 0 && vote_ != m.from()) DST_PROBE(kRaftVoteRefusedVotedOther);
   }
   send(std::move(r));
 }
@@ -430,6 +436,7 @@ void Raft::step_candidate(const raftpb::Message& m, Status& result) {
       role_ == Role::kPreCandidate ? raftpb::MSG_PRE_VOTE_RESP : raftpb::MSG_VOTE_RESP;
   switch (m.type()) {
     case raftpb::MSG_PROP:
+      DST_PROBE(kRaftProposalDroppedNoLeader);
       result = drop_proposal("no leader (election in progress)");
       return;
     case raftpb::MSG_READ_INDEX:
@@ -461,6 +468,7 @@ void Raft::step_candidate(const raftpb::Message& m, Status& result) {
   } else if (rejected >= quorum()) {
     // Lost: wait for the winner (or the next timeout). A pre-vote rejection may carry a higher term,
     // which the term check above already adopted.
+    DST_PROBE(kRaftElectionLost);
     become_follower(term_, 0);
   }
 }
@@ -469,6 +477,7 @@ void Raft::step_follower(const raftpb::Message& m, Status& result) {
   switch (m.type()) {
     case raftpb::MSG_PROP: {
       if (lead_ == 0) {
+        DST_PROBE(kRaftProposalDroppedNoLeader);
         result = drop_proposal("no leader");
         return;
       }
@@ -478,6 +487,7 @@ void Raft::step_follower(const raftpb::Message& m, Status& result) {
       }
       raftpb::Message fwd = m;
       fwd.set_to(lead_);
+      DST_PROBE(kRaftProposalForwarded);
       send(std::move(fwd));
       return;
     }
@@ -573,6 +583,7 @@ bool Raft::send_append(uint64_t to, bool send_if_empty) {
     *m.mutable_snapshot() = snapshot_;
     pr.become_snapshot(snapshot_.metadata().index());
     snapshot_wait_ticks_[to] = 0;
+    DST_PROBE(kRaftSnapshotSent);
     send(std::move(m));
     return true;
   }
@@ -626,6 +637,7 @@ void Raft::bcast_heartbeat(const std::string& context) {
 }
 
 void Raft::send_timeout_now(uint64_t to) {
+  DST_PROBE(kRaftLeaderTransfer);
   raftpb::Message m;
   m.set_type(raftpb::MSG_TIMEOUT_NOW);
   m.set_to(to);
@@ -672,6 +684,7 @@ void Raft::handle_append(const raftpb::Message& m) {
   }
   // §5.3 with the fast back-off: tell the leader the last index whose term is <= the term it
   // probed with, so it can skip the whole conflicting term at once.
+  DST_PROBE(kRaftAppendRejected);
   uint64_t hint = log_.find_conflict_by_term(std::min(m.index(), log_.last_index()), m.log_term());
   r.set_index(m.index());
   r.set_reject(true);
@@ -711,6 +724,7 @@ bool Raft::restore(const raftpb::Snapshot& snapshot) {
     log_.commit_to(meta.index());
     return false;
   }
+  DST_PROBE(kRaftSnapshotRestored);
   log_.restore(meta);
   snapshot_ = snapshot;
   unstable_snapshot_ = snapshot;
@@ -774,6 +788,7 @@ Status Raft::leader_read_index(const raftpb::Message& m) {
   }
   if (!committed_entry_in_current_term()) {
     // Our commit index may lag the true one until we commit an entry of our own term (§8).
+    DST_PROBE(kRaftReadIndexWaitsForTermCommit);
     if (reads_before_first_commit_.size() >= limits::kRaftPendingReadIndexMax)
       return Status(StatusCode::kResourceExhausted, "read index dropped: too many pending reads");
     reads_before_first_commit_.push_back(m);
@@ -816,6 +831,7 @@ void Raft::read_index_ack(uint64_t from, const std::string& context) {
   if (voter_acks < quorum()) return;
   // Confirmed at this point means every earlier request is confirmed too.
   size_t done = static_cast<size_t>(it - read_requests_.begin()) + 1;
+  DST_PROBE(kRaftReadIndexAnswered);
   for (size_t k = 0; k < done; ++k) {
     ReadRequest r = std::move(read_requests_.front());
     read_requests_.pop_front();

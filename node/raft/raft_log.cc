@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/assert.h"
+#include "base/probes.h"
 
 namespace dst::raft {
 
@@ -73,6 +74,7 @@ std::optional<uint64_t> RaftLog::maybe_append(
   for (int k = 0; k < entries.size(); ++k) DST_ASSERT_EQ(entries[k].index(), index + 1 + k);
   uint64_t conflict = find_conflict(entries);
   if (conflict != 0) {
+    if (conflict <= last_index()) DST_PROBE(kRaftConflictTruncated);  // not just new entries
     if (conflict <= committed_) {
       // A committed entry is never overwritten: that would be the end of safety, not a conflict.
       DST_ASSERT_MSG(tolerate_, "append conflicts with a committed entry");

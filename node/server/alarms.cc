@@ -1,5 +1,7 @@
 #include "node/server/alarms.h"
 
+#include "base/probes.h"
+
 namespace dst::node {
 
 namespace {
@@ -45,6 +47,7 @@ Result<std::vector<etcdserverpb::AlarmMember>> AlarmStore::activate(backend::Bac
   std::vector<etcdserverpb::AlarmMember> changed;
   if (alarm == etcdserverpb::NONE) return changed;  // etcd ignores it too
   if (alarms_.emplace(member, alarm).second) {
+    if (alarm == etcdserverpb::NOSPACE) DST_PROBE(kServerNospaceRaised);
     Status s = backend.put(kAlarmBucket, alarm_key(member, alarm), "");
     if (!s.is_ok()) return s;
   }
@@ -56,6 +59,7 @@ Result<std::vector<etcdserverpb::AlarmMember>> AlarmStore::deactivate(backend::B
                                                                       etcdserverpb::AlarmType alarm) {
   std::vector<etcdserverpb::AlarmMember> changed;
   if (alarms_.erase({member, alarm}) == 0) return changed;
+  if (alarm == etcdserverpb::NOSPACE) DST_PROBE(kServerNospaceCleared);
   Status s = backend.del(kAlarmBucket, alarm_key(member, alarm));
   if (!s.is_ok()) return s;
   changed.push_back(member_of(member, alarm));

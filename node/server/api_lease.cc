@@ -1,6 +1,7 @@
 // The Lease service: grant and revoke go through Raft; keep-alive and time-to-live are the
 // leader's (only its lessor keeps expiry times), so a follower forwards them to the leader.
 #include "rpc/etcd_connection.h"
+#include "base/probes.h"
 #include "node/lease/errors.h"
 #include "node/server/api_server.h"
 
@@ -55,6 +56,7 @@ void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
   if (!leader) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
   // Forward over a connection of its own (etcd uses its peer HTTP endpoint for this). One per
   // forwarded request: simple, and keep-alives are seconds apart.
+  DST_PROBE(kServerLeaseKeepAliveForwarded);
   auto conn = rpc::Connection::open(env_, *leader);
   if (!conn.is_ok()) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
   ApiRequest fwd = req;
@@ -83,6 +85,7 @@ void ApiServer::lease_keep_alive(const etcdserverpb::LeaseKeepAliveRequest& r, A
     }
     const std::string& why = ttl.status().message();
     if (why == lease::kErrLeaseNotFound) {
+      DST_PROBE(kLeaseKeepAliveUnknown);
       k->set_ttl(0);  // etcd answers a keep-alive of an unknown lease with TTL 0
       break;
     }

@@ -28,7 +28,9 @@ raftpb::Entry put_entry(uint64_t index, const std::string& key) {
 std::unique_ptr<KvStateMachine> open(World& w, Bugs bugs) {
   std::unique_ptr<KvStateMachine> sm;
   w.run([&] {
-    auto opened = KvStateMachine::open(w.env(), "n1/backend.db", KvStateMachineOptions{.bugs = bugs});
+    KvStateMachineOptions options;
+    options.bugs = bugs;
+    auto opened = KvStateMachine::open(w.env(), "n1/backend.db", std::move(options));
     ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
     sm = std::move(opened).value();
   });

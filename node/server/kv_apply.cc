@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/assert.h"
+#include "base/probes.h"
 
 namespace dst::node {
 
@@ -209,6 +210,7 @@ Result<etcdserverpb::TxnResponse> txn_run(mvcc::WriteTxn& txn, const etcdserverp
                                           const std::vector<bool>& path, size_t& at) {
   DST_ASSERT_LT(at, path.size());
   const bool ok = path[at++];
+  if (!ok) DST_PROBE(kMvccTxnFailureBranch);
   const auto& branch = ok ? r.success() : r.failure();
   etcdserverpb::TxnResponse resp;
   resp.set_succeeded(ok);

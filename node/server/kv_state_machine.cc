@@ -1,6 +1,7 @@
 #include "node/server/kv_state_machine.h"
 
 #include "base/hash.h"
+#include "base/probes.h"
 #include "node/server/quota.h"
 
 namespace dst::node {
@@ -65,6 +66,7 @@ ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
   // etcd's applierV3Capped: under NOSPACE, nothing that can grow the store is applied (on every
   // member alike: the alarm itself came through the log).
   if (alarms_.raised(etcdserverpb::NOSPACE) && grows_store(req)) {
+    DST_PROBE(kServerRefusedUnderNospace);
     fail(Status(StatusCode::kResourceExhausted, kErrNoSpace));
     r.revision = store_->rev();
     return r;
@@ -107,24 +109,30 @@ ApplyResult KvStateMachine::execute(const etcdserverpb::InternalRequest& req) {
       break;
     }
     case etcdserverpb::InternalRequest::kAlarm: return execute_alarm(req.alarm());
-    case etcdserverpb::InternalRequest::kLeaseGrant: {
-      // The proposer chose the id; the leader's lessor starts the lease's clock (others ignore it).
-      auto g = lessor_->grant(req.lease_grant().id(), req.lease_grant().ttl(), clock_());
-      if (!g.is_ok()) { fail(g.status()); break; }
-      r.lease_ttl = *g;
-      ++lease_grants_applied_;
-      break;
-    }
+    case etcdserverpb::InternalRequest::kLeaseGrant:
     case etcdserverpb::InternalRequest::kLeaseRevoke: {
-      Status s = lessor_->revoke(req.lease_revoke().id());
+      Status s = execute_lease(req, r);
       if (!s.is_ok()) fail(s);
-      else ++lease_revokes_applied_;
       break;
     }
     default: fail(Status(StatusCode::kInvalidArgument, "etcdserver: empty internal request"));
   }
   r.revision = store_->rev();
   return r;
+}
+
+Status KvStateMachine::execute_lease(const etcdserverpb::InternalRequest& req, ApplyResult& r) {
+  if (req.has_lease_grant()) {
+    // The proposer chose the id; the leader's lessor starts the lease's clock (others ignore it).
+    auto g = lessor_->grant(req.lease_grant().id(), req.lease_grant().ttl(), clock_());
+    if (!g.is_ok()) return g.status();
+    r.lease_ttl = *g;
+    ++lease_grants_applied_;
+    return Status::ok();
+  }
+  Status s = lessor_->revoke(req.lease_revoke().id());
+  if (s.is_ok()) ++lease_revokes_applied_;
+  return s;
 }
 
 ApplyResult KvStateMachine::execute_alarm(const etcdserverpb::AlarmRequest& req) {

@@ -88,6 +88,8 @@ class KvStateMachine : public StateMachine {
   KvStateMachine() = default;
   ApplyResult execute(const etcdserverpb::InternalRequest& req);
   ApplyResult execute_alarm(const etcdserverpb::AlarmRequest& req);
+  // LeaseGrant and LeaseRevoke; the error (the request had no effect), or ok.
+  Status execute_lease(const etcdserverpb::InternalRequest& req, ApplyResult& r);
   // Every committed write reaches the lessor (key attachments) and then the watchers.
   void observe_store();
   Result<uint64_t> hash_once();

@@ -4,6 +4,7 @@
 
 #include "base/assert.h"
 #include "base/hash.h"
+#include "base/probes.h"
 #include "node/raft/describe.h"
 #include "node/server/api_server.h"
 #include "node/server/wall_clock_env.h"
@@ -203,6 +204,7 @@ Status Server::start() {
   if (!opened.is_ok() && newest->snapshot) {
     // The newest snapshot file may lack its WAL marker (a crash between the two saves): open at
     // the newest marker the log has and load that snapshot instead.
+    DST_PROBE(kWalOpenedAtOlderSnapshot);
     open_options.snapshot.reset();
     opened = wal::Wal::open(fs_, options_.data_dir, options_.wal, open_options);
     if (opened.is_ok() && opened->snapshot.index() > 0) {
@@ -244,8 +246,11 @@ void Server::fault_point(FaultPoint p) {
 }
 
 void Server::exit(const std::string& why) {
+  if (why == kErrRemovedFromCluster) DST_PROBE(kServerMemberRemovedItself);
+  else DST_PROBE(kServerExitedOnError);
   if (hooks_.observer) hooks_.observer->exiting(why);
   env_.exit();
+  DST_UNREACHABLE("a member that exited kept running");
 }
 
 void Server::step(Input input) {
@@ -331,6 +336,7 @@ void Server::handle_ready() {
     if (!s.is_ok()) exit("installing the leader's snapshot failed: " + s.to_string());
     last_snapshot_index_ = rd.snapshot->metadata().index();
     ++counters_.snapshots_installed;
+    DST_PROBE(kServerSnapshotInstalled);
   }
   for (const raftpb::Entry& e : rd.committed_entries) {
     if (e.type() == raftpb::ENTRY_CONF_CHANGE) apply_conf_change(e);
@@ -372,6 +378,7 @@ void Server::maybe_snapshot() {
   raft_->compact(snap);
   last_snapshot_index_ = snap.metadata().index();
   ++counters_.snapshots;
+  DST_PROBE(kServerSnapshotTaken);
   // Old segments and snapshot files are garbage now; removal promises nothing, so no sync.
   Status released = wal_->release_to(snap.metadata().index());
   if (!released.is_ok()) exit("releasing WAL segments failed: " + released.to_string());

@@ -1,6 +1,7 @@
 // The member's side of etcd's Cluster service (MemberAdd, MemberRemove) and the apply of conf
 // changes (etcd's configure() and applyConfChange()); the rules are in membership.h.
 #include "base/assert.h"
+#include "base/probes.h"
 #include "node/raft/describe.h"
 #include "node/server/server.h"
 
@@ -45,6 +46,7 @@ void Server::apply_conf_change(const raftpb::Entry& e) {
   // An invalid change is applied as a no-op (etcd sets its NodeID to None); Raft needs nothing
   // from it: its pending-change guard is an index, passed by applying the entry.
   if (result.error.is_ok()) {
+    DST_PROBE(kRaftConfChangeApplied);
     raft_->apply_conf_change(cc);
     if (cc.type() == raftpb::CONF_CHANGE_REMOVE_NODE) {
       DST_ASSERT_LE(removed_.size(), size_t{1'000'000});

@@ -1,6 +1,7 @@
 // The member's side of client requests: proposals that wait for their apply, and ReadIndex
 // barriers for linearizable reads (etcd's processInternalRaftRequest and linearizableReadLoop).
 #include "base/limits.h"
+#include "base/probes.h"
 #include "node/server/server.h"
 
 namespace dst::node {
@@ -63,6 +64,7 @@ void Server::lease_expiry_loop() {
     if (env_.sleep(every) != sim::WaitResult::kOk) return;
     if (!lessor_primary_) continue;
     for (int64_t id : kv_->lessor().expired(local_now(), per_round)) {
+      DST_PROBE(kLeaseExpiredRevoked);
       etcdserverpb::InternalRequest req;
       req.set_id(next_id());
       req.mutable_lease_revoke()->set_id(id);
@@ -108,6 +110,7 @@ Result<ApplyResult> Server::submit_and_wait(uint64_t id, Input input) {
   if (r == sim::WaitResult::kOk) return std::move(*result);
   proposals_.erase(id);
   if (r == sim::WaitResult::kTimeout) {
+    DST_PROBE(kServerRequestTimedOut);
     // etcd says "possibly due to previous leader failure" when the term moved meanwhile.
     return Status(StatusCode::kTimeout, raft_->term() != term_at_start ? kErrTimeoutLeaderFail : kErrTimeout);
   }
@@ -121,7 +124,8 @@ Status Server::linearizable_barrier() {
   // Ask, and ask again while no answer comes (no leader yet, a lost message), until the deadline.
   // Every attempt has its own context (unique per member incarnation): the read-safety invariant
   // checks each answer against the commit index at the time of its own request.
-  while (!index && env_.now() < deadline) {
+  for (int attempt = 0; !index && env_.now() < deadline; ++attempt) {
+    if (attempt > 0) DST_PROBE(kServerReadIndexRetried);
     std::string context = "api" + std::to_string(options_.id) + "." + std::to_string(env_.now()) + "." +
                           std::to_string(next_read_++);
     sim::Future<uint64_t> answer = reads_.emplace(context, sim::Promise<uint64_t>(env_)).first->second.future();
@@ -135,9 +139,15 @@ Status Server::linearizable_barrier() {
     reads_.erase(context);
     if (r != sim::WaitResult::kOk && r != sim::WaitResult::kTimeout) break;
   }
-  if (!index) return Status(StatusCode::kTimeout, kErrTimeout);
+  if (!index) {
+    DST_PROBE(kServerRequestTimedOut);
+    return Status(StatusCode::kTimeout, kErrTimeout);
+  }
   while (kv_->applied_index() < *index) {
-    if (env_.now() >= deadline) return Status(StatusCode::kTimeout, kErrTimeout);
+    if (env_.now() >= deadline) {
+      DST_PROBE(kServerRequestTimedOut);
+      return Status(StatusCode::kTimeout, kErrTimeout);
+    }
     if (applied_.wait_until(deadline) == sim::WaitResult::kCancelled) return Status(StatusCode::kUnavailable, kErrStopped);
   }
   return Status::ok();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/probes.h"
 #include "node/wal/record.h"
 
 namespace dst::wal {
@@ -109,6 +110,7 @@ Status Wal::cut() {
   // The old segment must be whole on disk before a later one can hold durable records.
   if (Status st = fs_.fsync(tail_file_); !st.is_ok()) return fail(st);
   const SegmentName next{segments_.back().name.seq + 1, last_index_ + 1};
+  DST_PROBE(kWalSegmentCut);
   if (Status st = start_segment(next); !st.is_ok()) return fail(st);
   return Status::ok();
 }

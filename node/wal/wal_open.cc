@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/probes.h"
 #include "node/wal/record.h"
 #include "node/wal/replay.h"
 
@@ -176,6 +177,7 @@ Status WalOpener::judge_bad_record(const Wal::Segment& segment, const BadRecord&
                   "wal: corruption in " + at(segment.file, bad.offset) + ": " + bad.reason + "; " +
                       why_not_torn);
   }
+  DST_PROBE(kWalTornTailRepaired);
   repair_.repaired = true;
   repair_.file = segment.file;
   repair_.offset = bad.offset;

@@ -4,6 +4,7 @@
 
 #include "base/assert.h"
 #include "base/limits.h"
+#include "base/probes.h"
 
 namespace dst::watch {
 
@@ -104,6 +105,7 @@ Result<int64_t> WatchableStore::watch(StreamId stream, const etcdserverpb::Watch
     queue_control(*st, 0, std::move(canceled));
     ++st->counters.compaction_cancels;
     ++totals_.compaction_cancels;
+    DST_PROBE(kWatchCompactionCancel);
     return id;
   }
   add_watcher(stream, *st, request, id);
@@ -163,6 +165,7 @@ void WatchableStore::move_to_synced(Stream& st, Watcher& w) {
   DST_ASSERT_GT(w.next_rev, store_->rev());
   DST_ASSERT(unsynced_.erase(w.ref) == 1);
   --st.unsynced;
+  DST_PROBE(kWatchCaughtUp);
   w.synced = true;
   w.synced_from_rev = w.next_rev;
   synced_.add(w);
@@ -191,6 +194,7 @@ void WatchableStore::cancel_compacted(Stream& st, Watcher& w) {
   queue_control(st, 0, std::move(canceled));
   ++st.counters.compaction_cancels;
   ++totals_.compaction_cancels;
+  DST_PROBE(kWatchCompactionCancel);
 }
 
 // --- queueing ------------------------------------------------------------------------------------
@@ -250,7 +254,10 @@ void WatchableStore::answer_progress_if_ready(Stream& st) {
   if (!st.progress_requested) return;
   // Every watcher synced means every event up to the store's revision is queued ahead of this
   // answer, so its revision is never ahead of what the client has been sent.
-  if (st.unsynced > 0 && !options_.bugs.on(Bug::kProgressNotifyAhead)) return;
+  if (st.unsynced > 0 && !options_.bugs.on(Bug::kProgressNotifyAhead)) {
+    DST_PROBE(kWatchProgressDeferred);
+    return;
+  }
   if (!control_room(st, 1)) return;
   st.progress_requested = false;
   queue_control(st, 0, control_response(-1));
@@ -285,6 +292,7 @@ void WatchableStore::on_restore(mvcc::KvStore& store) {
       // A synced watcher has every wanted event up to last_rev_, even if its next_rev lags (it
       // only moves on a match): resume after last_rev_, so an idle watcher is not mistaken for
       // one compaction overtook.
+      DST_PROBE(kWatchRestoredFromSnapshot);
       synced_.remove(w);
       w.synced = false;
       w.next_rev = options_.bugs.on(Bug::kWatchTimeTravel) ? w.synced_from_rev : std::max(w.next_rev, last_rev_ + 1);

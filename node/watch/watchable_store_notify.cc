@@ -2,6 +2,7 @@
 // one response per watcher and revision, or, when a watcher's stream queue is full, the watcher
 // drops back to catching up from the store at that revision.
 #include "base/assert.h"
+#include "base/probes.h"
 #include "node/watch/watchable_store.h"
 
 namespace dst::watch {
@@ -73,11 +74,13 @@ void WatchableStore::deliver_live(WatcherRef ref, const std::vector<size_t>& ind
   }
   if (!st.queue.event_room() || prev_missing) {
     // Not dropped: it reads this revision from the store later (etcd's slow-watcher fallback).
+    DST_PROBE(kWatchMovedToUnsynced);
     move_to_unsynced(st, *w, rev);
     ++st.counters.overflows;
     ++totals_.overflows;
     return;
   }
+  if (indexes.size() > 1) DST_PROBE(kWatchMultiEventRevision);
   etcdserverpb::WatchResponse r;
   r.mutable_header()->set_revision(rev);
   r.set_watch_id(ref.id);

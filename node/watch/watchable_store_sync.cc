@@ -6,6 +6,7 @@
 
 #include "base/assert.h"
 #include "base/limits.h"
+#include "base/probes.h"
 #include "node/watch/watchable_store.h"
 
 namespace dst::watch {
@@ -111,10 +112,12 @@ void WatchableStore::catch_up(WatcherRef ref, const std::vector<mvccpb::Event>& 
     if (w->prev_kv && !prev_read.count(i)) return;
     mine.push_back(i);
   }
+  if (w->prev_kv && !mine.empty()) DST_PROBE(kWatchPrevKvOnCatchUp);
   etcdserverpb::WatchResponse pending;
   auto flush = [&]() {
     if (pending.events_size() == 0) return true;
     if (!st.queue.event_room()) {
+      DST_PROBE(kWatchCatchUpQueueFull);
       w->next_rev = rev_of(pending.events(0));  // the first revision not given to it
       return false;
     }
