@@ -29,6 +29,7 @@
 #include "base/limits.h"
 #include "base/status.h"
 #include "history/checks.h"
+#include "history/coverage.h"
 #include "history/history.h"
 
 struct sqlite3;  // <sqlite3.h>, kept out of this header
@@ -38,7 +39,7 @@ namespace dst::history {
 // The schema version this code writes and the only one it reads. Bump it on any change to the
 // tables (docs/run-db.md lists the changes); an older reader then refuses the file with a clear
 // error instead of misreading it.
-inline constexpr int64_t kRunDbSchemaVersion = 3;
+inline constexpr int64_t kRunDbSchemaVersion = 4;
 // The meta table's `format` row: tells a dst run database from any other SQLite file.
 inline constexpr std::string_view kRunDbFormat = "dst-run-db";
 // PRAGMA application_id of a run database ("dstR"), so `file(1)` and tools can recognize it.
@@ -75,6 +76,8 @@ inline constexpr size_t kRunDbFaultsMax = 1'000'000;
 inline constexpr size_t kRunDbScheduleStepsMax = 1'000'000;
 // Checks of one run: a dozen in practice; a file claiming more is refused.
 inline constexpr size_t kRunDbChecksMax = 1000;
+// Coverage names of one run: the catalogue and a few unforeseen API combinations.
+inline constexpr size_t kRunDbCoverageMax = kCoverageNamesMax;
 inline constexpr size_t kRunDbMetricsMax = 20'000'000;
 // Informers read_history loads (what one run may record), and rows of each informer table (lists,
 // list objects, watches, watch events, processed keys, final objects) over all informers
@@ -106,6 +109,8 @@ struct RunResult {
   std::string checker_summary;   // the checkers' human-readable summary / first violation
   // One row per check (history/checks.h): the verdict as data; the `checks` table.
   std::vector<CheckRow> checks;
+  // What the run reached (history/coverage.h): probes and the API surface; the `coverage` table.
+  Coverage coverage;
 };
 
 // The run row as read back: `result` is empty when the run never finished (killed, or crashed).
@@ -238,6 +243,7 @@ class RunDbWriter {
   Status begin_batch_if_needed();
   Status row_written();  // counts a row; commits when the batch is full
   Status insert_check(const CheckRow& check);  // a checks row, inside finish_run
+  Status insert_coverage(const std::string& name, uint64_t hits);  // a coverage row, likewise
   // Counts a row without committing, for a call whose rows must land in one batch; the call ends
   // with commit_if_batch_full().
   void row_added();
@@ -298,6 +304,7 @@ class RunDbReader {
   Status read_faults(History& out) const;
   Status read_schedule(History& out) const;
   Status read_checks(RunResult& out) const;
+  Status read_coverage(RunResult& out) const;
   // Informers, then each of their child tables (run_db_reader.cc).
   Status read_informers(History& out) const;
 

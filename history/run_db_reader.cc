@@ -159,6 +159,7 @@ Result<RunRecord> RunDbReader::read_run() const {
     result.exit_code = static_cast<int>(exit_code);
     result.checker_summary = st.column_text(10);
     if (Status s = read_checks(result); !s.is_ok()) return s;
+    if (Status s = read_coverage(result); !s.is_ok()) return s;
     record.result = std::move(result);
   }
   return record;
@@ -193,6 +194,22 @@ Status RunDbReader::read_checks(RunResult& out) const {
     c.summary = st.column_text(9);
     c.wall_us = st.column_int64(10);
     out.checks.push_back(std::move(c));
+  }
+}
+
+Status RunDbReader::read_coverage(RunResult& out) const {
+  Stmt st;
+  if (Status s = st.prepare(db_.get(), path_, "SELECT rowid, name, hits FROM coverage ORDER BY name"); !s.is_ok()) return s;
+  for (;;) {
+    Result<bool> row = next_row(st, db_.get(), path_, "coverage");
+    if (!row.is_ok()) return row.status();
+    if (!*row) return Status::ok();
+    if (out.coverage.size() >= kRunDbCoverageMax) return too_many(path_, "coverage", kRunDbCoverageMax);
+    const RowError error(path_, "coverage", st.column_int64(0));
+    std::string name = st.column_text(1);
+    if (name.empty() || name.size() > kCoverageNameBytesMax) return error("a name of " + std::to_string(name.size()) + " bytes");
+    if (st.column_int64(2) <= 0) return error("hits " + std::to_string(st.column_int64(2)) + " (at least 1)");
+    out.coverage[std::move(name)] = static_cast<uint64_t>(st.column_int64(2));
   }
 }
 

@@ -262,6 +262,11 @@ CREATE TABLE metrics (
 );
 CREATE INDEX metrics_by_name ON metrics (name, member, at_ns);
 
+CREATE TABLE coverage (
+  name TEXT PRIMARY KEY,
+  hits INTEGER NOT NULL CHECK (hits > 0)
+);
+
 )sql";
 
 // The informers of the Kubernetes layer.

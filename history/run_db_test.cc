@@ -96,6 +96,7 @@ RunResult sample_result() {
   r.verdict = "violation";
   r.exit_code = 1;
   r.checker_summary = "linearizability: ops 3 and 7 cannot be ordered";
+  r.coverage = {{"api.put.any.ok", 7}, {"watch.compaction-cancel", 2}};
   return r;
 }
 
@@ -444,8 +445,11 @@ TEST_F(RunDbTest, RoundTripsEveryField) {
   EXPECT_EQ(run->result->verdict, "violation");
   EXPECT_EQ(run->result->exit_code, 1);
   EXPECT_EQ(run->result->checker_summary, sample_result().checker_summary);
+  EXPECT_EQ(run->result->coverage, sample_result().coverage);
 
   // The query columns a person uses in sqlite3 (docs/run-db.md).
+  EXPECT_EQ(query(path, "SELECT group_concat(name || '=' || hits, ',') FROM (SELECT * FROM coverage ORDER BY name)"),
+            "api.put.any.ok=7,watch.compaction-cancel=2");
   EXPECT_EQ(query(path, "SELECT trace_hash FROM run"), "0x0123456789abcdef");
   EXPECT_EQ(query(path, "SELECT count(*) FROM run WHERE seed = '18446744073709551615'"), "1");
   EXPECT_EQ(
@@ -986,22 +990,22 @@ TEST_F(RunDbTest, RefusesFilesThatAreNotRunDatabases) {
 TEST_F(RunDbTest, RefusesOtherSchemaVersions) {
   const std::string path = file("v.db");
   ASSERT_TRUE(write_run_db(path, sample_info(), sample_history(), std::nullopt).is_ok());
-  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");
   EXPECT_EQ(query(path, "PRAGMA application_id"), std::to_string(kRunDbApplicationId));
 
-  sql(path, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+  sql(path, "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
   Result<History> newer = read_history(path);
   ASSERT_FALSE(newer.is_ok());
-  EXPECT_NE(newer.status().message().find("v.db: run database schema version 4 is newer than this "
-                                          "dst reads (3)"),
+  EXPECT_NE(newer.status().message().find("v.db: run database schema version 5 is newer than this "
+                                          "dst reads (4)"),
             std::string::npos)
       << newer.status().to_string();
 
-  // Version 2 (before the schedule table) is refused, not misread as a run without a schedule.
-  sql(path, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  // Version 3 (before the coverage table) is refused, not misread as a run that reached nothing.
+  sql(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
   Result<RunRecord> older = read_run(path);
   ASSERT_FALSE(older.is_ok());
-  EXPECT_NE(older.status().message().find("schema version 2 is older than this dst reads (3)"),
+  EXPECT_NE(older.status().message().find("schema version 3 is older than this dst reads (4)"),
             std::string::npos)
       << older.status().to_string();
 

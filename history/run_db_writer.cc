@@ -141,7 +141,7 @@ std::string watch_name(uint64_t id) { return "watch " + std::to_string(id); }
 
 struct RunDbWriter::Statements {
   Stmt insert_run, finish_run, insert_op, return_op, insert_watch, insert_segment, break_segment,
-      insert_response, insert_fault, end_fault, insert_schedule_step, insert_check, insert_metric;
+      insert_response, insert_fault, end_fault, insert_schedule_step, insert_check, insert_metric, insert_coverage;
   Stmt insert_informer, insert_informer_list, insert_list_object, insert_informer_watch,
       insert_watch_event, end_informer_watch, insert_processed, finish_informer,
       insert_final_object;
@@ -182,6 +182,7 @@ struct RunDbWriter::Statements {
          "INSERT INTO schedule (at_ns, origin, call, kind, step) VALUES (?1, ?2, ?3, ?4, ?5)"},
         {&insert_metric,
          "INSERT INTO metrics (at_ns, member, name, value) VALUES (?1, ?2, ?3, ?4)"},
+        {&insert_coverage, "INSERT INTO coverage (name, hits) VALUES (?1, ?2)"},
     };
     return prepare_all(db, path, entries) ? prepare_informers(db, path) : first_error_;
   }
@@ -479,9 +480,14 @@ Status RunDbWriter::finish_run(const RunResult& result) {
   if (result.checks.size() > kRunDbChecksMax)
     return Status(StatusCode::kInvalidArgument, path_ + ": " + std::to_string(result.checks.size()) +
                                                     " checks; a run has at most " + std::to_string(kRunDbChecksMax));
+  if (result.coverage.size() > kRunDbCoverageMax)
+    return Status(StatusCode::kInvalidArgument, path_ + ": " + std::to_string(result.coverage.size()) +
+                                                    " coverage names; a run has at most " + std::to_string(kRunDbCoverageMax));
   if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
   for (const CheckRow& check : result.checks)
     if (Status s = insert_check(check); !s.is_ok()) return s;
+  for (const auto& [name, hits] : result.coverage)
+    if (Status s = insert_coverage(name, hits); !s.is_ok()) return s;
   Stmt& st = stmts_->finish_run;
   st.bind_int64(1, result.finished_unix_ms);
   st.bind_text(2, format_trace_hash(result.trace_hash));
@@ -492,6 +498,17 @@ Status RunDbWriter::finish_run(const RunResult& result) {
   run_finished_ = true;
   if (Status s = row_written(); !s.is_ok()) return s;
   return commit();
+}
+
+Status RunDbWriter::insert_coverage(const std::string& name, uint64_t hits) {
+  if (Status s = check_length(name, kCoverageNameBytesMax, [&] { return path_ + ": coverage name"; }); !s.is_ok()) return s;
+  if (hits == 0) return Status(StatusCode::kInvalidArgument, path_ + ": coverage " + name + " with 0 hits");
+  Stmt& st = stmts_->insert_coverage;
+  st.bind_text(1, name);
+  st.bind_int64(2, static_cast<int64_t>(std::min<uint64_t>(hits, INT64_MAX)));
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [&] { return "inserting the coverage of " + name; }));
+  row_added();  // in finish_run's own batch, like the checks
+  return Status::ok();
 }
 
 Status RunDbWriter::insert_check(const CheckRow& c) {

@@ -12,3 +12,6 @@ at(s(5), function() local l = leader() if l then partition(isolate(l)) end end)
 at(s(15), function() for n = 1, nodes() do defrag(n) end end)
 at(s(8), function() heal() end)
 every(s(5), function() pause(random_node()) after(ms(700), function() for n = 1, nodes() do resume(n) end end) end)
+
+-- What every sweep of this scenario must reach (dst sweep fails otherwise; docs/coverage.md).
+must_reach{"watch.compaction-cancel", "client.watch-compacted", "watch.restored-from-snapshot", "api.watch.canceled-compacted"}

@@ -11,3 +11,6 @@ at(s(8), function() for n = 1, nodes() do restart(n) end end)
 at(s(10), function() disk_full(follower() or 2) end)
 at(s(14), function() for n = 1, nodes() do disk_full(n, false) restart(n) end end)
 at(s(15), function() slow_fsync(random_node(), exponential(ms(50))) end)
+
+-- What every sweep of this scenario must reach (dst sweep fails otherwise; docs/coverage.md).
+must_reach{"sim.fsync-failed", "server.exited-on-error"}

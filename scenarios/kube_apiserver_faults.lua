@@ -52,3 +52,6 @@ at(s(1), function()
   end)
 end)
 
+
+-- What every sweep of this scenario must reach (dst sweep fails otherwise; docs/coverage.md).
+must_reach{"kube.informer-relist", "kube.list-waited-for-cache", "kube.update-conflict", "kube.workqueue-retry"}

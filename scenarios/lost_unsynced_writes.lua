@@ -12,3 +12,6 @@ every(ms(1500), function()
   kill(n, {lose_unsynced=true, torn=math.random(1, 2) == 1})
   after(ms(math.random(100, 600)), function() restart(n) end)
 end)
+
+-- What every sweep of this scenario must reach (dst sweep fails otherwise; docs/coverage.md).
+must_reach{"sim.torn-write", "backend.files-made-durable"}

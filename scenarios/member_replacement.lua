@@ -26,3 +26,6 @@ at(s(28), function()
   partition(isolate(newest))
   after(s(3), heal)
 end)
+
+-- What every sweep of this scenario must reach (dst sweep fails otherwise; docs/coverage.md).
+must_reach{"raft.conf-change-applied", "server.member-removed-itself", "raft.snapshot-sent", "server.snapshot-installed"}

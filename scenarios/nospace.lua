@@ -19,3 +19,6 @@ local function recover()
 end
 at(s(17), recover)
 at(s(22), recover)
+
+-- What every sweep of this scenario must reach (dst sweep fails otherwise; docs/coverage.md).
+must_reach{"server.nospace-raised", "server.refused-under-nospace", "server.nospace-cleared", "backend.defragmented"}

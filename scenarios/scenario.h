@@ -55,6 +55,7 @@ struct ScenarioConfig {
   uint64_t quota_bytes = 0;     // 0: etcd's default
   uint64_t snapshot_every = 0;  // 0: run_kv_world's default
   Checks checks;
+  std::vector<std::string> must_reach;  // must_reach{}: coverage names a sweep must reach
   std::vector<std::string> swarm_log;  // what swarm{} drew
   std::vector<Timed> timed;
   bool run_for_set = false;

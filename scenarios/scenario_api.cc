@@ -17,7 +17,7 @@ void register_api(lua_State* L, Scenario* scenario) {
       {"uniform", l_uniform},   {"normal", l_normal},       {"exponential", l_exponential},
       {"lognormal", l_lognormal}, {"pareto", l_pareto},
       {"cluster", l_cluster},   {"workload", l_workload},   {"run_for", l_run_for},
-      {"check", l_check},       {"swarm", l_swarm},         {"at", l_at},
+      {"check", l_check},       {"must_reach", l_must_reach}, {"swarm", l_swarm},     {"at", l_at},
       {"after", l_after},       {"every", l_every},         {"leader", l_leader},
       {"follower", l_follower}, {"random_node", l_random_node}, {"nodes", l_nodes},
       {"now", l_now},           {"isolate", l_isolate},     {"one_way", l_one_way_shape},

@@ -18,6 +18,7 @@ int l_cluster(lua_State* L);
 int l_workload(lua_State* L);
 int l_run_for(lua_State* L);
 int l_check(lua_State* L);
+int l_must_reach(lua_State* L);
 int l_swarm(lua_State* L);
 int l_at(lua_State* L);
 int l_after(lua_State* L);

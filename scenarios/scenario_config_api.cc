@@ -10,6 +10,7 @@
 #include <set>
 
 #include "base/assert.h"
+#include "history/coverage.h"
 #include "scenarios/scenario_api.h"
 #include "scenarios/scenario_args.h"
 
@@ -217,6 +218,26 @@ int l_check(lua_State* L) {
       k.liveness = true;
       self(L).mutable_config().run.recovery_bound = b;
     }
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+// must_reach{"watch.compaction-cancel", "api.range.limit.ok", ...}: coverage names (probes and the
+// API surface, history/coverage.h) that a sweep of this scenario must reach on some seed.
+int l_must_reach(lua_State* L) {
+  configure_once(L, "must_reach{}");
+  check_arg_count(L, 1, "must_reach{}");
+  if (!lua_istable(L, 1)) fail(L, std::string("must_reach{}: expected a list of coverage names, got ") + luaL_typename(L, 1));
+  std::vector<std::string>& names = self(L).mutable_config().must_reach;
+  const size_t bound = history::coverage_catalogue().size();
+  for (lua_Integer i = 1; lua_rawgeti(L, 1, i) != LUA_TNIL; ++i) {
+    if (static_cast<size_t>(i) > bound) fail(L, "must_reach{}: more names than the catalogue has");
+    const std::string name = check_string(L, -1, "must_reach{}", "entry " + std::to_string(i), history::kCoverageNameBytesMax);
+    if (history::coverage_meaning(name).empty())
+      fail(L, "must_reach{}: '" + name + "' is no probe or API use dst knows (docs/coverage.md lists them)");
+    names.push_back(name);
+    lua_pop(L, 1);
   }
   lua_pop(L, 1);
   return 0;

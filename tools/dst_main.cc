@@ -17,6 +17,7 @@
 #include "tools/check_command.h"
 #include "tools/run_etcd.h"
 #include "tools/run_raft.h"
+#include "tools/coverage_command.h"
 #include "tools/merge_command.h"
 #include "tools/report_command.h"
 #include "tools/run_result_file.h"
@@ -42,6 +43,7 @@ const char* kTopUsage =
     "  sweep SCENARIO --seeds A..B  many seeds as local processes (--jobs, --shard I/N), a summary\n"
     "                 table and the failing seeds' reproduce commands (docs/sweep.md)\n"
     "  merge FILE...  combine the results files of sweep shards into one summary\n"
+    "  coverage FILE...  add up sweeps' coverage.tsv files: what a suite reached, what it never did\n"
     "  report RUN.db  the report of a recorded run: index.html, plots (gnuplot), summary.md, junit.xml\n"
     "  schedule RUN.db  the run's fault schedule as Lua; dst run --schedule FILE replays it exactly\n"
     "  check FILE     check a recorded history (Jepsen or Porcupine logs) for linearizability\n"
@@ -165,7 +167,7 @@ int run_demo_command(const std::string& self, const std::vector<std::string>& ar
   if (verdict.deciding) std::printf("first violation:  %s\n", history::describe_failure(checks[*verdict.deciding]).c_str());
   std::printf("verdict           %s\n", verdict.exit_code == 0 ? "PASS" : "FAIL");
   std::printf("trace hash %s\n", sim::format_trace_hash(report.hash_first).c_str());
-  if (auto file = args.value("result")) write_result_file_or_warn(*file, seed, report.hash_first, verdict, verdict.exit_code, checks);
+  if (auto file = args.value("result")) write_result_file_or_warn(*file, make_result_file(seed, report.hash_first, verdict, verdict.exit_code, checks));
   return verdict.exit_code;
 }
 
@@ -210,6 +212,7 @@ int main(int argc, char** argv) {
   if (command == "schedule") return dst::schedule_command(rest);
   if (command == "sweep") return dst::sweep_command(self, rest);
   if (command == "merge") return dst::merge_command(self, rest);
+  if (command == "coverage") return dst::coverage_command(rest);
   std::fprintf(stderr, "dst: unknown command '%s'\n\n%s", command.c_str(), dst::kTopUsage);
   return dst::kExitUsage;
 }

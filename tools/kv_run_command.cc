@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/probes.h"
 #include "checker/kube/kube_checker.h"
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
 #include "history/checks.h"
+#include "history/coverage.h"
 #include "history/recorder.h"
 #include "history/run_db_recorder.h"
 #include "reports/run_report_writer.h"
@@ -31,6 +33,7 @@ struct EtcdRun {
   std::optional<checker::kube::Report> kube;  // only when the run had informers
   std::optional<Result<checker::etcd::EtcdVerdict>> linearizable;
   int64_t watch_us = 0, kube_us = 0, linearizable_us = 0;  // wall time of each checker
+  history::Coverage coverage;  // what the run reached: its probes and the API surface it used
   const history::History& history() const { return db ? db->history() : memory.history(); }
 };
 
@@ -40,7 +43,14 @@ void run_once(sim::Simulator& sim, const KvRunSpec& spec, EtcdRun& out) {
   history::Recorder& recorder = out.db ? static_cast<history::Recorder&>(*out.db) : out.memory;
   world::KvRunOptions options = spec.options;
   if (spec.prepare_run) spec.prepare_run(options);
-  out.world = world::run_kv_world(sim, options, recorder);
+  ProbeCounts probes;
+  {
+    ProbeScope collect(probes);  // the world's run only: the checkers below pass no probes
+    out.world = world::run_kv_world(sim, options, recorder);
+  }
+  out.coverage.clear();
+  history::add_probe_coverage(probes, out.coverage);
+  history::add_api_coverage(out.history(), out.coverage);
   int64_t t = sim::wall_clock_ns();
   out.watch = checker::watch::check(out.history());
   out.watch_us = since_us(t);
@@ -250,6 +260,7 @@ bool finish_run_db(const KvRunSpec& spec, const EtcdRun& run, history::RunDbWrit
                            (run.watch.ok() ? "watch guarantees ok" : run.watch.to_string());
   if (run.kube) result.checker_summary += "\n" + run.kube->to_string();
   result.checks = checks;
+  result.coverage = run.coverage;
   Status st = run.db ? run.db->status() : Status::ok();
   if (st.is_ok()) st = writer.finish_run(result);
   if (st.is_ok()) st = writer.close();
@@ -267,6 +278,15 @@ bool finish_run_db(const KvRunSpec& spec, const EtcdRun& run, history::RunDbWrit
     if (report->violation_page) std::printf("violation page    %s/violation.html\n", report->dir.c_str());
   }
   return true;
+}
+
+// "41 of 64 probes, 57 API uses": how much of the catalogue the run reached (dst sweep adds up
+// the seeds' coverage and names what none reached).
+std::string coverage_line(const history::Coverage& coverage) {
+  size_t probes = 0, api = 0;
+  for (const auto& [name, hits] : coverage) (name.rfind("api.", 0) == 0 ? api : probes) += 1;
+  return std::to_string(probes) + " of " + std::to_string(static_cast<size_t>(Probe::kCount)) + " probes, " +
+         std::to_string(api) + " API uses";
 }
 
 const char* verdict_line(const history::RunVerdict& v) {
@@ -301,6 +321,7 @@ int run_kv_command(const KvRunSpec& spec) {
   const history::RunVerdict verdict = history::decide_verdict(checks);
   print_world(spec, run);
   print_checks(run, checks);
+  std::printf("coverage          %s\n", coverage_line(run.coverage).c_str());
   std::printf("wall time         %.3fs\n", wall_s);
   if (det.checked) std::printf("determinism       %s\n", det.report.c_str());
   if (scenario_error) {
@@ -313,7 +334,12 @@ int run_kv_command(const KvRunSpec& spec) {
   std::printf("verdict           %s\n", verdict_line(verdict));
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
   const int exit_code = db_ok ? verdict.exit_code : kExitUsage;
-  if (spec.result_file) write_result_file_or_warn(*spec.result_file, spec.seed, hash, verdict, exit_code, checks);
+  if (spec.result_file) {
+    RunResultFile result = make_result_file(spec.seed, hash, verdict, exit_code, checks);
+    result.coverage = run.coverage;
+    result.must_reach = spec.must_reach;
+    write_result_file_or_warn(*spec.result_file, std::move(result));
+  }
   return exit_code;
 }
 

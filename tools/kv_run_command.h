@@ -38,6 +38,9 @@ struct KvRunSpec {
   std::vector<std::string> header_lines;  // printed after the seed line (e.g. what swarm{} drew)
   // --result FILE: the verdict and the checks as a result file (run_result_file.h), for dst sweep.
   std::optional<std::string> result_file;
+  // Coverage names the scenario declared its sweeps must reach (must_reach{}): written to the
+  // result file, so that the sweep fails when no seed reached one.
+  std::vector<std::string> must_reach;
 };
 
 // Runs it, prints the report and returns the exit code (0 pass, 1 violation, 2 usage/scenario

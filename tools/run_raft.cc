@@ -40,7 +40,10 @@ std::optional<int> parse_raft_options(cli::Args& args, uint64_t& seed_out, world
   args.option("duration", "D", "how long the nemesis injects faults, e.g. 20s (default 20s)");
   args.flag("no-faults", "run without the nemesis");
   args.flag("kv", "apply a mixed etcd KV load (put, delete, txn, compaction) to SQLite-backed MVCC stores");
-  args.option("bug", "NAMES", bug_names_help());
+  std::string raft_bugs;
+  for (Bug b : all_bugs())
+    if (bug_layer(b) == BugLayer::kRaft) raft_bugs += (raft_bugs.empty() ? "" : ", ") + std::string(bug_name(b));
+  args.option("bug", "NAMES", "switch on Raft safety bugs, comma-separated: " + raft_bugs);
   args.option("result", "FILE", "write the verdict and every check to FILE as a result file (what dst sweep reads)");
   args.flag("check-determinism", "run the seed twice and report the first diverging event");
   if (std::optional<int> done = args.parse_or_exit()) return done;
@@ -120,7 +123,7 @@ int run_raft_command(const std::string& self, const std::vector<std::string>& ar
   if (verdict.deciding) std::printf("first violation:  %s\n", history::describe_failure(checks[*verdict.deciding]).c_str());
   std::printf("verdict           %s\n", verdict.exit_code == 0 ? "PASS" : "FAIL");
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
-  if (auto file = args.value("result")) write_result_file_or_warn(*file, seed, hash, verdict, verdict.exit_code, checks);
+  if (auto file = args.value("result")) write_result_file_or_warn(*file, make_result_file(seed, hash, verdict, verdict.exit_code, checks));
   return verdict.exit_code;
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/trace.h"
+#include "tools/text_file.h"
 
 namespace dst {
 
@@ -18,18 +19,6 @@ std::string field(std::string s) {
   for (char& c : s)
     if (c == '\t' || c == '\n' || c == '\r') c = ' ';
   return s;
-}
-
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= line.size(); ++i) {
-    if (i == line.size() || line[i] == '\t') {
-      out.push_back(line.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
 }
 
 bool parse_u64(const std::string& s, uint64_t& out) {
@@ -57,6 +46,27 @@ Status parse_check(const std::vector<std::string>& f, history::CheckRow& c, cons
   return Status::ok();
 }
 
+// One `coverage` line (name, hits) or `must_reach` line (name).
+Status parse_coverage(const std::vector<std::string>& f, RunResultFile& r, const std::string& where) {
+  const bool must = f[0] == "must_reach";
+  if (f.size() != (must ? 2u : 3u))
+    return Status(StatusCode::kInvalidArgument, where + ": a " + f[0] + " line has " + (must ? "2" : "3") + " tab-separated fields");
+  const std::string& name = f[1];
+  if (name.empty() || name.size() > history::kCoverageNameBytesMax || name.find(' ') != std::string::npos)
+    return Status(StatusCode::kInvalidArgument, where + ": a coverage name is 1 to " +
+                                                    std::to_string(history::kCoverageNameBytesMax) + " bytes without blanks");
+  if (r.coverage.size() + r.must_reach.size() >= history::kCoverageNamesMax)
+    return Status(StatusCode::kInvalidArgument, where + ": more than " + std::to_string(history::kCoverageNamesMax) + " coverage names");
+  if (must) {
+    r.must_reach.push_back(name);
+    return Status::ok();
+  }
+  uint64_t hits = 0;
+  if (!parse_u64(f[2], hits) || hits == 0) return Status(StatusCode::kInvalidArgument, where + ": hits is a count above 0");
+  if (!r.coverage.emplace(name, hits).second) return Status(StatusCode::kInvalidArgument, where + ": " + name + " twice");
+  return Status::ok();
+}
+
 Status parse_line(const std::vector<std::string>& f, RunResultFile& r, const std::string& where) {
   const std::string& key = f[0];
   if (key == "check") {
@@ -64,6 +74,7 @@ Status parse_line(const std::vector<std::string>& f, RunResultFile& r, const std
     r.checks.emplace_back();
     return parse_check(f, r.checks.back(), where);
   }
+  if (key == "coverage" || key == "must_reach") return parse_coverage(f, r, where);
   if (f.size() != 2) return Status(StatusCode::kInvalidArgument, where + ": expected KEY<tab>VALUE");
   uint64_t n = 0;
   if (key == "seed" && parse_u64(f[1], n)) r.seed = n;
@@ -90,6 +101,8 @@ std::string format_result_file(const RunResultFile& r) {
     out += "check\t" + field(c.name) + "\t" + history::check_status_name(c.status) + "\t" + (c.required ? "1" : "0") + "\t" +
            std::to_string(c.checked) + "\t" + std::to_string(c.violations) + "\t" + field(c.first_rule) + "\t" +
            field(c.first_message) + "\n";
+  for (const auto& [name, hits] : r.coverage) out += "coverage\t" + field(name) + "\t" + std::to_string(hits) + "\n";
+  for (const std::string& name : r.must_reach) out += "must_reach\t" + field(name) + "\n";
   return out;
 }
 
@@ -121,8 +134,7 @@ Result<RunResultFile> read_result_file(const std::string& path) {
   return parse_result_file(text, path);
 }
 
-void write_result_file_or_warn(const std::string& path, uint64_t seed, uint64_t trace_hash,
-                               const history::RunVerdict& verdict, int exit_code,
+RunResultFile make_result_file(uint64_t seed, uint64_t trace_hash, const history::RunVerdict& verdict, int exit_code,
                                const std::vector<history::CheckRow>& checks) {
   RunResultFile r;
   r.seed = seed;
@@ -131,6 +143,10 @@ void write_result_file_or_warn(const std::string& path, uint64_t seed, uint64_t 
   r.exit_code = exit_code;
   if (verdict.deciding) r.first_failure = history::describe_failure(checks[*verdict.deciding]);
   r.checks = checks;
+  return r;
+}
+
+void write_result_file_or_warn(const std::string& path, RunResultFile r) {
   const std::string tmp = path + ".tmp";
   for (history::CheckRow& c : r.checks)  // a result file stays small whatever a check said
     for (std::string* text : {&c.first_message, &c.first_rule})

@@ -10,7 +10,11 @@
 //   exit_code	1
 //   first_failure	raft-invariants: Read Safety: node 2 answered read ...
 //   check	raft-invariants	fail	1	0	3	Read Safety	node 2 answered read ...
+//   coverage	watch.compaction-cancel	3
+//   must_reach	watch.compaction-cancel
 //
+// `coverage` lines: what the run reached (history/coverage.h), by name with its hits; `must_reach`
+// lines: what the scenario declared that its sweeps must reach (a sweep fails if no seed does).
 // Fields never hold tabs or line breaks (they are written as spaces).
 #pragma once
 
@@ -20,6 +24,7 @@
 
 #include "base/status.h"
 #include "history/checks.h"
+#include "history/coverage.h"
 
 namespace dst {
 
@@ -30,6 +35,8 @@ struct RunResultFile {
   int exit_code = 0;
   std::string first_failure;  // describe_failure of the deciding check; "" for a pass
   std::vector<history::CheckRow> checks;  // name, status, required, checked, violations, first rule and message
+  history::Coverage coverage;
+  std::vector<std::string> must_reach;
 };
 
 // Result files are a few lines; anything larger is not one.
@@ -42,10 +49,11 @@ std::string format_result_file(const RunResultFile& result);
 Result<RunResultFile> parse_result_file(const std::string& text, const std::string& path);
 Result<RunResultFile> read_result_file(const std::string& path);
 
+// The result of a finished run: its verdict's deciding check is the first failure.
+RunResultFile make_result_file(uint64_t seed, uint64_t trace_hash, const history::RunVerdict& verdict, int exit_code,
+                               const std::vector<history::CheckRow>& checks);
 // Writes it (through a temporary file and a rename, so a reader never sees half a file); a
 // failure is reported on stderr and does not change the run's exit code.
-void write_result_file_or_warn(const std::string& path, uint64_t seed, uint64_t trace_hash,
-                               const history::RunVerdict& verdict, int exit_code,
-                               const std::vector<history::CheckRow>& checks);
+void write_result_file_or_warn(const std::string& path, RunResultFile result);
 
 }  // namespace dst

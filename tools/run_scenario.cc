@@ -116,6 +116,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.require_watch = config.checks.watch;
   spec.require_liveness = config.checks.liveness;
   spec.require_durability = config.checks.durability;
+  spec.must_reach = config.must_reach;
   spec.header_lines = config.swarm_log;
   // The Scenario of the current simulated run: replaced before each one.
   auto current = std::make_shared<std::unique_ptr<scenarios::Scenario>>();

@@ -37,12 +37,16 @@ case "$1" in
     ;;
   compare-merge)
     cli=$2 dir=$3
-    expect_exit 0 "$cli" merge "$dir/shard0/sweep.tsv" "$dir/shard1/sweep.tsv" --out "$dir/merged.tsv"
+    expect_exit 0 "$cli" merge "$dir/shard0/sweep.tsv" "$dir/shard1/sweep.tsv" --out "$dir/merged.tsv" \
+      --coverage-out "$dir/merged-coverage.tsv"
     without_wall "$dir/all/sweep.tsv" >"$dir/all.nowall"
     without_wall "$dir/merged.tsv" >"$dir/merged.nowall"
     diff "$dir/all.nowall" "$dir/merged.nowall" || fail "merged results differ from the unsharded sweep's"
-    grep -v -e '^wall time' -e '^results ' "$out" >"$dir/merged.summary"
+    grep -v -e '^wall time' -e '^results ' -e '^coverage  *sweep_cli' "$out" >"$dir/merged.summary"
     diff "$dir/all/summary.txt" "$dir/merged.summary" || fail "merged summary differs from the unsharded sweep's"
+    # What the seeds reached: the shards' coverage merges to the unsharded sweep's, name by name.
+    diff "$dir/all/coverage.tsv" "$dir/merged-coverage.tsv" || fail "merged coverage differs from the unsharded sweep's"
+    grep -q '^raft.leader-elected	4	1	' "$dir/all/coverage.tsv" || fail "every seed elects a leader; seed 1 first"
     [ "$(grep -c '^[0-9]' "$dir/all/sweep.tsv")" = 4 ] || fail "expected 4 rows"
     # The shards are disjoint and each owns seed mod 2.
     [ "$(grep '^[0-9]' "$dir/shard0/sweep.tsv" | cut -f1 | tr '\n' ' ')" = "2 4 " ] || fail "shard 0 should hold seeds 2 4"
@@ -76,6 +80,23 @@ case "$1" in
     expect_exit 2 env JOB_COMPLETION_INDEX=0 "$cli" sweep etcd --seeds 1..2 --dst "$dst"
     grep -q 'JOB_COMPLETION_INDEX=0 is set but the shard count is not' "$out" || fail "no shard error"
     expect_exit 2 "$cli" sweep etcd --seeds 1..2 --shard 2/2 --dst "$dst"
+    ;;
+  coverage-checks)
+    # must_reach{} of a probe no run of this scenario reaches: every seed passes, the sweep fails.
+    cli=$2 dst=$3 scenario=$4
+    mkdir -p sweep_cli/cov
+    { cat "$scenario"; echo 'must_reach{"raft.leader-transfer", "raft.leader-elected"}'; } >sweep_cli/cov/unreachable.lua
+    expect_exit 1 "$cli" sweep sweep_cli/cov/unreachable.lua --seeds 1..2 --dst "$dst" --out sweep_cli/cov/sweep
+    grep -q '^must_reach  *MISSED 1 of 2' "$out" || fail "the missed must_reach not reported"
+    grep -q 'not reached: raft.leader-transfer (a leader transferred' "$out" || fail "the missed name not named"
+    grep -q '^# must_reach	raft.leader-transfer' sweep_cli/cov/sweep/coverage.tsv || fail "must_reach not in coverage.tsv"
+    grep -q '^  pass  *2' "$out" || fail "the seeds themselves pass"
+    # --fail-fast: the first failing seed stops the sweep (one job: no seed after it starts).
+    expect_exit 1 "$cli" sweep raft --seeds 11..16 --jobs 1 --fail-fast --dst "$dst" --out sweep_cli/cov/ff --no-run-out -- \
+      --bug read-index-without-quorum
+    grep -q '^fail-fast  *stopped after 2 of 6 seeds' "$out" || fail "fail-fast did not stop at seed 12"
+    [ "$(grep -c '^[0-9]' sweep_cli/cov/ff/sweep.tsv)" = 2 ] || fail "expected rows for seeds 11 and 12 only"
+    grep -q '^# seeds	11..12' sweep_cli/cov/ff/sweep.tsv || fail "the results file must claim only the seeds run"
     ;;
   *) fail "unknown mode $1" ;;
 esac

@@ -28,6 +28,7 @@
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/run_result_file.h"
+#include "tools/sweep_coverage.h"
 #include "tools/sweep_results.h"
 
 extern char** environ;
@@ -60,6 +61,7 @@ struct SweepOptions {
   bool out_given = false;       // --out given: logs and results stay there
   bool run_out = false;         // each child gets --out DIR/seed-S (with --out, unless --no-run-out)
   bool keep_passing = false;    // keep DIR/seed-S of passing seeds (removed by default: they pass)
+  bool fail_fast = false;       // start no seed after the first one that fails
   int64_t timeout_ns = kDefaultTimeoutNs;  // 0: no limit
 };
 
@@ -84,9 +86,10 @@ const char* kMoreHelp =
     "\nRuns `DST run SCENARIO --seed S [--out DIR/seed-S] RUN ARGS...` for each seed S of A..B that this\n"
     "shard owns (S mod N == I), at most J at once; each child's stdout and stderr go to DIR/seed-S.log.\n"
     "Shard index from --shard I/N, else JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID with the count\n"
-    "from --shards N or DST_SHARDS. Writes DIR/sweep.tsv (merge shards with `dst merge`).\n"
-    "Exit: 1 a seed violated, crashed or timed out; else 3 a checker gave up; else 2 usage or scenario\n"
-    "error; else 0. See docs/sweep.md.\n";
+    "from --shards N or DST_SHARDS. Writes DIR/sweep.tsv and DIR/coverage.tsv (what the seeds reached:\n"
+    "probes and the API surface; merge shards with `dst merge`).\n"
+    "Exit: 1 a seed violated, crashed or timed out, or a must_reach{} name was reached by no seed; else\n"
+    "3 a checker gave up; else 2 usage or scenario error; else 0. See docs/sweep.md.\n";
 
 // Parses the command line into `o`; returns an exit code when the command is done (help, usage error).
 std::optional<int> parse_options(const std::string& self, const std::vector<std::string>& argv, SweepOptions* o) {
@@ -100,6 +103,7 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   args.option("dst", "PATH", "the dst binary the children run (default: this one)");
   args.option("timeout", "D", "kill a seed after this much wall time, e.g. 10m; 0 for none (default 30m)");
   args.flag("keep-passing", "keep DIR/seed-S of passing seeds (by default only their logs stay)");
+  args.flag("fail-fast", "start no seed after the first failing one; the seeds already running finish");
   args.flag("no-run-out", "do not pass --out DIR/seed-S to the runs: logs only (for worlds without --out: raft, demo)");
   if (std::optional<int> done = args.parse_or_exit(kMoreHelp)) return done;
 
@@ -138,6 +142,7 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   o->out_dir = args.value("out").value_or("");
   o->run_out = o->out_given && !args.has("no-run-out");
   o->keep_passing = args.has("keep-passing");
+  o->fail_fast = args.has("fail-fast");
   return std::nullopt;
 }
 
@@ -212,8 +217,9 @@ struct Running {
   bool killed_for_timeout = false;
 };
 
-// Turns a reaped child into its row: verdict from the exit status, hash and violation from the log.
-SeedResult finish_seed(const SweepOptions& o, const Running& run, int status, int64_t now_ns) {
+// Turns a reaped child into its row: verdict from the exit status; hash, violation and what it
+// reached (into `coverage`) from its result file.
+SeedResult finish_seed(const SweepOptions& o, const Running& run, int status, int64_t now_ns, sweep::SweepCoverage& coverage) {
   SeedResult r;
   r.seed = run.seed;
   r.wall_ms = (now_ns - run.started_ns) / 1'000'000;
@@ -231,6 +237,7 @@ SeedResult finish_seed(const SweepOptions& o, const Running& run, int status, in
   if (result.is_ok()) {
     r.trace_hash = result->trace_hash;
     if (r.verdict != Verdict::kPass) r.first_violation = sweep::one_line(result->first_failure);
+    coverage.add_seed(run.seed, result->coverage, result->must_reach);
   }
   if (r.verdict == Verdict::kTimeout) {
     r.first_violation = "timed out after " + format_seconds(o.timeout_ns) + " of wall time (killed)";
@@ -304,14 +311,19 @@ void sleep_ns(int64_t ns) {
   }
 }
 
-// Runs every seed, at most o.jobs at once; returns the rows (in completion order).
-std::vector<SeedResult> run_seeds(const SweepOptions& o, const std::vector<uint64_t>& seeds, int64_t start_ns) {
+// Runs every seed (with --fail-fast, until one fails), at most o.jobs at once; returns the rows
+// (in completion order) and adds up what the seeds reached.
+std::vector<SeedResult> run_seeds(const SweepOptions& o, const std::vector<uint64_t>& seeds, int64_t start_ns,
+                                  sweep::SweepCoverage& coverage) {
   std::vector<SeedResult> rows;
   std::map<pid_t, Running> running;
   Progress progress(o.header.scenario, seeds.size(), start_ns);
   size_t next = 0;
-  while (next < seeds.size() || !running.empty()) {
-    while (running.size() < o.jobs && next < seeds.size()) {
+  auto stopping = [&] {
+    return o.fail_fast && std::any_of(rows.begin(), rows.end(), [](const SeedResult& r) { return r.verdict != Verdict::kPass; });
+  };
+  while ((next < seeds.size() && !stopping()) || !running.empty()) {
+    while (running.size() < o.jobs && next < seeds.size() && !stopping()) {
       const uint64_t seed = seeds[next++];
       Result<pid_t> pid = spawn_seed(o, seed);
       if (pid.is_ok()) {
@@ -330,7 +342,7 @@ std::vector<SeedResult> run_seeds(const SweepOptions& o, const std::vector<uint6
     if (pid > 0) {
       auto it = running.find(pid);
       DST_ASSERT_MSG(it != running.end(), "reaped a child the sweep did not start");
-      rows.push_back(finish_seed(o, it->second, status, now));
+      rows.push_back(finish_seed(o, it->second, status, now, coverage));
       running.erase(it);
       progress.seed_done(rows.back(), running.size(), now);
       continue;
@@ -374,19 +386,32 @@ int sweep_command(const std::string& self, const std::vector<std::string>& argv)
   }
   const std::vector<uint64_t> seeds = sweep::shard_seeds(o.header.seeds.front(), o.header.shard);
   const int64_t start_ns = sim::wall_clock_ns();
-  sweep::SweepResults results{o.header, run_seeds(o, seeds, start_ns)};
+  sweep::SweepCoverage coverage;
+  sweep::SweepResults results{o.header, run_seeds(o, seeds, start_ns, coverage)};
   const int64_t elapsed_ns = sim::wall_clock_ns() - start_ns;
   std::sort(results.rows.begin(), results.rows.end(), [](const SeedResult& a, const SeedResult& b) { return a.seed < b.seed; });
-  DST_ASSERT_EQ(results.rows.size(), seeds.size());
+  if (o.fail_fast && results.rows.size() < seeds.size()) {
+    // Stopped early: the seeds run are the first of this shard's, and the files say so.
+    DST_ASSERT(!results.rows.empty());
+    results.header.seeds = {sweep::SeedRange{o.header.seeds.front().first, results.rows.back().seed}};
+  }
+  DST_ASSERT_EQ(results.rows.size(), sweep::shard_seed_count(results.header.seeds.front(), results.header.shard));
 
   const std::string results_path = o.out_dir + "/sweep.tsv";
   Status written = write_file_atomically(results_path, sweep::format_results(results));
-  // The table alone, for CI pages and for comparing with `dst merge` of the shards.
-  if (written.is_ok()) written = write_file_atomically(o.out_dir + "/summary.txt", sweep::format_summary(results));
-  const int code = sweep::sweep_exit_code(results.rows);
+  if (written.is_ok()) written = write_file_atomically(o.out_dir + "/coverage.tsv", sweep::format_coverage(coverage));
+  // The tables alone, for CI pages and for comparing with `dst merge` of the shards.
+  if (written.is_ok())
+    written = write_file_atomically(o.out_dir + "/summary.txt",
+                                    sweep::format_summary(results) + sweep::format_coverage_summary(coverage));
+  int code = sweep::sweep_exit_code(results.rows);
+  if (code == kExitPass && !coverage.missed().empty()) code = kExitViolation;  // a must_reach{} name no seed reached
   int64_t seed_ms = 0;
   for (const SeedResult& r : results.rows) seed_ms += r.wall_ms;
   std::printf("%s", sweep::format_summary(results).c_str());
+  std::printf("%s", sweep::format_coverage_summary(coverage).c_str());
+  if (results.rows.size() < seeds.size())
+    std::printf("fail-fast         stopped after %zu of %zu seeds\n", results.rows.size(), seeds.size());
   std::printf("wall time         %s elapsed, %s in seeds, %llu jobs\n", format_seconds(elapsed_ns).c_str(),
               format_seconds(seed_ms * 1'000'000).c_str(), static_cast<unsigned long long>(o.jobs));
   if (!o.out_given && code == kExitPass && written.is_ok()) {

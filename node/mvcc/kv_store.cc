@@ -125,7 +125,6 @@ Result<RangeResult> KvStore::range_at(const std::string& key, const std::string&
     DST_PROBE(kMvccRangeCompacted);
     return compacted();
   }
-  if (at < read_rev) DST_PROBE(kMvccRangeAtPastRevision);
   size_t total = 0;
   size_t limit = options.count_only ? 1 : static_cast<size_t>(std::max<int64_t>(options.limit, 0));
   std::vector<IndexedKey> keys = index_.range(key, end, at, limit, &total);

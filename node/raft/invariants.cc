@@ -109,15 +109,7 @@ void Invariants::observe(const Raft& r) {
 
 void Invariants::observe_ready(const Raft& r, const Ready& rd) {
   uint64_t id = r.id();
-  if (rd.hard_state && rd.hard_state->vote() != 0) {
-    if (votes_.size() >= kTermsRemembered) votes_.erase(votes_.begin());
-    auto [it, inserted] = votes_.emplace(std::make_pair(id, rd.hard_state->term()), rd.hard_state->vote());
-    if (!inserted && it->second != rd.hard_state->vote()) {
-      violate("Vote Safety: node " + std::to_string(id) + " voted for " + std::to_string(it->second) +
-              " and for " + std::to_string(rd.hard_state->vote()) + " in term " +
-              std::to_string(rd.hard_state->term()));
-    }
-  }
+  if (rd.hard_state && rd.hard_state->vote() != 0) record_vote(id, rd.hard_state->term(), rd.hard_state->vote());
   observe_sent(id, rd.messages);
   const uint64_t max_commit = nodes_[id].max_commit;
   for (const raftpb::Entry& e : rd.entries) {
@@ -173,10 +165,23 @@ void Invariants::read_requested(const std::string& context) {
   reads_[context] = committed_.size();
 }
 
+void Invariants::record_vote(uint64_t node, uint64_t term, uint64_t candidate) {
+  if (votes_.size() >= kTermsRemembered) votes_.erase(votes_.begin());
+  auto [it, inserted] = votes_.emplace(std::make_pair(node, term), candidate);
+  // Reported once per node and term: the hard state and the vote message show the same conflict.
+  if (!inserted && it->second != candidate && double_votes_reported_.insert({node, term}).second) {
+    violate("Vote Safety: node " + std::to_string(node) + " voted for " + std::to_string(it->second) + " and for " +
+            std::to_string(candidate) + " in term " + std::to_string(term));
+  }
+}
+
 void Invariants::observe_sent(uint64_t id, const std::vector<raftpb::Message>& messages) {
   for (const raftpb::Message& m : messages) {
     if (!announces_vote(m)) continue;
     const uint64_t candidate = m.type() == raftpb::MSG_VOTE_RESP ? m.to() : id;
+    // Every vote at the moment it is sent: a node's hard state shows only its newest vote, so a
+    // second vote in the same term could replace the first before a Ready showed it.
+    record_vote(id, m.term(), candidate);
     auto [it, inserted] = announced_votes_.try_emplace(id, m.term(), candidate);
     if (!inserted && m.term() >= it->second.first) it->second = {m.term(), candidate};
   }

@@ -78,6 +78,9 @@ class Invariants {
 
   void violate(std::string what);
   void record_committed(const Raft& r, uint64_t index);
+  // Vote Safety: `node` voted for `candidate` in `term`; a different candidate in the same term is
+  // a violation.
+  void record_vote(uint64_t node, uint64_t term, uint64_t candidate);
   void check_leader_completeness(const Raft& r);
   static EntryId id_of(const raftpb::Entry& e);
 
@@ -86,6 +89,7 @@ class Invariants {
   std::map<uint64_t, uint64_t> leaders_;  // term -> leader
   std::set<std::pair<uint64_t, uint64_t>> second_leaders_reported_;  // (term, node), reported once
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> votes_;  // (node, term) -> vote
+  std::set<std::pair<uint64_t, uint64_t>> double_votes_reported_;  // (node, term), reported once
   // node -> (term, candidate) of the newest vote it sent out (granted, or its own as candidate).
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> announced_votes_;
   // (index, term) -> (term of the previous entry, data hash): Log Matching by induction.
