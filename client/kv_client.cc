@@ -36,31 +36,37 @@ history::Outcome classify(const etcdserverpb::ApiRequest& req, const etcdserverp
 KvClient::KvClient(sim::Simulator& sim, KvClientOptions options, history::Recorder& recorder)
     : sim_(sim), options_(std::move(options)), recorder_(recorder), member_(options_.pinned_member) {
   DST_ASSERT_LT(member_, options_.members.size());
+  DST_ASSERT_LE(options_.backoff_base, options_.backoff_max);
+  conns_.resize(options_.members.size());
 }
 
 rpc::Connection* KvClient::connection() {
-  if (conn_ && conn_->broken()) conn_.reset();
   // Bounded: one attempt per member (a pinned client has one).
-  const size_t attempts = options_.pinned ? 1 : options_.members.size();
-  for (size_t i = 0; i < attempts && !conn_; ++i) {
-    auto c = rpc::Connection::open(sim_.current_env(), options_.members[member_]);
-    if (c.is_ok()) {
-      conn_ = std::move(c).value();
-      break;
+  const size_t attempts = pinned() ? 1 : options_.members.size();
+  for (size_t i = 0; i < attempts; ++i) {
+    std::unique_ptr<rpc::Connection>& conn = conns_[member_];
+    if (conn && conn->broken()) conn.reset();
+    if (!conn) {
+      auto c = rpc::Connection::open(sim_.current_env(), options_.members[member_]);
+      if (c.is_ok()) conn = std::move(c).value();
     }
-    if (!options_.pinned) {
+    if (conn) return conn.get();
+    if (!pinned()) {
       DST_PROBE(kClientFailover);
-      member_ = (member_ + 1) % options_.members.size();
+      next_member();
     }
   }
-  return conn_.get();
+  return nullptr;
 }
 
 history::Operation KvClient::execute(etcdserverpb::ApiRequest req) {
+  if (backoff_ > 0) (void)sim_.sleep(backoff_);  // the last request found no member
+  if (options_.balance == Balance::kRoundRobin && !options_.pinned) next_member();
   history::Operation op;
   op.client = options_.id;
   op.request = req;
   rpc::Connection* c = connection();
+  backoff_ = c != nullptr ? 0 : std::min(options_.backoff_max, std::max(options_.backoff_base, 2 * backoff_));
   op.member = static_cast<uint32_t>(member_ + 1);
   op.invoke_ns = sim_.now();
   op.id = recorder_.invoke(op);
@@ -83,11 +89,11 @@ history::Operation KvClient::execute(etcdserverpb::ApiRequest req) {
     op.outcome = is_write(op.request) ? history::Outcome::kUnknown : history::Outcome::kFailed;
     op.response.mutable_error()->set_code(kGrpcUnavailable);
     op.response.mutable_error()->set_message(r.status().message());
-    if (!options_.pinned && r.status().code() == StatusCode::kUnavailable) {
+    if (!pinned() && r.status().code() == StatusCode::kUnavailable) {
       DST_PROBE(kClientFailover);
-      member_ = (member_ + 1) % options_.members.size();  // that member is gone: try another next time
+      next_member();  // that member is gone: try another next time
     }
-    if (r.status().code() == StatusCode::kTimeout) conn_.reset();  // a fresh connection next time
+    if (r.status().code() == StatusCode::kTimeout) conns_[member_].reset();  // a fresh connection next time
   }
   if (op.outcome == history::Outcome::kUnknown) DST_PROBE(kClientWriteUnknown);
   recorder_.complete(op.id, op.outcome, op.response, op.return_ns);

@@ -8,7 +8,11 @@
 //   unknown  a write whose answer did not come (timeout, broken connection) or came as
 //            Unavailable ("request timed out", "no leader"): it may still be applied later.
 // Retries happen only where they are safe: when the connection could not be opened, nothing was
-// sent, so the next member is tried. A client that pins one member never switches.
+// sent, so the next member is tried. How a client picks members (clientv3's balancer): pinned to
+// one and never switching, failing over to the next when its member is gone, or round robin over
+// every member, a request each. After a request found no member to talk to, the next waits a
+// backoff first (clientv3's retry backoff), doubling per failure up to a bound, so a client whose
+// members are down does not fill the history with refused no-ops.
 #pragma once
 
 #include <cstdint>
@@ -21,14 +25,23 @@
 
 namespace dst::client {
 
+enum class Balance {
+  kPinned,      // always the first member (`pinned_member`)
+  kFailover,    // the first member until it cannot be reached, then the next
+  kRoundRobin,  // the next member for every request
+};
+
 struct KvClientOptions {
   uint32_t id = 0;                     // the client id recorded with every operation
   std::vector<sim::Address> members;  // every member's client address, in member order (1-based ids)
-  // Pinned: always member `pinned_member` (0-based). Otherwise the client starts at
-  // `pinned_member` and moves to the next member when one cannot be reached.
+  // Pinned: always member `pinned_member` (0-based); else `balance` decides, from that member on.
   bool pinned = false;
   size_t pinned_member = 0;
+  Balance balance = Balance::kFailover;
   sim::DurationNs timeout = sim::seconds(5);
+  // The wait before a request after one found no member (doubling up to backoff_max; 0: none).
+  sim::DurationNs backoff_base = 0;
+  sim::DurationNs backoff_max = 0;
 };
 
 // Whether a request can change the store (its failed outcome then needs classifying).
@@ -48,12 +61,15 @@ class KvClient {
 
  private:
   rpc::Connection* connection();
+  bool pinned() const { return options_.pinned || options_.balance == Balance::kPinned; }
+  void next_member() { member_ = (member_ + 1) % options_.members.size(); }
 
   sim::Simulator& sim_;
   KvClientOptions options_;
   history::Recorder& recorder_;
   size_t member_ = 0;
-  std::unique_ptr<rpc::Connection> conn_;
+  std::vector<std::unique_ptr<rpc::Connection>> conns_;  // one per member, opened on first use
+  sim::DurationNs backoff_ = 0;                           // before the next request; 0: none
 };
 
 }  // namespace dst::client

@@ -166,6 +166,40 @@ TEST(KvClient, ABrokenConnectionMakesTheWriteUnknownAndMovesAnUnpinnedClientOn) 
   });
 }
 
+TEST(KvClient, RoundRobinSendsEachRequestToTheNextMember) {
+  Fixture f;
+  for (size_t i = 0; i < 3; ++i)
+    f.members.start(i, [](size_t, const etcdserverpb::ApiRequest&) { return Reply::answer(put_answer(2)); });
+  run_client(f.sim, [&] {
+    KvClientOptions o = f.options(false, 0);
+    o.balance = Balance::kRoundRobin;
+    KvClient c(f.sim, o, f.recorder);
+    std::vector<uint32_t> members;
+    for (int i = 0; i < 6; ++i) members.push_back(c.execute(put_request("k", "v")).member);
+    EXPECT_EQ(members, (std::vector<uint32_t>{2, 3, 1, 2, 3, 1}));
+  });
+}
+
+TEST(KvClient, NoMemberToTalkToBacksOffDoublingUpToItsBound) {
+  Fixture f;  // no member started: every connection is refused
+  run_client(f.sim, [&] {
+    KvClientOptions o = f.options(true, 0);
+    o.backoff_base = sim::milliseconds(25);
+    o.backoff_max = sim::milliseconds(100);
+    KvClient c(f.sim, o, f.recorder);
+    std::vector<sim::TimeNs> sent;
+    for (int i = 0; i < 5; ++i) sent.push_back(c.execute(put_request("k", "v")).invoke_ns);
+    // Between two requests: the backoff (25, 50, 100, 100 ms) and the refused handshake's round trip.
+    const std::vector<sim::DurationNs> backoffs = {sim::milliseconds(25), sim::milliseconds(50), sim::milliseconds(100),
+                                                   sim::milliseconds(100)};
+    for (size_t i = 1; i < sent.size(); ++i) {
+      EXPECT_GE(sent[i] - sent[i - 1], backoffs[i - 1]) << i;
+      EXPECT_LT(sent[i] - sent[i - 1], backoffs[i - 1] + sim::milliseconds(5)) << i;
+    }
+  });
+  EXPECT_EQ(f.recorder.history().operations.size(), 5u);  // each one recorded, failed
+}
+
 TEST(KvClient, APinnedClientKeepsItsMemberAfterABreak) {
   Fixture f;
   int seen = 0;

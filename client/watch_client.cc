@@ -47,6 +47,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
           for (const auto& e : r->events()) create.set_start_revision(e.kv().mod_revision() + 1);
           if (r->events_size() == 0 && !r->created() && !r->canceled() && r->header().revision() > 0)
             create.set_start_revision(std::max(create.start_revision(), r->header().revision() + 1));
+          if (options.read_delay > 0 && sim.sleep(options.read_delay) != sim::WaitResult::kOk) break;
           if (r->canceled()) {
             DST_PROBE(kClientWatchCompacted);
             result.canceled = true;

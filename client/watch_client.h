@@ -25,6 +25,9 @@ struct WatchClientOptions {
   // robustness traffic does too); 0: never. The
   // answers are recorded like every response, so the checker holds them to "bookmarkable".
   sim::DurationNs progress_every = 0;
+  // A slow reader: waits this long after each response it takes (0: reads at once), so the
+  // member's queue for it fills and it falls behind.
+  sim::DurationNs read_delay = 0;
 };
 
 struct WatchClientResult {

@@ -2,9 +2,10 @@
 // own robustness tests generate. Every written value is unique ("c3.17": client 3, its 17th
 // write), so a write can be identified in reads and watch events.
 //
-//   etcd-kv     get (linearizable), stale get (serializable), list (prefix range), put, delete,
-//               put with a lease, lease grant and revoke, multi-op txn, compare-and-set on
-//               mod_revision (read, then txn guarded by the revision read)
+//   etcd-kv     get (linearizable), stale get (serializable), list (prefix range), scans with
+//               every range option, put (prev_kv, ignore_value, ignore_lease), delete (prev_kv,
+//               ranges), put with a lease, lease grant, revoke, keep-alive and time-to-live,
+//               multi-op txn, compare-and-set on mod_revision and on the value (etcd_kv_turn.h)
 //   kubernetes  keys /registry/<resource>/<name>: paginated list, create (txn: create_revision
 //               == 0), optimistic update and delete guarded by mod_revision; watchers list, then
 //               watch the prefix from the list's revision + 1 (what an informer does)
@@ -14,11 +15,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "client/etcd_kv_turn.h"
+#include "client/watch_mix.h"
 #include "history/recorder.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
@@ -37,8 +41,12 @@ struct WorkloadOptions {
   size_t watchers = 2;              // watch clients
   sim::DurationNs compaction_every = sim::seconds(5);  // 0: no compaction
   sim::DurationNs request_timeout = sim::seconds(2);
-  // Every other client pins one member; the rest move to the next member when theirs is gone.
+  // Some clients pin one member (drawn per client, with failover and round robin); false: none.
   bool mix_pinned = true;
+  // The etcd-kv profile's request kinds and options (etcd_kv_turn.h).
+  KvMix kv_mix;
+  // How the watchers watch, start, restart and read (watch_mix.h).
+  WatchMix watch_mix;
 };
 
 struct WorkloadStats {
@@ -63,6 +71,8 @@ class Workload {
   void run_client(uint32_t id, sim::TimeNs until);
   void run_watcher(uint32_t id, sim::TimeNs until);
   void run_compactor(uint32_t id, sim::TimeNs until);
+  // The store's revision, from a list of `prefix` on `member` (recorded like any read).
+  std::optional<int64_t> read_revision(uint32_t id, size_t member, const std::string& prefix);
 
   sim::Simulator& sim_;
   std::vector<sim::Address> members_;

@@ -86,6 +86,8 @@ std::string kind(const etcdserverpb::ApiRequest& r) {
   if (r.has_lease_grant()) return "lease-grant";
   if (r.has_lease_revoke()) return "lease-revoke";
   if (r.has_compaction()) return "compaction";
+  if (r.has_lease_keep_alive()) return "lease-keepalive";
+  if (r.has_lease_time_to_live()) return "lease-ttl";
   if (r.has_txn()) {
     const auto& c = r.txn().compare(0);
     if (c.target() == etcdserverpb::Compare::MOD) return "cas-mod-revision";
@@ -120,8 +122,10 @@ void expect_unique_values(const WorkloadRun& run) {
 
 TEST(Workload, EtcdKvSendsEveryKindItPromises) {
   WorkloadRun run(Profile::kEtcdKv);
-  const std::set<std::string> want = {"get", "stale-get", "list", "put", "delete", "lease-grant", "put-with-lease",
-                                      "lease-revoke", "txn", "cas-mod-revision", "compaction"};
+  const std::set<std::string> want = {"get",          "stale-get",      "list",        "paged-list",
+                                      "put",          "delete",         "lease-grant", "put-with-lease",
+                                      "lease-revoke", "lease-keepalive", "lease-ttl",  "txn",
+                                      "cas-mod-revision", "cas-value",  "compaction"};
   EXPECT_EQ(kinds(run), want);
   expect_unique_values(run);
   const WorkloadStats& s = run.workload->stats();
@@ -132,15 +136,52 @@ TEST(Workload, EtcdKvSendsEveryKindItPromises) {
   EXPECT_EQ(s.watch_segments, 2u);
 }
 
-TEST(Workload, PinnedClientsStayOnTheirMemberAndTheOthersStartOnTheirs) {
+// The scans carry every range option of the mix, and the puts and deletes theirs.
+TEST(Workload, EtcdKvScansAndWritesCarryEveryOption) {
   WorkloadRun run(Profile::kEtcdKv);
-  std::map<uint32_t, std::set<uint32_t>> members_of;
-  for (const auto& op : run.ops()) members_of[op.client].insert(op.member);
-  // Client ids 1..4 (workload.h: every other client pins member id % 3, 0-based).
-  EXPECT_EQ(members_of[2], std::set<uint32_t>{3});
-  EXPECT_EQ(members_of[4], std::set<uint32_t>{2});
-  EXPECT_EQ(members_of[1], std::set<uint32_t>{2});  // unpinned, never had to move
-  EXPECT_EQ(members_of[3], std::set<uint32_t>{1});
+  std::set<std::string> seen;
+  for (const auto& op : run.ops()) {
+    const auto& r = op.request;
+    if (r.has_range() && !r.range().range_end().empty()) {
+      const auto& q = r.range();
+      if (q.limit() > 0) seen.insert("limit");
+      if (q.sort_order() != etcdserverpb::RangeRequest::NONE) seen.insert("sort-order");
+      if (q.sort_target() != etcdserverpb::RangeRequest::KEY) seen.insert("sort-target");
+      if (q.keys_only()) seen.insert("keys-only");
+      if (q.count_only()) seen.insert("count-only");
+      if (q.serializable()) seen.insert("serializable");
+      if (q.revision() > 0) seen.insert("past-revision");
+      if (q.min_mod_revision() || q.max_mod_revision() || q.min_create_revision() || q.max_create_revision())
+        seen.insert("revision-filter");
+    }
+    if (r.has_put() && r.put().prev_kv()) seen.insert("put-prev-kv");
+    if (r.has_put() && r.put().ignore_lease()) seen.insert("put-ignore-lease");
+    if (r.has_delete_range() && r.delete_range().prev_kv()) seen.insert("delete-prev-kv");
+    if (r.has_delete_range() && !r.delete_range().range_end().empty()) seen.insert("delete-range");
+    for (const auto& c : r.txn().compare())
+      if (c.target() == etcdserverpb::Compare::LEASE) seen.insert("compare-lease");
+    for (const auto& f : r.txn().failure())
+      if (f.has_request_range()) seen.insert("else-read");
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"limit", "sort-order", "sort-target", "keys-only", "count-only", "serializable",
+                                         "past-revision", "revision-filter", "put-prev-kv", "put-ignore-lease",
+                                         "delete-prev-kv", "delete-range", "compare-lease", "else-read"}));
+}
+
+// Every client keeps one member (pinned, or failing over from one that never failed here) or
+// goes round robin over all of them, a request each (drawn per client: kv_client.h's Balance).
+TEST(Workload, EachClientKeepsItsMemberOrGoesRoundRobin) {
+  WorkloadRun run(Profile::kEtcdKv);
+  std::map<uint32_t, std::vector<uint32_t>> members_of;
+  for (const auto& op : run.ops())
+    if (op.client <= 4) members_of[op.client].push_back(op.member);
+  ASSERT_EQ(members_of.size(), 4u);
+  for (const auto& [client, members] : members_of) {
+    const bool one = std::set<uint32_t>(members.begin(), members.end()).size() == 1;
+    bool round_robin = members.size() > 3;
+    for (size_t i = 1; i < members.size(); ++i) round_robin = round_robin && members[i] == members[i - 1] % 3 + 1;
+    EXPECT_TRUE(one || round_robin) << "client " << client;
+  }
 }
 
 TEST(Workload, TheCompactorCompactsTwentyRevisionsBehindAndAlternatesPhysical) {
@@ -189,7 +230,8 @@ TEST(Workload, KubernetesPagesAtOneRevisionAndCreatesOnlyAbsentKeys) {
 
 TEST(Workload, RegisterComparesTheValueItLastRead) {
   WorkloadRun run(Profile::kRegister);
-  EXPECT_EQ(kinds(run), (std::set<std::string>{"get", "put", "cas-value", "compaction"}));
+  // (The list is a watcher reading the revision to start near.)
+  EXPECT_EQ(kinds(run), (std::set<std::string>{"get", "put", "cas-value", "compaction", "list"}));
   for (const auto& op : run.ops()) {
     if (op.request.has_put()) EXPECT_EQ(op.request.put().key(), "r/" + std::to_string(op.client % 10));
   }

@@ -28,8 +28,10 @@ struct EtcdFrames {
   using Item = etcdserverpb::WatchResponse;
   static Item* stream_item(Response& r) { return r.has_watch() ? r.mutable_watch() : nullptr; }
   // Watch responses buffered per watch call before the reader stops reading the connection
-  // (gRPC flow control's role): the member's own queue then fills and its watchers fall behind.
-  static constexpr size_t kItemsBuffered = 1024;
+  // (gRPC flow control's role: a client's receive window is 64 KiB, a few dozen responses): the
+  // member's own queue then fills and its watchers fall behind. Far more would hide a slow reader
+  // from the member for the whole of a run.
+  static constexpr size_t kItemsBuffered = 64;
   static constexpr const char* kPeer = "member";
   static constexpr const char* kReaderFiber = "client-conn";
 };

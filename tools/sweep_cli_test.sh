@@ -84,6 +84,7 @@ case "$1" in
   coverage-checks)
     # must_reach{} of a probe no run of this scenario reaches: every seed passes, the sweep fails.
     cli=$2 dst=$3 scenario=$4
+    rm -rf sweep_cli/cov  # a run interrupted earlier must not leave run databases we refuse to overwrite
     mkdir -p sweep_cli/cov
     { cat "$scenario"; echo 'must_reach{"raft.leader-transfer", "raft.leader-elected"}'; } >sweep_cli/cov/unreachable.lua
     expect_exit 1 "$cli" sweep sweep_cli/cov/unreachable.lua --seeds 1..2 --dst "$dst" --out sweep_cli/cov/sweep

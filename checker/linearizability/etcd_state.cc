@@ -131,24 +131,62 @@ class Overlay {
   uint64_t* steps_;
 };
 
+// etcd 3.4's applierV3backend.Range, as the model's own code: the store hands out keys in key
+// order, the count of every key in the range, and (when neither a sort nor a revision filter needs
+// them all) only limit + 1 keys; then the revision filters, the sort (a target without an order
+// sorts ascending), the limit with `more`, keys_only.
+void sort_like_etcd(std::vector<mvccpb::KeyValue>& kvs, const RangeRequest& r) {
+  RangeRequest::SortOrder order = r.sort_order();
+  if (order == RangeRequest::NONE && r.sort_target() != RangeRequest::KEY) order = RangeRequest::ASCEND;
+  if (order == RangeRequest::NONE) return;
+  auto target = [&](const mvccpb::KeyValue& kv) -> std::pair<int64_t, const std::string*> {
+    switch (r.sort_target()) {
+      case RangeRequest::VERSION: return {kv.version(), nullptr};
+      case RangeRequest::CREATE: return {kv.create_revision(), nullptr};
+      case RangeRequest::MOD: return {kv.mod_revision(), nullptr};
+      case RangeRequest::VALUE: return {0, &kv.value()};
+      default: return {0, &kv.key()};
+    }
+  };
+  auto less = [&](const mvccpb::KeyValue& a, const mvccpb::KeyValue& b) {
+    const auto [na, sa] = target(a);
+    const auto [nb, sb] = target(b);
+    return sa != nullptr ? *sa < *sb : na < nb;
+  };
+  std::stable_sort(kvs.begin(), kvs.end(), [&](const mvccpb::KeyValue& a, const mvccpb::KeyValue& b) {
+    return order == RangeRequest::DESCEND ? less(b, a) : less(a, b);
+  });
+}
+
 etcdserverpb::RangeResponse run_range(Overlay& o, const RangeRequest& r) {
   etcdserverpb::RangeResponse resp;
-  const bool plain_order = r.sort_target() == RangeRequest::KEY && r.sort_order() != RangeRequest::DESCEND;
-  if (!plain_order || r.min_mod_revision() || r.max_mod_revision() || r.min_create_revision() ||
-      r.max_create_revision() || r.revision() != 0) {
-    o.mark_uncertain("range options not modelled (sort, filters, revision inside a txn)");
+  if (r.revision() != 0) {
+    o.mark_uncertain("a range at a revision inside a txn is not modelled");
     return resp;
   }
-  auto kvs = o.present(r.key(), r.range_end());
-  resp.set_count(static_cast<int64_t>(kvs.size()));
+  const auto present = o.present(r.key(), r.range_end());
+  resp.set_count(static_cast<int64_t>(present.size()));
   if (r.count_only()) return resp;
-  size_t n = kvs.size();
-  if (r.limit() > 0 && n > static_cast<size_t>(r.limit())) {
-    n = static_cast<size_t>(r.limit());
+  const bool key_order = r.sort_target() == RangeRequest::KEY && r.sort_order() != RangeRequest::DESCEND;
+  const bool filters = r.min_mod_revision() || r.max_mod_revision() || r.min_create_revision() || r.max_create_revision();
+  size_t fetched = present.size();
+  if (key_order && !filters && r.limit() > 0) fetched = std::min(fetched, static_cast<size_t>(r.limit()) + 1);
+  std::vector<mvccpb::KeyValue> kvs;
+  for (size_t i = 0; i < fetched; ++i) {
+    const Kv& kv = present[i].second;
+    if ((r.max_mod_revision() && kv.mod_revision > r.max_mod_revision()) ||
+        (r.min_mod_revision() && kv.mod_revision < r.min_mod_revision()) ||
+        (r.max_create_revision() && kv.create_revision > r.max_create_revision()) ||
+        (r.min_create_revision() && kv.create_revision < r.min_create_revision()))
+      continue;
+    kvs.push_back(kv_to_proto(present[i].first, kv));
+  }
+  sort_like_etcd(kvs, r);
+  if (r.limit() > 0 && kvs.size() > static_cast<size_t>(r.limit())) {
+    kvs.resize(static_cast<size_t>(r.limit()));
     resp.set_more(true);
   }
-  for (size_t i = 0; i < n; ++i) {
-    mvccpb::KeyValue kv = kv_to_proto(kvs[i].first, kvs[i].second);
+  for (mvccpb::KeyValue& kv : kvs) {
     if (r.keys_only()) kv.clear_value();
     *resp.add_kvs() = std::move(kv);
   }
@@ -157,11 +195,18 @@ etcdserverpb::RangeResponse run_range(Overlay& o, const RangeRequest& r) {
 
 etcdserverpb::PutResponse run_put(Overlay& o, const etcdserverpb::PutRequest& r) {
   etcdserverpb::PutResponse resp;
-  if (r.ignore_value() || r.ignore_lease()) o.mark_uncertain("put with ignore_value/ignore_lease not modelled");
   Slot prev = o.get(r.key());
+  // ignore_value / ignore_lease keep the key's own; the key must exist (etcd answers "key not
+  // found" otherwise, and a failed request is no part of the model's history).
+  if ((r.ignore_value() || r.ignore_lease()) && !prev.present()) {
+    o.mark_uncertain(prev.uncertain() ? "put with ignore_value/ignore_lease over an uncertain key"
+                                      : "put with ignore_value/ignore_lease of an absent key succeeded");
+    if (prev.uncertain()) o.put_uncertain(r.key());
+    return resp;
+  }
   Kv kv;
-  kv.value = r.value();
-  kv.lease = r.lease();
+  kv.value = r.ignore_value() ? prev.kv.value : r.value();
+  kv.lease = r.ignore_lease() ? prev.kv.lease : r.lease();
   kv.mod_revision = o.new_rev();
   kv.create_revision = prev.present() ? prev.kv.create_revision : o.new_rev();
   kv.version = prev.present() ? prev.kv.version + 1 : 1;
