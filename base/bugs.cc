@@ -31,6 +31,7 @@ constexpr BugEntry kBugTable[] = {
     {Bug::kCompactionRevisionDecrease, "compaction-revision-decrease", BugLayer::kMember},
     {Bug::kWatchTimeTravel, "watch-time-travel", BugLayer::kMember},
     {Bug::kLeaseExpiryOnFollowerClock, "lease-expiry-on-follower-clock", BugLayer::kMember},
+    {Bug::kLeaseRenewOnStaleLeader, "lease-renew-on-stale-leader", BugLayer::kMember},
     {Bug::kListNotCaughtUp, "list-not-caught-up", BugLayer::kKube},
     {Bug::kInformerResumeSkip, "informer-resume-skip", BugLayer::kKube},
     {Bug::kDropOnRingWrap, "drop-on-ring-wrap", BugLayer::kKube},

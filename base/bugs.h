@@ -65,6 +65,12 @@ enum class Bug : uint8_t {
   // Lease expiry is decided on the member's wall clock (which can be stepped or run ahead) instead
   // of its monotonic clock: a leader whose clock jumps forward revokes leases early.
   kLeaseExpiryOnFollowerClock,
+  // A member that believes it leads renews keep-alives and revokes expired leases without first
+  // confirming its leadership with a quorum: a leader stuck on a slow disk keeps answering
+  // keep-alives while the new leader, which hears none of them, expires the leases (etcd #15247
+  // and #12528; fixed in etcd 3.4.28 and 3.5.11 by ensureLeadership). Found by the harness
+  // itself: slow_fsync_leader.lua seed 5 once the workload sent keep-alives.
+  kLeaseRenewOnStaleLeader,
 
   // --- the Kubernetes layer (kube/) -----------------------------------------------------------
   // A LIST "not older than" R is answered from a watch cache that has not reached R yet, with the

@@ -35,6 +35,7 @@ DST_PROBE_ENUM(kServerNospaceCleared, "server.nospace-cleared", "the NOSPACE ala
 DST_PROBE_ENUM(kServerRefusedUnderNospace, "server.refused-under-nospace", "a write was refused (applied as a no-op) while NOSPACE was raised")
 DST_PROBE_ENUM(kServerMemberRemovedItself, "server.member-removed-itself", "a member applied its own removal and stopped")
 DST_PROBE_ENUM(kServerLeaseKeepAliveForwarded, "server.lease-keepalive-forwarded", "a follower forwarded a lease keep-alive to the leader")
+DST_PROBE_ENUM(kServerLeadershipUnconfirmed, "server.leadership-unconfirmed", "a member that believed it led could not confirm it with a quorum before a lease renewal or revoke")
 DST_PROBE_ENUM(kServerExitedOnError, "server.exited-on-error", "a member took itself down on a storage error (WAL, snapshot or backend)")
 
 // --- mvcc, backend, lease (node/mvcc, node/backend, node/lease) ---------------------------------------

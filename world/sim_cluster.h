@@ -102,6 +102,8 @@ class SimCluster : public faults::ClusterTarget {
   const std::vector<std::string>& exits() const { return exits_; }
 
  private:
+  // Restarts members that exited since the heal (each at most 3 times); await_recovery's helper.
+  void restart_exited_after_heal(std::vector<int>& restarts);
   // What the world keeps of one node across its incarnations; it is the member's
   // ServerObserver (the member tells it, it never writes here) and carries out what the node's
   // fault points fire.

@@ -19,6 +19,8 @@ void fail(ApiResponse& out, const Status& s) {
 
 // etcd's error when no leader is known for work only the leader can do.
 constexpr char kErrNoLeader[] = "etcdserver: no leader";
+// etcd's ErrGRPCNotLeader: this member cannot confirm it leads.
+constexpr char kErrNotLeader[] = "etcdserver: not leader";
 
 }  // namespace
 
@@ -49,7 +51,12 @@ void ApiServer::lease_revoke(const etcdserverpb::LeaseRevokeRequest& r, ApiRespo
 
 void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
   if (server_.raft().role() == raft::Role::kLeader) {
-    if (req.has_lease_keep_alive()) return lease_keep_alive(req.lease_keep_alive(), out);
+    if (req.has_lease_keep_alive()) {
+      // etcd's LeaseRenew: a leader stuck on its disk or cut off says so, and the client moves to
+      // another member, instead of renewing a lease the real leader never hears of (etcd #15247).
+      if (!server_.ensure_leadership()) return fail(out, Status(StatusCode::kUnavailable, kErrNotLeader));
+      return lease_keep_alive(req.lease_keep_alive(), out);
+    }
     return lease_time_to_live(req.lease_time_to_live(), out);
   }
   std::optional<sim::Address> leader = server_.leader_api_address();

@@ -171,6 +171,11 @@ class Server {
   // Waits until this member has applied everything committed before the call (ReadIndex), so a
   // read served afterwards is linearizable. kTimeout when no quorum answers in time.
   Status linearizable_barrier();
+  // etcd's ensureLeadership: this member leads, a quorum confirmed it (ReadIndex) and it still
+  // leads after. Keep-alives and lease revokes are the leader's alone; a leader stuck on its disk
+  // or cut off must not serve them (etcd #15247). Always true with the lease-renew-on-stale-leader
+  // bug (its callers act on their own belief that the member leads).
+  bool ensure_leadership();
   // A fresh id for a client request or a lease: the member id in the top byte, a counter below.
   uint64_t next_id();
   // The clock the lessor decides lease expiry on: this member's monotonic clock (its host's drift

@@ -63,7 +63,11 @@ void Server::lease_expiry_loop() {
   for (;;) {
     if (env_.sleep(every) != sim::WaitResult::kOk) return;
     if (!lessor_primary_) continue;
-    for (int64_t id : kv_->lessor().expired(local_now(), per_round)) {
+    const std::vector<int64_t> expired = kv_->lessor().expired(local_now(), per_round);
+    // etcd's revokeExpiredLeases: an old leader must not revoke (etcd #12528); the lessor offers
+    // the leases again after its retry interval.
+    if (expired.empty() || !ensure_leadership()) continue;
+    for (int64_t id : expired) {
       DST_PROBE(kLeaseExpiredRevoked);
       etcdserverpb::InternalRequest req;
       req.set_id(next_id());
@@ -115,6 +119,20 @@ Result<ApplyResult> Server::submit_and_wait(uint64_t id, Input input) {
     return Status(StatusCode::kTimeout, raft_->term() != term_at_start ? kErrTimeoutLeaderFail : kErrTimeout);
   }
   return Status(StatusCode::kUnavailable, kErrStopped);
+}
+
+bool Server::ensure_leadership() {
+  if (options_.bugs.on(Bug::kLeaseRenewOnStaleLeader)) return true;  // the caller's belief is enough
+  if (raft_->role() != raft::Role::kLeader) return false;
+  if (!linearizable_barrier().is_ok()) {
+    DST_PROBE(kServerLeadershipUnconfirmed);
+    return false;
+  }
+  if (raft_->role() != raft::Role::kLeader) {
+    DST_PROBE(kServerLeadershipUnconfirmed);
+    return false;
+  }
+  return true;
 }
 
 Status Server::linearizable_barrier() {
