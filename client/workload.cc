@@ -145,7 +145,8 @@ void Workload::run_client(uint32_t id, sim::TimeNs until) {
   while (sim_.now() < until) {
     if (sim_.sleep(static_cast<sim::DurationNs>(rng.exponential(mean_gap_ns))) != sim::WaitResult::kOk) return;
     if (sim_.now() >= until) return;
-    const std::string value = "c" + std::to_string(id) + "." + std::to_string(seq++);
+    std::string value = "c" + std::to_string(id) + "." + std::to_string(seq++);
+    if (value.size() < options_.value_bytes) value.resize(options_.value_bytes, '_');  // still unique: its name leads
     switch (options_.profile) {
       case Profile::kEtcdKv: etcd_kv_turn(options_.kv_mix, options_.keys, rng, run, state, value); break;
       case Profile::kKubernetes: kubernetes_turn(options_.keys, rng, run, value); break;

@@ -38,6 +38,9 @@ struct WorkloadOptions {
   size_t clients = 4;
   double rate = 50;                 // operations per second per client (exponential gaps)
   size_t keys = 10;                 // distinct keys (per resource for kubernetes)
+  // Values are their unique name ("c3.17") padded to this many bytes (0: no padding): big values
+  // fill the backend, snapshots and the quota.
+  size_t value_bytes = 0;
   size_t watchers = 2;              // watch clients
   sim::DurationNs compaction_every = sim::seconds(5);  // 0: no compaction
   sim::DurationNs request_timeout = sim::seconds(2);

@@ -1,5 +1,5 @@
 // The Lua functions of the scenario API, registered by register_api (scenario_api.cc) and
-// defined in scenario_config_api.cc (load time), scenario_fault_api.cc (run time) and
+// defined in scenario_config_api.cc and scenario_swarm_api.cc (load time), scenario_fault_api.cc (run time) and
 // scenario_kube_api.cc (the Kubernetes layer).
 #pragma once
 
@@ -8,6 +8,9 @@
 struct lua_State;
 
 namespace dst::scenarios::api {
+
+// Load-time configuration: each function once, cluster{} and workload{} before swarm{}.
+void configure_once(lua_State* L, const char* fn);
 
 int l_uniform(lua_State* L);
 int l_normal(lua_State* L);

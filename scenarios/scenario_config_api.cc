@@ -69,9 +69,9 @@ int l_exponential(lua_State* L) { return make_dist(L, "exponential", false); }
 int l_lognormal(lua_State* L) { return make_dist(L, "lognormal", false); }
 int l_pareto(lua_State* L) { return make_dist(L, "pareto", false); }
 
-namespace {
 // Configuration functions describe the world once: a second cluster{} (or run_for(), ...) would
-// silently replace part of the first.
+// silently replace part of the first. cluster{} and workload{} come before swarm{}, which draws
+// from what they set.
 void configure_once(lua_State* L, const char* fn) {
   require_loading(L, fn);
   auto& at = self(L).mutable_config().configured_at;
@@ -79,8 +79,11 @@ void configure_once(lua_State* L, const char* fn) {
   if (auto it = at.find(fn); it != at.end())
     fail(L, std::string(fn) + ": already called at " + it->second + "; describe it in one call");
   at.emplace(fn, here);
+  const std::string name = fn;
+  if (name == "cluster{}" || name == "workload{}")
+    if (auto sw = at.find("swarm{}"); sw != at.end())
+      fail(L, name + ": call it before swarm{} (called at " + sw->second + "), which draws from what it sets");
 }
-}  // namespace
 
 // ---- configuration (load time) ----
 
@@ -166,7 +169,8 @@ int l_cluster(lua_State* L) {
 int l_workload(lua_State* L) {
   configure_once(L, "workload{}");
   check_arg_count(L, 1, "workload{}");
-  Fields f(L, 1, "workload{}", {"profile", "clients", "rate", "keys", "watchers", "compaction", "timeout", "pinned"});
+  Fields f(L, 1, "workload{}", {"profile", "clients", "rate", "keys", "value_bytes", "watchers", "compaction", "timeout",
+                                         "pinned"});
   client::WorkloadOptions& w = self(L).mutable_config().run.workload;
   if (auto p = f.string("profile")) {
     Result<client::Profile> profile = client::parse_profile(*p);
@@ -176,6 +180,7 @@ int l_workload(lua_State* L) {
   if (auto n = f.integer("clients", 0, 256)) w.clients = static_cast<size_t>(*n);
   if (auto r = f.number("rate", 0.1, 10000)) w.rate = *r;
   if (auto k = f.integer("keys", 1, 100000)) w.keys = static_cast<size_t>(*k);
+  if (auto b = f.integer("value_bytes", 0, static_cast<int64_t>(limits::kScenarioValueBytesMax))) w.value_bytes = static_cast<size_t>(*b);
   if (auto n = f.integer("watchers", 0, 64)) w.watchers = static_cast<size_t>(*n);
   if (auto c = f.duration("compaction")) {
     if (*c != 0 && *c < sim::milliseconds(10)) fail(L, "workload{}: field 'compaction' must be s(0) (never) or at least ms(10)");
@@ -240,104 +245,6 @@ int l_must_reach(lua_State* L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  return 0;
-}
-
-namespace {
-
-constexpr const char* kSwarmKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
-                                       "failpoint"};
-
-// swarm{}'s field 'faults': the kinds listed (all of them when it is absent).
-std::vector<std::string> swarm_kinds(lua_State* L, Fields& f) {
-  std::vector<std::string> kinds;
-  if (f.push("faults") != LUA_TNIL) {
-    if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'faults': expected a list of fault kinds");
-    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
-      if (i > 64) fail(L, "swarm{}: field 'faults': more than 64 entries");
-      const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
-      if (k == nullptr || std::find_if(std::begin(kSwarmKinds), std::end(kSwarmKinds),
-                                       [&](const char* x) { return std::string(x) == k; }) == std::end(kSwarmKinds))
-        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint",
-                   k ? k : luaL_typename(L, -1));
-      kinds.push_back(k);
-      lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-  } else {
-    kinds.assign(std::begin(kSwarmKinds), std::end(kSwarmKinds));
-  }
-  lua_pop(L, 1);
-  if (kinds.empty()) luaL_error(L, "swarm{}: field 'faults' is empty");
-  return kinds;
-}
-
-// swarm{}'s field 'interval': {lo, hi} for the mean time between faults (200 ms..3 s by default).
-std::pair<sim::DurationNs, sim::DurationNs> swarm_interval(lua_State* L, Fields& f) {
-  sim::DurationNs lo = sim::milliseconds(200), hi = sim::seconds(3);
-  if (f.push("interval") != LUA_TNIL) {
-    if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'interval': expected {lo, hi}, e.g. {ms(200), s(3)}");
-    lua_rawgeti(L, -1, 1);
-    lua_rawgeti(L, -2, 2);
-    lo = to_duration(L, -2, "swarm{}", "interval lo");
-    hi = to_duration(L, -1, "swarm{}", "interval hi");
-    lua_pop(L, 2);
-    if (lo < sim::milliseconds(10) || hi < lo) luaL_error(L, "swarm{}: field 'interval': need ms(10) <= lo <= hi");
-  }
-  lua_pop(L, 1);
-  return {lo, hi};
-}
-
-void set_fault_kind(faults::RandomFaultOptions& n, const std::string& k, bool on) {
-  if (k == "partition") n.partitions = on;
-  if (k == "one_way") n.asymmetric = on;
-  if (k == "crash") n.crashes = on;
-  if (k == "slow_fsync") n.slow_fsync = on;
-  if (k == "fsync_error") n.fsync_errors = on;
-  if (k == "loss") n.message_loss = on;
-  if (k == "pause") n.pauses = on;
-  if (k == "failpoint") n.fault_points = on;
-}
-
-}  // namespace
-
-// swarm{faults={...}, interval={lo, hi}}: draws which kinds of fault run and how often from the
-// seed (FoundationDB's swarm testing: each seed a different mix), and logs the draw.
-int l_swarm(lua_State* L) {
-  configure_once(L, "swarm{}");
-  check_arg_count(L, 1, "swarm{}");
-  Fields f(L, 1, "swarm{}", {"faults", "interval"});
-  ScenarioConfig& c = self(L).mutable_config();
-  sim::Rng& rng = self(L).rng();
-  const std::vector<std::string> kinds = swarm_kinds(L, f);
-  const auto [lo, hi] = swarm_interval(L, f);
-  faults::RandomFaultOptions n;
-  for (const char* k : kSwarmKinds) set_fault_kind(n, k, false);
-  std::string drew;
-  bool any = false;
-  for (const std::string& k : kinds) {
-    const bool on = rng.bernoulli(0.6);
-    drew += (drew.empty() ? "" : ", ") + k + (on ? " on" : " off");
-    any = any || on;
-    if (on) set_fault_kind(n, k, true);
-  }
-  if (!any) {  // a swarm that draws nothing still tests something: the first kind listed
-    drew += "; none drawn, so " + kinds.front() + " on";
-    set_fault_kind(n, kinds.front(), true);
-  }
-  n.mean_interval = lo + static_cast<sim::DurationNs>(rng.uniform_u64(static_cast<uint64_t>(hi - lo) + 1));
-  // A knob drawn as well, the way FoundationDB's simulator randomizes its own: on some seeds an
-  // append carries one entry and few are in flight, so a leader's log reaches each follower one
-  // round trip at a time. That holds open the windows of Raft Figure 8 (a new leader's old-term
-  // entries replicated before its own), which whole-tail appends close at once.
-  if (rng.bernoulli(0.3)) {
-    c.raft.max_size_per_msg = 1;
-    c.raft.max_inflight_msgs = 1 + rng.uniform_u64(4);
-    drew += "; appends of one entry, " + std::to_string(c.raft.max_inflight_msgs) + " in flight";
-  }
-  c.run.faults = true;
-  c.run.nemesis = n;
-  c.swarm_log.push_back("swarm drew: " + drew + "; mean interval " + sim::format_duration(n.mean_interval));
   return 0;
 }
 

@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
+#include <string>
+
+#include "base/limits.h"
 
 namespace dst::scenarios {
 namespace {
@@ -100,7 +104,7 @@ TEST(Scenario, SwarmDrawsFromTheSeedAndLogsIt) {
   auto a = Scenario::load_source("swarm.lua", code, 11);
   auto b = Scenario::load_source("swarm.lua", code, 11);
   ASSERT_TRUE(a.is_ok() && b.is_ok());
-  ASSERT_EQ((*a)->config().swarm_log.size(), 1u);
+  ASSERT_EQ((*a)->config().swarm_log.size(), 3u);  // faults, timing, workload
   EXPECT_EQ((*a)->config().swarm_log, (*b)->config().swarm_log);
   EXPECT_TRUE((*a)->config().run.faults);
   EXPECT_EQ((*a)->config().swarm_log[0].rfind("swarm drew: partition ", 0), 0u) << (*a)->config().swarm_log[0];
@@ -108,6 +112,37 @@ TEST(Scenario, SwarmDrawsFromTheSeedAndLogsIt) {
   for (uint64_t seed = 12; seed < 20 && !differs; ++seed)
     differs = Scenario::load_source("swarm.lua", code, seed).value()->config().swarm_log != (*a)->config().swarm_log;
   EXPECT_TRUE(differs);
+}
+
+// swarm{} draws the cluster's size from the list, Raft's timing and the workload unless told not
+// to, and cluster{}/workload{} after it are load errors (it drew from what they set).
+TEST(Scenario, SwarmDrawsSizeTimingAndWorkload) {
+  const std::string code = "workload{keys=10, rate=40}\nrun_for(s(10))\nswarm{nodes={1, 3, 5}}";
+  std::set<size_t> sizes, keys;
+  std::set<int64_t> ticks;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    auto s = Scenario::load_source("swarm.lua", code, seed);
+    ASSERT_TRUE(s.is_ok()) << s.status().to_string();
+    const ScenarioConfig& c = (*s)->config();
+    ASSERT_EQ(c.swarm_log.size(), 4u);
+    EXPECT_NE(c.swarm_log[1].find(" members"), std::string::npos) << c.swarm_log[1];
+    EXPECT_NE(c.swarm_log[3].find("kv kinds"), std::string::npos) << c.swarm_log[3];
+    sizes.insert(c.run.nodes);
+    keys.insert(c.run.workload.keys);
+    ticks.insert(c.tick);
+    EXPECT_TRUE(c.run.workload.rate == 20 || c.run.workload.rate == 40 || c.run.workload.rate == 80);
+    EXPECT_LE(c.tick * c.raft.election_tick, limits::kScenarioElectionTimeoutNsMax);
+  }
+  EXPECT_EQ(sizes, (std::set<size_t>{1, 3, 5}));
+  EXPECT_GE(keys.size(), 3u);
+  EXPECT_GE(ticks.size(), 3u);
+  auto fixed = Scenario::load_source("swarm.lua", "run_for(s(10))\nswarm{timing=false, workload=false}", 3);
+  ASSERT_TRUE(fixed.is_ok());
+  EXPECT_EQ((*fixed)->config().swarm_log.size(), 1u);
+  EXPECT_EQ((*fixed)->config().run.workload.keys, client::WorkloadOptions{}.keys);
+  auto late = Scenario::load_source("swarm.lua", "run_for(s(10))\nswarm{}\nworkload{keys=3}", 3);
+  ASSERT_FALSE(late.is_ok());
+  EXPECT_NE(late.status().message().find("call it before swarm{}"), std::string::npos) << late.status().message();
 }
 
 // A short world: one client, no watchers; what the script does at its times.

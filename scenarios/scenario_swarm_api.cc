@@ -1,0 +1,187 @@
+// swarm{}: the seed draws the run (FoundationDB's swarm testing; issue 21's "swarm over
+// everything"): which kinds of fault run and how often, and, unless told not to, the cluster's
+// size and timing (tick, election timeout, pre-vote, snapshot interval, append sizes) and the
+// workload (request kinds and options, key space, value sizes, rate, compaction interval, the
+// watchers' behaviour). Each seed is a different corner; the draw is printed with the seed.
+//
+//   swarm{faults={...}, interval={lo, hi}, nodes={1, 3, 5}, timing=true, workload=true}
+#include <lua.hpp>
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "base/assert.h"
+#include "client/mix_draw.h"
+#include "scenarios/scenario_api.h"
+#include "scenarios/scenario_args.h"
+
+namespace dst::scenarios::api {
+
+namespace {
+
+constexpr const char* kSwarmKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
+                                       "failpoint"};
+
+// swarm{}'s field 'faults': the kinds listed (all of them when it is absent).
+std::vector<std::string> swarm_kinds(lua_State* L, Fields& f) {
+  std::vector<std::string> kinds;
+  if (f.push("faults") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'faults': expected a list of fault kinds");
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
+      if (i > 64) fail(L, "swarm{}: field 'faults': more than 64 entries");
+      const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
+      if (k == nullptr || std::find_if(std::begin(kSwarmKinds), std::end(kSwarmKinds),
+                                       [&](const char* x) { return std::string(x) == k; }) == std::end(kSwarmKinds))
+        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint",
+                   k ? k : luaL_typename(L, -1));
+      kinds.push_back(k);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  } else {
+    kinds.assign(std::begin(kSwarmKinds), std::end(kSwarmKinds));
+  }
+  lua_pop(L, 1);
+  if (kinds.empty()) luaL_error(L, "swarm{}: field 'faults' is empty");
+  return kinds;
+}
+
+// swarm{}'s field 'interval': {lo, hi} for the mean time between faults (200 ms..3 s by default).
+std::pair<sim::DurationNs, sim::DurationNs> swarm_interval(lua_State* L, Fields& f) {
+  sim::DurationNs lo = sim::milliseconds(200), hi = sim::seconds(3);
+  if (f.push("interval") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'interval': expected {lo, hi}, e.g. {ms(200), s(3)}");
+    lua_rawgeti(L, -1, 1);
+    lua_rawgeti(L, -2, 2);
+    lo = to_duration(L, -2, "swarm{}", "interval lo");
+    hi = to_duration(L, -1, "swarm{}", "interval hi");
+    lua_pop(L, 2);
+    if (lo < sim::milliseconds(10) || hi < lo) luaL_error(L, "swarm{}: field 'interval': need ms(10) <= lo <= hi");
+  }
+  lua_pop(L, 1);
+  return {lo, hi};
+}
+
+void set_fault_kind(faults::RandomFaultOptions& n, const std::string& k, bool on) {
+  if (k == "partition") n.partitions = on;
+  if (k == "one_way") n.asymmetric = on;
+  if (k == "crash") n.crashes = on;
+  if (k == "slow_fsync") n.slow_fsync = on;
+  if (k == "fsync_error") n.fsync_errors = on;
+  if (k == "loss") n.message_loss = on;
+  if (k == "pause") n.pauses = on;
+  if (k == "failpoint") n.fault_points = on;
+}
+
+
+// swarm{}'s field 'nodes': the cluster sizes to draw from (absent: cluster{}'s).
+std::vector<size_t> swarm_sizes(lua_State* L, Fields& f) {
+  std::vector<size_t> sizes;
+  if (f.push("nodes") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) fail(L, "swarm{}: field 'nodes': expected a list of cluster sizes, e.g. {1, 3, 5}");
+    for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
+      if (i > 9) fail(L, "swarm{}: field 'nodes': more than 9 sizes");
+      sizes.push_back(static_cast<size_t>(check_whole(L, -1, "swarm{}", "field 'nodes' entry " + std::to_string(i), 1, 9)));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (sizes.empty()) fail(L, "swarm{}: field 'nodes' is empty");
+  }
+  lua_pop(L, 1);
+  return sizes;
+}
+
+// The fault kinds: each on with probability 0.6 (the first listed when none is), and the mean
+// time between faults.
+std::string draw_faults(sim::Rng& rng, const std::vector<std::string>& kinds, sim::DurationNs lo, sim::DurationNs hi,
+                        faults::RandomFaultOptions& n) {
+  for (const char* k : kSwarmKinds) set_fault_kind(n, k, false);
+  std::string drew;
+  bool any = false;
+  for (const std::string& k : kinds) {
+    const bool on = rng.bernoulli(0.6);
+    drew += (drew.empty() ? "" : ", ") + k + (on ? " on" : " off");
+    any = any || on;
+    if (on) set_fault_kind(n, k, true);
+  }
+  if (!any) {  // a swarm that draws nothing still tests something: the first kind listed
+    drew += "; none drawn, so " + kinds.front() + " on";
+    set_fault_kind(n, kinds.front(), true);
+  }
+  n.mean_interval = lo + static_cast<sim::DurationNs>(rng.uniform_u64(static_cast<uint64_t>(hi - lo) + 1));
+  return drew + "; mean interval " + sim::format_duration(n.mean_interval);
+}
+
+// Raft's timing and the member's snapshot interval. Elections with a short timeout on a slow
+// network, or without pre-vote, are messier (two candidates in a term); a short snapshot
+// interval sends snapshots to every follower that falls behind.
+std::string draw_timing(sim::Rng& rng, ScenarioConfig& c) {
+  constexpr std::array<sim::DurationNs, 4> kTicks = {sim::milliseconds(10), sim::milliseconds(50),
+                                                     sim::milliseconds(100), sim::milliseconds(200)};
+  constexpr std::array<int, 4> kElectionTicks = {3, 5, 10, 20};
+  constexpr std::array<uint64_t, 4> kSnapshotEvery = {20, 100, 500, 5000};
+  c.tick = kTicks[rng.uniform_u64(kTicks.size())];
+  c.raft.heartbeat_tick = 1;
+  c.raft.election_tick = kElectionTicks[rng.uniform_u64(kElectionTicks.size())];
+  c.raft.pre_vote = rng.bernoulli(0.7);
+  c.snapshot_every = kSnapshotEvery[rng.uniform_u64(kSnapshotEvery.size())];
+  DST_ASSERT(c.tick * c.raft.election_tick <= limits::kScenarioElectionTimeoutNsMax);
+  std::string text = "tick " + sim::format_duration(c.tick) + ", election " + std::to_string(c.raft.election_tick) +
+                     " ticks, pre-vote " + (c.raft.pre_vote ? "on" : "off") + ", snapshot every " +
+                     std::to_string(c.snapshot_every);
+  // On some seeds an append carries one entry and few are in flight, so a leader's log reaches
+  // each follower one round trip at a time. That holds open the windows of Raft Figure 8 (a new
+  // leader's old-term entries replicated before its own), which whole-tail appends close at once.
+  if (rng.bernoulli(0.3)) {
+    c.raft.max_size_per_msg = 1;
+    c.raft.max_inflight_msgs = 1 + rng.uniform_u64(4);
+    text += ", appends of one entry, " + std::to_string(c.raft.max_inflight_msgs) + " in flight";
+  }
+  return text;
+}
+
+// The workload around its mix: key space, value sizes, rate, compaction interval.
+std::string draw_workload(sim::Rng& rng, client::WorkloadOptions& w) {
+  constexpr std::array<size_t, 4> kKeys = {3, 10, 50, 300};
+  constexpr std::array<size_t, 4> kValueBytes = {0, 0, 300, 5000};
+  constexpr std::array<double, 3> kRateFactor = {0.5, 1, 2};
+  constexpr std::array<sim::DurationNs, 4> kCompaction = {0, sim::milliseconds(500), sim::seconds(2), sim::seconds(5)};
+  w.keys = kKeys[rng.uniform_u64(kKeys.size())];
+  w.value_bytes = kValueBytes[rng.uniform_u64(kValueBytes.size())];
+  w.rate = std::clamp(w.rate * kRateFactor[rng.uniform_u64(kRateFactor.size())], 0.1, 10000.0);
+  w.compaction_every = kCompaction[rng.uniform_u64(kCompaction.size())];
+  std::string text = std::to_string(w.keys) + " keys, values of " + std::to_string(w.value_bytes) + " bytes, " +
+                     number_text(w.rate) + " ops/s per client, compaction " +
+                     (w.compaction_every == 0 ? std::string("never") : "every " + sim::format_duration(w.compaction_every));
+  if (w.profile == client::Profile::kEtcdKv) text += "; " + client::draw_kv_mix(rng, w.kv_mix);
+  text += "; " + client::draw_watch_mix(rng, w.watch_mix);
+  return text;
+}
+
+}  // namespace
+
+int l_swarm(lua_State* L) {
+  configure_once(L, "swarm{}");
+  check_arg_count(L, 1, "swarm{}");
+  Fields f(L, 1, "swarm{}", {"faults", "interval", "nodes", "timing", "workload"});
+  ScenarioConfig& c = self(L).mutable_config();
+  sim::Rng& rng = self(L).rng();
+  const std::vector<std::string> kinds = swarm_kinds(L, f);
+  const auto [lo, hi] = swarm_interval(L, f);
+  const std::vector<size_t> sizes = swarm_sizes(L, f);
+  const bool timing = f.boolean("timing").value_or(true);
+  const bool workload = f.boolean("workload").value_or(true);
+  c.run.faults = true;
+  c.swarm_log.push_back("swarm drew: " + draw_faults(rng, kinds, lo, hi, c.run.nemesis));
+  if (!sizes.empty()) {
+    c.run.nodes = sizes[rng.uniform_u64(sizes.size())];
+    c.swarm_log.push_back("swarm drew: " + std::to_string(c.run.nodes) + " members");
+  }
+  if (timing) c.swarm_log.push_back("swarm drew: " + draw_timing(rng, c));
+  if (workload) c.swarm_log.push_back("swarm drew: " + draw_workload(rng, c.run.workload));
+  return 0;
+}
+
+}  // namespace dst::scenarios::api
