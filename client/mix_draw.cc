@@ -10,6 +10,7 @@ namespace dst::client {
 
 namespace {
 
+// kWrite: writes values the reads can find (deletes and revokes only take them away).
 enum class Role { kRead, kWrite, kOther };
 
 struct WeightField {
@@ -23,10 +24,10 @@ constexpr std::array<WeightField, 14> kKinds = {{{"get", &KvMix::get, Role::kRea
                                                  {"list", &KvMix::list, Role::kRead},
                                                  {"scan", &KvMix::scan, Role::kRead},
                                                  {"put", &KvMix::put, Role::kWrite},
-                                                 {"del", &KvMix::del, Role::kWrite},
+                                                 {"del", &KvMix::del, Role::kOther},
                                                  {"lease_put", &KvMix::lease_put, Role::kWrite},
                                                  {"lease_grant", &KvMix::lease_grant, Role::kOther},
-                                                 {"lease_revoke", &KvMix::lease_revoke, Role::kWrite},
+                                                 {"lease_revoke", &KvMix::lease_revoke, Role::kOther},
                                                  {"keep_alive", &KvMix::keep_alive, Role::kOther},
                                                  {"lease_ttl", &KvMix::lease_ttl, Role::kOther},
                                                  {"txn", &KvMix::txn, Role::kWrite},

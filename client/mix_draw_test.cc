@@ -13,7 +13,7 @@ namespace {
 
 bool has_read(const KvMix& m) { return m.get + m.stale_get + m.list + m.scan > 0; }
 bool has_write(const KvMix& m) {
-  return m.put + m.del + m.lease_put + m.lease_revoke + m.txn + m.cas_mod + m.cas_value > 0;
+  return m.put + m.lease_put + m.txn + m.cas_mod + m.cas_value > 0;  // deletes and revokes write no value
 }
 
 TEST(MixDraw, SameSeedSameMix) {

@@ -76,14 +76,20 @@ void set_fault_kind(faults::RandomFaultOptions& n, const std::string& k, bool on
 }
 
 
-// swarm{}'s field 'nodes': the cluster sizes to draw from (absent: cluster{}'s).
-std::vector<size_t> swarm_sizes(lua_State* L, Fields& f) {
+// swarm{}'s field 'nodes': the cluster sizes to draw from (absent: cluster{}'s). Each must hold
+// every member cluster{} names (a clock drift on n5 needs 5 members on every seed).
+std::vector<size_t> swarm_sizes(lua_State* L, Fields& f, const ScenarioConfig& c) {
+  size_t named = 0;
+  for (const auto& [member, ppm] : c.clock_drift_ppm) named = std::max(named, member);
   std::vector<size_t> sizes;
   if (f.push("nodes") != LUA_TNIL) {
     if (!lua_istable(L, -1)) fail(L, "swarm{}: field 'nodes': expected a list of cluster sizes, e.g. {1, 3, 5}");
     for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
       if (i > 9) fail(L, "swarm{}: field 'nodes': more than 9 sizes");
       sizes.push_back(static_cast<size_t>(check_whole(L, -1, "swarm{}", "field 'nodes' entry " + std::to_string(i), 1, 9)));
+      if (sizes.back() < named)
+        fail(L, "swarm{}: field 'nodes': size " + std::to_string(sizes.back()) + " has no member n" + std::to_string(named) +
+                    ", which cluster{clock={drift_ppm=...}} names; every size must be at least " + std::to_string(named));
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -120,7 +126,8 @@ std::string draw_faults(sim::Rng& rng, const std::vector<std::string>& kinds, si
 std::string draw_timing(sim::Rng& rng, ScenarioConfig& c) {
   constexpr std::array<sim::DurationNs, 4> kTicks = {sim::milliseconds(10), sim::milliseconds(50),
                                                      sim::milliseconds(100), sim::milliseconds(200)};
-  constexpr std::array<int, 4> kElectionTicks = {3, 5, 10, 20};
+  // etcd refuses an election timeout under 5 heartbeat intervals (embed.Config.Validate).
+  constexpr std::array<int, 4> kElectionTicks = {5, 7, 10, 20};
   constexpr std::array<uint64_t, 4> kSnapshotEvery = {20, 100, 500, 5000};
   c.tick = kTicks[rng.uniform_u64(kTicks.size())];
   c.raft.heartbeat_tick = 1;
@@ -170,7 +177,7 @@ int l_swarm(lua_State* L) {
   sim::Rng& rng = self(L).rng();
   const std::vector<std::string> kinds = swarm_kinds(L, f);
   const auto [lo, hi] = swarm_interval(L, f);
-  const std::vector<size_t> sizes = swarm_sizes(L, f);
+  const std::vector<size_t> sizes = swarm_sizes(L, f, c);
   const bool timing = f.boolean("timing").value_or(true);
   const bool workload = f.boolean("workload").value_or(true);
   c.run.faults = true;

@@ -143,6 +143,9 @@ TEST(Scenario, SwarmDrawsSizeTimingAndWorkload) {
   auto late = Scenario::load_source("swarm.lua", "run_for(s(10))\nswarm{}\nworkload{keys=3}", 3);
   ASSERT_FALSE(late.is_ok());
   EXPECT_NE(late.status().message().find("call it before swarm{}"), std::string::npos) << late.status().message();
+  // A drawn size must hold every member cluster{} names: an error at load, never an abort later.
+  const std::string drift = "cluster{nodes=3, clock={drift_ppm={[3]=100}}}\nrun_for(s(10))\nswarm{nodes={1, 3}}";
+  EXPECT_NE(error(drift).find("swarm{}: field 'nodes': size 1 has no member n3"), std::string::npos) << error(drift);
 }
 
 // A short world: one client, no watchers; what the script does at its times.

@@ -63,10 +63,12 @@ void Server::lease_expiry_loop() {
   for (;;) {
     if (env_.sleep(every) != sim::WaitResult::kOk) return;
     if (!lessor_primary_) continue;
+    const uint64_t term = raft_->term();
     const std::vector<int64_t> expired = kv_->lessor().expired(local_now(), per_round);
     // etcd's revokeExpiredLeases: an old leader must not revoke (etcd #12528); the lessor offers
-    // the leases again after its retry interval.
-    if (expired.empty() || !ensure_leadership()) continue;
+    // the leases again after its retry interval. A new term while it confirmed may have been a
+    // lost and regained leadership, whose promote gave these leases a fresh TTL.
+    if (expired.empty() || !ensure_leadership() || raft_->term() != term) continue;
     for (int64_t id : expired) {
       DST_PROBE(kLeaseExpiredRevoked);
       etcdserverpb::InternalRequest req;
