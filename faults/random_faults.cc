@@ -10,8 +10,11 @@ namespace dst::faults {
 
 namespace {
 
+// The kube actions come last: a draw without them weighs them 0, which leaves every other draw as
+// it was before they existed.
 enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kCrashLeader, kRestart, kSlowFsync, kFsyncError,
-              kLoss, kPause, kResume, kFaultPoint, kActionCount };
+              kLoss, kPause, kResume, kFaultPoint, kApiserverCrash, kApiserverRestart, kApiserverCut,
+              kApiserverReconnect, kControllerPause, kControllerResume, kActionCount };
 
 // The members (1-based) for which `pred` holds.
 template <typename Pred>
@@ -25,6 +28,51 @@ std::vector<size_t> members_where(const Nemesis& nem, Pred pred) {
 size_t pick(const std::vector<size_t>& from, sim::Rng& rng) {
   DST_ASSERT(!from.empty());
   return from[rng.uniform_u64(from.size())];
+}
+
+// The kube processes (1-based) for which `pred` holds: apiservers, or controllers.
+template <typename Pred>
+std::vector<size_t> kube_where(size_t count, Pred pred) {
+  std::vector<size_t> out;
+  for (size_t n = 1; n <= count; ++n)
+    if (pred(n)) out.push_back(n);
+  return out;
+}
+
+// The kube actions' weights: each where it would act (a crash needs a running apiserver...).
+void weigh_kube(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActionCount]) {
+  const KubeTarget* k = nem.kube();
+  if (!o.kube_processes || k == nullptr) return;
+  const size_t a = k->apiservers(), c = k->controllers();
+  w[kApiserverCrash] = kube_where(a, [&](size_t n) { return !k->apiserver_crashed(n); }).empty() ? 0 : 2;
+  w[kApiserverRestart] = kube_where(a, [&](size_t n) { return k->apiserver_crashed(n); }).empty() ? 0 : 4;
+  w[kApiserverCut] = kube_where(a, [&](size_t n) { return !k->apiserver_cut(n); }).empty() ? 0 : 2;
+  w[kApiserverReconnect] = kube_where(a, [&](size_t n) { return k->apiserver_cut(n); }).empty() ? 0 : 3;
+  w[kControllerPause] = kube_where(c, [&](size_t n) { return !k->controller_paused(n); }).empty() ? 0 : 1;
+  w[kControllerResume] = kube_where(c, [&](size_t n) { return k->controller_paused(n); }).empty() ? 0 : 2;
+}
+
+// A kube step on a process for which it acts.
+FaultStep kube_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
+  const KubeTarget* k = nem.kube();
+  DST_ASSERT(k != nullptr);
+  const auto crashed = [&](size_t n) { return k->apiserver_crashed(n); };
+  const auto cut = [&](size_t n) { return k->apiserver_cut(n); };
+  const auto paused = [&](size_t n) { return k->controller_paused(n); };
+  const auto no = [](auto pred) { return [pred](size_t n) { return !pred(n); }; };
+  FaultStep s;
+  std::vector<size_t> on;
+  switch (a) {
+    case kApiserverCrash: s.kind = FaultKind::kApiserverCrash, on = kube_where(k->apiservers(), no(crashed)); break;
+    case kApiserverRestart: s.kind = FaultKind::kApiserverRestart, on = kube_where(k->apiservers(), crashed); break;
+    case kApiserverCut: s.kind = FaultKind::kApiserverCut, on = kube_where(k->apiservers(), no(cut)); break;
+    case kApiserverReconnect: s.kind = FaultKind::kApiserverReconnect, on = kube_where(k->apiservers(), cut); break;
+    case kControllerPause: s.kind = FaultKind::kControllerPause, on = kube_where(k->controllers(), no(paused)); break;
+    case kControllerResume: s.kind = FaultKind::kControllerResume, on = kube_where(k->controllers(), paused); break;
+    default: DST_UNREACHABLE("not a kube action");
+  }
+  s.node = pick(on, rng);
+  return s;
 }
 
 // Each action's weight; 0 where it is not allowed or would do nothing now.
@@ -52,6 +100,7 @@ void weigh(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActio
   // Crashes at exact places in the node's code (etcd's gofail failpoints): right after a vote or
   // an append went out and before the next fsync is where durability rules matter.
   w[kFaultPoint] = o.fault_points ? 3 : 0;
+  weigh_kube(o, nem, w);
 }
 
 // A random two-way split, each side non-empty, e.g. {n1,n3} | {n2}.
@@ -142,6 +191,8 @@ FaultStep draw_random_fault(const RandomFaultOptions& options, const Nemesis& ne
     case kHeal: s = FaultStep{.kind = FaultKind::kHeal}; break;
     case kCrash: case kCrashLeader: case kRestart: case kPause: case kResume: s = process_fault(action, nem, rng); break;
     case kSlowFsync: case kFsyncError: case kLoss: case kFaultPoint: s = disk_or_link_fault(action, nem, rng); break;
+    case kApiserverCrash: case kApiserverRestart: case kApiserverCut: case kApiserverReconnect: case kControllerPause:
+    case kControllerResume: s = kube_fault(action, nem, rng); break;
     case kActionCount: DST_UNREACHABLE("random fault action");
   }
   s.origin = Origin::kRandom;
@@ -169,13 +220,35 @@ void FaultDriver::start_replay(std::vector<FaultStep> timed, sim::TimeNs until) 
 }
 
 void FaultDriver::random_loop(RandomFaultOptions options) {
-  sim::Rng& rng = sim_.rng("raft-nemesis");
-  const sim::TimeNs end = sim_.now() + options.duration;
+  DST_ASSERT(!options.quiet_until_first_fork || !options.forks.empty());
+  const sim::TimeNs start = sim_.now();
+  const sim::TimeNs end = start + options.duration;
+  sim::Rng* rng = &sim_.rng("raft-nemesis");
+  double mean = static_cast<double>(options.mean_interval);
+  size_t next_fork = 0;
+  // The fork at `next_fork` takes over: its stream and rate from its exact time on.
+  auto take_fork = [&] {
+    const NemesisFork& f = options.forks[next_fork++];
+    DST_ASSERT(next_fork == 1 || f.after > options.forks[next_fork - 2].after);
+    rng = &sim_.rng(fork_stream_name(f));
+    mean = static_cast<double>(options.mean_interval) * f.interval_percent / 100.0;
+  };
+  if (options.quiet_until_first_fork) {
+    if (options.forks[0].after > 0 && sim_.sleep(options.forks[0].after) != sim::WaitResult::kOk) return;
+    take_fork();
+  }
   while (sim_.now() < end) {
-    const auto wait = static_cast<sim::DurationNs>(rng.exponential(static_cast<double>(options.mean_interval)));
-    if (sim_.sleep(std::max<sim::DurationNs>(wait, sim::milliseconds(1))) != sim::WaitResult::kOk) return;
+    const auto wait = std::max<sim::DurationNs>(static_cast<sim::DurationNs>(rng->exponential(mean)), sim::milliseconds(1));
+    if (next_fork < options.forks.size() && start + options.forks[next_fork].after < sim_.now() + wait) {
+      // The wait drawn before the fork would cross it: sleep to the fork, and draw again there.
+      const sim::TimeNs at = start + options.forks[next_fork].after;
+      if (at > sim_.now() && sim_.sleep(at - sim_.now()) != sim::WaitResult::kOk) return;
+      take_fork();
+      continue;
+    }
+    if (sim_.sleep(wait) != sim::WaitResult::kOk) return;
     if (sim_.now() >= end) break;
-    const FaultStep step = draw_random_fault(options, nemesis_, rng);
+    const FaultStep step = draw_random_fault(options, nemesis_, *rng);
     if (Status st = nemesis_.apply(step); !st.is_ok()) {
       // Every draw acts on the cluster as it is: only the schedule's length bound refuses one.
       DST_ASSERT_EQ(st.code(), StatusCode::kResourceExhausted);

@@ -19,6 +19,7 @@
 
 #include "faults/fault_step.h"
 #include "faults/nemesis.h"
+#include "faults/nemesis_fork.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
 
@@ -36,6 +37,15 @@ struct RandomFaultOptions {
   bool message_loss = true;  // 5-30 % loss and duplication on all links for a while
   bool pauses = true;        // process pauses (GC, VM stall)
   bool fault_points = true;  // arm a crash or power loss at a named point in the node's code
+  // Kubernetes processes (a world with kube{}): apiserver crashes and restarts, apiservers cut
+  // from etcd and reconnected, controllers paused and resumed. Off unless asked: only a scenario
+  // with apiservers has them.
+  bool kube_processes = false;
+  // From each fork's time on, draws come from its stream at its rate (nemesis_fork.h); times
+  // strictly increase, each inside `duration`.
+  std::vector<NemesisFork> forks;
+  // No fault before the first fork (a scenario without random faults, forked by dst explore).
+  bool quiet_until_first_fork = false;
 };
 
 // One random step for the cluster as it is now (origin kRandom).

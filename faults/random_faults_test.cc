@@ -23,14 +23,18 @@ struct DriverRun {
 };
 
 // A 3-node cluster with the random driver (or a replay of `replay`) for 10 s.
-DriverRun run(uint64_t seed, const std::vector<FaultStep>* replay) {
+DriverRun run(uint64_t seed, const std::vector<FaultStep>* replay, RandomFaultOptions random = {}) {
   sim::Simulator sim(seed);
   world::SimCluster cluster(sim, world::standard_cluster_options(3));
   cluster.start_all();
   history::MemoryRecorder recorder;
   world::ClusterNemesis nem(cluster, recorder);
   if (replay) nem.driver.start_replay(*replay, seconds(10) + sim::milliseconds(1));
-  else nem.driver.start_random(RandomFaultOptions{.duration = seconds(10), .mean_interval = sim::milliseconds(200)});
+  else {
+    random.duration = seconds(10);
+    random.mean_interval = sim::milliseconds(200);
+    nem.driver.start_random(random);
+  }
   sim.run_until(seconds(11));
   EXPECT_FALSE(nem.driver.error()) << *nem.driver.error();
   return DriverRun{sim.trace().hash(), recorder.history().schedule, nem.nemesis.applied()};
@@ -77,6 +81,32 @@ TEST(FaultDriver, ReplayingTheRecordedStepsGivesTheSameTraceHash) {
   EXPECT_EQ(replay.hash, original.hash);
   ASSERT_EQ(replay.rows.size(), original.rows.size());
   for (size_t i = 0; i < replay.rows.size(); ++i) EXPECT_EQ(replay.rows[i].lua, original.rows[i].lua);
+}
+
+// A fork keeps every step before its time (the run is the seed's up to there) and draws other
+// steps after it; without a fork the draws are exactly the unforked driver's.
+TEST(FaultDriver, AForkKeepsThePrefixAndChangesTheStepsAfterIt) {
+  const DriverRun original = run(9, nullptr);
+  RandomFaultOptions forked;
+  forked.forks = {NemesisFork{.after = seconds(4), .salt = 1}, NemesisFork{.after = seconds(7), .salt = 2, .interval_percent = 50}};
+  const DriverRun fork = run(9, nullptr, forked);
+  size_t before = 0;
+  for (const FaultStep& s : original.timed) before += s.at < seconds(4) ? 1 : 0;
+  ASSERT_GT(before, 3u);
+  ASSERT_GT(fork.timed.size(), before);
+  for (size_t i = 0; i < before; ++i) EXPECT_EQ(step_to_lua(fork.timed[i]), step_to_lua(original.timed[i]));
+  bool differs = fork.timed.size() != original.timed.size();
+  for (size_t i = before; !differs && i < fork.timed.size(); ++i) differs = step_to_lua(fork.timed[i]) != step_to_lua(original.timed[i]);
+  EXPECT_TRUE(differs);
+  EXPECT_NE(fork.hash, original.hash);
+  EXPECT_EQ(run(9, nullptr, forked).hash, fork.hash);  // a fork is as deterministic as its seed
+
+  RandomFaultOptions quiet;
+  quiet.forks = {NemesisFork{.after = seconds(6), .salt = 3}};
+  quiet.quiet_until_first_fork = true;
+  const DriverRun late = run(9, nullptr, quiet);
+  ASSERT_GT(late.timed.size(), 2u);
+  EXPECT_GE(late.timed.front().at, seconds(6));
 }
 
 TEST(FaultDriver, AReplayedStepTheClusterRefusesStopsTheReplayWithItsReason) {

@@ -21,11 +21,12 @@ namespace dst::scenarios::api {
 
 namespace {
 
+// "kube" (apiserver crashes and cuts, controller pauses) last: only a world with kube{} has it.
 constexpr const char* kSwarmKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
-                                       "failpoint"};
+                                       "failpoint", "kube"};
 
-// swarm{}'s field 'faults': the kinds listed (all of them when it is absent).
-std::vector<std::string> swarm_kinds(lua_State* L, Fields& f) {
+// swarm{}'s field 'faults': the kinds listed (all of them when it is absent; "kube" only with kube{}).
+std::vector<std::string> swarm_kinds(lua_State* L, Fields& f, bool has_kube) {
   std::vector<std::string> kinds;
   if (f.push("faults") != LUA_TNIL) {
     if (!lua_istable(L, -1)) luaL_error(L, "swarm{}: field 'faults': expected a list of fault kinds");
@@ -34,14 +35,15 @@ std::vector<std::string> swarm_kinds(lua_State* L, Fields& f) {
       const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
       if (k == nullptr || std::find_if(std::begin(kSwarmKinds), std::end(kSwarmKinds),
                                        [&](const char* x) { return std::string(x) == k; }) == std::end(kSwarmKinds))
-        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint",
+        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint, kube",
                    k ? k : luaL_typename(L, -1));
+      if (std::string(k) == "kube" && !has_kube) fail(L, "swarm{}: fault kind 'kube' needs apiservers: call kube{} before swarm{}");
       kinds.push_back(k);
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
   } else {
-    kinds.assign(std::begin(kSwarmKinds), std::end(kSwarmKinds));
+    kinds.assign(std::begin(kSwarmKinds), std::end(kSwarmKinds) - (has_kube ? 0 : 1));
   }
   lua_pop(L, 1);
   if (kinds.empty()) luaL_error(L, "swarm{}: field 'faults' is empty");
@@ -73,6 +75,7 @@ void set_fault_kind(faults::RandomFaultOptions& n, const std::string& k, bool on
   if (k == "loss") n.message_loss = on;
   if (k == "pause") n.pauses = on;
   if (k == "failpoint") n.fault_points = on;
+  if (k == "kube") n.kube_processes = on;
 }
 
 
@@ -167,19 +170,40 @@ std::string draw_workload(sim::Rng& rng, client::WorkloadOptions& w) {
   return text;
 }
 
+// The Kubernetes layer: apiservers, controllers, the watch cache's size (a small one sends slow
+// watchers 410 Gone and re-lists), the informers' resync and the controllers' write rate.
+std::string draw_kube(sim::Rng& rng, kube::KubeWorldOptions& k) {
+  constexpr std::array<size_t, 3> kApiservers = {1, 2, 3};
+  constexpr std::array<size_t, 4> kControllers = {1, 2, 3, 5};
+  constexpr std::array<size_t, 4> kCache = {8, 40, 200, 1000};
+  constexpr std::array<sim::DurationNs, 3> kResync = {0, sim::seconds(1), sim::seconds(10)};
+  constexpr std::array<double, 3> kWriteFactor = {0.5, 1, 2};
+  k.apiservers = kApiservers[rng.uniform_u64(kApiservers.size())];
+  k.controllers = kControllers[rng.uniform_u64(kControllers.size())];
+  k.cache_capacity = kCache[rng.uniform_u64(kCache.size())];
+  k.resync_every = kResync[rng.uniform_u64(kResync.size())];
+  k.writes_per_second = std::clamp(k.writes_per_second * kWriteFactor[rng.uniform_u64(kWriteFactor.size())], 0.0, 1000.0);
+  return "kube: " + std::to_string(k.apiservers) + " apiservers, " + std::to_string(k.controllers) + " controllers, cache of " +
+         std::to_string(k.cache_capacity) + " events, resync " +
+         (k.resync_every == 0 ? std::string("never") : "every " + sim::format_duration(k.resync_every)) + ", " +
+         number_text(k.writes_per_second) + " writes/s per controller";
+}
+
 }  // namespace
 
 int l_swarm(lua_State* L) {
   configure_once(L, "swarm{}");
   check_arg_count(L, 1, "swarm{}");
-  Fields f(L, 1, "swarm{}", {"faults", "interval", "nodes", "timing", "workload"});
+  Fields f(L, 1, "swarm{}", {"faults", "interval", "nodes", "timing", "workload", "kube"});
   ScenarioConfig& c = self(L).mutable_config();
   sim::Rng& rng = self(L).rng();
-  const std::vector<std::string> kinds = swarm_kinds(L, f);
+  const std::vector<std::string> kinds = swarm_kinds(L, f, c.kube.has_value());
   const auto [lo, hi] = swarm_interval(L, f);
   const std::vector<size_t> sizes = swarm_sizes(L, f, c);
   const bool timing = f.boolean("timing").value_or(true);
   const bool workload = f.boolean("workload").value_or(true);
+  const bool kube = f.boolean("kube").value_or(c.kube.has_value());
+  if (kube && !c.kube) fail(L, "swarm{}: field 'kube': the scenario has no kube{} to draw; call kube{} before swarm{}");
   c.run.faults = true;
   c.swarm_log.push_back("swarm drew: " + draw_faults(rng, kinds, lo, hi, c.run.nemesis));
   if (!sizes.empty()) {
@@ -188,6 +212,7 @@ int l_swarm(lua_State* L) {
   }
   if (timing) c.swarm_log.push_back("swarm drew: " + draw_timing(rng, c));
   if (workload) c.swarm_log.push_back("swarm drew: " + draw_workload(rng, c.run.workload));
+  if (kube) c.swarm_log.push_back("swarm drew: " + draw_kube(rng, *c.kube));
   return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "tools/run_result_file.h"
 #include "tools/schedule_command.h"
 #include "tools/run_scenario.h"
+#include "tools/explore_command.h"
 #include "tools/sweep_command.h"
 #include "tools/shell_command.h"
 
@@ -42,6 +43,8 @@ const char* kTopUsage =
     "                 faults, then the checkers\n"
     "  sweep SCENARIO --seeds A..B  many seeds as local processes (--jobs, --shard I/N), a summary\n"
     "                 table and the failing seeds' reproduce commands (docs/sweep.md)\n"
+    "  explore SCENARIO  guided exploration: forks the runs that reach new states (--seed, --runs,\n"
+    "                 --jobs), reports coverage growth and failing runs (docs/explore.md)\n"
     "  merge FILE...  combine the results files of sweep shards into one summary\n"
     "  coverage FILE...  add up sweeps' coverage.tsv files: what a suite reached, what it never did\n"
     "  report RUN.db  the report of a recorded run: index.html, plots (gnuplot), summary.md, junit.xml\n"
@@ -211,6 +214,7 @@ int main(int argc, char** argv) {
   if (command == "report") return dst::report_command(self, rest);
   if (command == "schedule") return dst::schedule_command(rest);
   if (command == "sweep") return dst::sweep_command(self, rest);
+  if (command == "explore") return dst::explore_command(self, rest);
   if (command == "merge") return dst::merge_command(self, rest);
   if (command == "coverage") return dst::coverage_command(rest);
   std::fprintf(stderr, "dst: unknown command '%s'\n\n%s", command.c_str(), dst::kTopUsage);

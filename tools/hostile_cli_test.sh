@@ -61,6 +61,15 @@ expect 2 "no such file\|cannot read the scenario file" -- "$DST" run missing.lua
 # A runtime error goes to stderr, as a load error does.
 expect 0 "dst run: scenario error: runtime.lua:3: partition{}: unknown node 7" -- \
   sh -c "'$DST' run runtime.lua --seed 1 2>&1 >/dev/null; exit 0"
+# --fork and dst explore: a bad fork list or budget names what was expected; --fork with --schedule
+# is refused; explore refuses the flags it owns after --.
+printf 'cluster{nodes=3}\nrun_for(s(2))\n' > short.lua
+expect 2 "entry 1 '5s:1': AT is not inside the fault phase" -- "$DST" run short.lua --seed 1 --fork 5s:1
+expect 2 "entry 2 '1s:2': AT must be later" -- "$DST" run short.lua --seed 1 --fork 1s:1,1s:2
+expect 2 "PERCENT is not a whole number in 10..1000" -- "$DST" run short.lua --seed 1 --fork 1s:1:0
+expect 2 "runs must be 1..100000" -- "$DST" explore short.lua --runs 0
+expect 2 "would clash with what explore gives each run" -- "$DST" explore short.lua --runs 1 -- --fork 1s:1
+expect 2 "scenario error: nope.lua" -- "$DST" explore nope.lua --runs 1
 
 [ "$failures" -eq 0 ] && echo "all hostile command lines refused as they should be"
 exit "$failures"

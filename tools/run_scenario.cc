@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "base/bugs.h"
+#include "faults/nemesis_fork.h"
 #include "scenarios/scenario.h"
 #include "scenarios/schedule_file.h"
 #include "sim/wall_clock.h"
@@ -15,13 +16,23 @@ namespace dst {
 
 namespace {
 
+// --fork: the random nemesis diverges from each fork's time on (faults/nemesis_fork.h). A scenario
+// without random faults gets them from the first fork on, of every kind, besides its own.
+void fork_nemesis(world::KvRunOptions& options, const std::vector<faults::NemesisFork>& forks) {
+  options.nemesis.forks = forks;
+  if (!options.faults) {
+    options.faults = true;
+    options.nemesis.quiet_until_first_fork = true;
+  }
+}
+
 // What runs before each simulated run: loads the scenario afresh into *current (its state
 // changes as its functions run) and sets the run's options from it, with the --bug flags.
 std::function<void(world::KvRunOptions&)> load_for_each_run(
     std::shared_ptr<std::unique_ptr<scenarios::Scenario>> current, const std::string& path, const std::string& script,
-    uint64_t seed, Bugs bugs, std::optional<faults::Schedule> replay) {
+    uint64_t seed, Bugs bugs, std::optional<faults::Schedule> replay, std::vector<faults::NemesisFork> forks) {
   auto runs = std::make_shared<int>(0);
-  return [current, path, script, seed, bugs, runs, replay](world::KvRunOptions& options) {
+  return [current, path, script, seed, bugs, runs, replay, forks](world::KvRunOptions& options) {
     const bool quiet = (*runs)++ > 0;  // --check-determinism's second run prints nothing twice
     Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load_source(
         path, script, seed, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr);
@@ -30,6 +41,7 @@ std::function<void(world::KvRunOptions&)> load_for_each_run(
     (*current)->set_bugs(bugs);
     if (replay) (*current)->set_replay(*replay);
     options = (*current)->run_options();
+    if (!forks.empty()) fork_nemesis(options, forks);
     std::function<void(world::ClusterOptions&)> scenario_cluster = options.configure_cluster;
     options.configure_cluster = [scenario_cluster, bugs](world::ClusterOptions& co) {
       if (scenario_cluster) scenario_cluster(co);
@@ -59,6 +71,20 @@ bool parse_bugs_and_schedule(const cli::Args& args, Bugs& bugs, std::optional<fa
   return true;
 }
 
+// --fork (inside the fault phase of `phase`; not with --schedule); false after saying why on stderr.
+bool parse_fork_option(const cli::Args& args, sim::DurationNs phase, bool replaying, std::vector<faults::NemesisFork>& forks) {
+  std::optional<std::string> spec = args.value("fork");
+  if (!spec) return true;
+  Result<std::vector<faults::NemesisFork>> parsed = faults::parse_forks(*spec, phase);
+  if (!parsed.is_ok() || replaying) {
+    std::fprintf(stderr, "dst run: %s\n", parsed.is_ok() ? "--fork and --schedule: a replay has no random faults to fork"
+                                                         : parsed.status().message().c_str());
+    return false;
+  }
+  forks = std::move(parsed).value();
+  return true;
+}
+
 }  // namespace
 
 int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv) {
@@ -71,6 +97,8 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   args.option("bug", "NAMES", bug_names_help());
   args.option("schedule", "FILE", "replay the fault schedule in FILE (as `dst schedule RUN.db` writes it) instead of "
                                   "drawing faults: the same steps at the same times (docs/scenarios.md)");
+  args.option("fork", "AT:SALT[:PCT],...", "from AT into the fault phase on, draw random faults from another stream "
+                                           "(at PCT % of the mean interval): what dst explore mutates (docs/explore.md)");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   if (!seed.is_ok()) {
@@ -101,6 +129,8 @@ int run_scenario_command(const std::string& self, const std::string& path, const
                  path.c_str());
     return kExitUsage;
   }
+  std::vector<faults::NemesisFork> forks;
+  if (!parse_fork_option(args, config.run.duration, replay.has_value(), forks)) return kExitUsage;
   KvRunSpec spec;
   spec.command = "dst run " + path;
   spec.scenario = path;
@@ -108,6 +138,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.reproduce = self + " run " + path + " --seed " + std::to_string(*seed);
   if (auto names = args.value("bug")) spec.reproduce += " --bug " + *names;
   if (auto file = args.value("schedule")) spec.reproduce += " --schedule " + *file;
+  if (!forks.empty()) spec.reproduce += " --fork " + faults::format_forks(forks);
   spec.options = config.run;
   spec.out = args.value("out");
   spec.result_file = args.value("result");
@@ -118,9 +149,11 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.require_durability = config.checks.durability;
   spec.must_reach = config.must_reach;
   spec.header_lines = config.swarm_log;
+  if (!forks.empty())
+    spec.header_lines.push_back("forked: random faults from stream raft-nemesis/fork-SALT from each AT on: " + faults::format_forks(forks));
   // The Scenario of the current simulated run: replaced before each one.
   auto current = std::make_shared<std::unique_ptr<scenarios::Scenario>>();
-  spec.prepare_run = load_for_each_run(current, path, *text, *seed, bugs, replay);
+  spec.prepare_run = load_for_each_run(current, path, *text, *seed, bugs, replay, forks);
   spec.runtime_error = [current]() -> std::optional<std::string> {
     return *current ? (*current)->runtime_error() : std::nullopt;
   };

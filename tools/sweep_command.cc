@@ -7,7 +7,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,13 +24,13 @@
 
 #include "sim/time.h"
 #include "sim/wall_clock.h"
+#include "tools/child_pool.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/run_result_file.h"
 #include "tools/sweep_coverage.h"
 #include "tools/sweep_results.h"
 
-extern char** environ;
 
 namespace dst {
 namespace {
@@ -48,10 +47,6 @@ constexpr int64_t kTtyRefreshNs = 250'000'000;
 // A seed that runs longer than this is killed and counted as a timeout: a simulated run that hangs
 // is a bug, and a sweep must end. Generous, since scenarios may simulate long stretches.
 constexpr int64_t kDefaultTimeoutNs = 30LL * 60 * 1'000'000'000;
-// A log bigger than head + tail is read only in those parts: the verdict lines are at the start
-// (errors, violations) and the end (trace hash); the middle of a huge log is not worth the memory.
-constexpr size_t kLogHeadBytes = 4u << 20;
-constexpr size_t kLogTailBytes = 64u << 10;
 
 struct SweepOptions {
   std::string dst_path;         // the binary the children run
@@ -175,40 +170,7 @@ Result<pid_t> spawn_seed(const SweepOptions& o, uint64_t seed) {
   args.push_back("--result");
   args.push_back(result_path(o, seed));
   args.insert(args.end(), o.header.extra.begin(), o.header.extra.end());
-  std::vector<char*> cargv;
-  for (std::string& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  const std::string log = log_path(o, seed);
-  posix_spawn_file_actions_t fa;
-  DST_ASSERT_EQ(posix_spawn_file_actions_init(&fa), 0);
-  DST_ASSERT_EQ(posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0), 0);
-  DST_ASSERT_EQ(posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
-  DST_ASSERT_EQ(posix_spawn_file_actions_adddup2(&fa, 1, 2), 0);
-  pid_t pid = -1;
-  // spawnp: a bare "dst" (argv[0] when started through PATH) is looked up the way the shell did.
-  const int rc = posix_spawnp(&pid, o.dst_path.c_str(), &fa, nullptr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return Status(StatusCode::kIoError, "cannot start " + o.dst_path + ": " + std::strerror(rc));
-  DST_ASSERT_GT(pid, 0);
-  return pid;
-}
-
-std::string read_log(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  in.seekg(0, std::ios::end);
-  const size_t size = static_cast<size_t>(std::max<std::streamoff>(in.tellg(), 0));
-  in.seekg(0);
-  if (size <= kLogHeadBytes + kLogTailBytes) {
-    std::string all(size, '\0');
-    in.read(all.data(), static_cast<std::streamsize>(size));
-    return all;
-  }
-  std::string head(kLogHeadBytes, '\0'), tail(kLogTailBytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  in.seekg(static_cast<std::streamoff>(size - kLogTailBytes));
-  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  return head + "\n[dst sweep: log cut here]\n" + tail;
+  return spawn_logged(args, log_path(o, seed));
 }
 
 struct Running {
@@ -243,7 +205,7 @@ SeedResult finish_seed(const SweepOptions& o, const Running& run, int status, in
     r.first_violation = "timed out after " + format_seconds(o.timeout_ns) + " of wall time (killed)";
     std::ofstream(log_path(o, run.seed), std::ios::app) << "\ndst sweep: " << r.first_violation << "\n";
   } else if (!result.is_ok() && r.verdict != Verdict::kPass) {
-    r.first_violation = sweep::stop_reason_from_log(read_log(log_path(o, run.seed)));
+    r.first_violation = sweep::stop_reason_from_log(read_log_bounded(log_path(o, run.seed)));
     if (r.verdict == Verdict::kViolation || r.verdict == Verdict::kUnknown)
       r.first_violation = "no result file (" + result.status().message() + "); " + r.first_violation;
   }
