@@ -40,6 +40,7 @@ DST_PROBE_ENUM(kServerExitedOnError, "server.exited-on-error", "a member took it
 
 // --- mvcc, backend, lease (node/mvcc, node/backend, node/lease) ---------------------------------------
 DST_PROBE_ENUM(kMvccCompactionFinishedAtOpen, "mvcc.compaction-finished-at-open", "a store opened with a compaction scheduled but not finished, and finished it")
+DST_PROBE_ENUM(kMvccCompacted, "mvcc.compacted", "a compaction removed the history below its revision from the backend")
 DST_PROBE_ENUM(kMvccRangeMore, "mvcc.range-more", "a range with a limit left keys out (more = true)")
 DST_PROBE_ENUM(kMvccRangeCompacted, "mvcc.range-compacted", "a range at a compacted revision was refused (ErrCompacted)")
 DST_PROBE_ENUM(kMvccTxnFailureBranch, "mvcc.txn-failure-branch", "a txn's compares failed and its failure branch ran")

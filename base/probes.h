@@ -13,7 +13,9 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +42,12 @@ std::vector<Probe> all_probes();
 
 struct ProbeCounts {
   std::array<uint64_t, static_cast<size_t>(Probe::kCount)> hits{};
+  // The run's virtual time at each probe's latest pass, when the world gave its clock: what the
+  // nemesis asks to tell the cluster's state as a fault comes ("during a snapshot").
+  std::array<int64_t, static_cast<size_t>(Probe::kCount)> last_hit_ns{};
+  const int64_t* clock_ns = nullptr;
+  // Counts by name outside the table: a fault kind in a cluster state ("fault.crash.leader").
+  std::map<std::string, uint64_t> named;
   uint64_t operator[](Probe p) const { return hits[static_cast<size_t>(p)]; }
 };
 
@@ -47,9 +55,23 @@ namespace probe_detail {
 // The counts of the run in progress (ProbeScope), or null.
 inline ProbeCounts* active = nullptr;
 inline void hit(Probe p) {
-  if (active != nullptr) ++active->hits[static_cast<size_t>(p)];
+  if (active == nullptr) return;
+  ++active->hits[static_cast<size_t>(p)];
+  if (active->clock_ns != nullptr) active->last_hit_ns[static_cast<size_t>(p)] = *active->clock_ns;
 }
 }  // namespace probe_detail
+
+// Whether the probe passed within `window` before `now` in the run in progress (false when no run
+// collects, or its world gave no clock).
+inline bool probe_hit_within(Probe p, int64_t now, int64_t window) {
+  const ProbeCounts* c = probe_detail::active;
+  if (c == nullptr || c->clock_ns == nullptr || (*c)[p] == 0) return false;
+  return now - c->last_hit_ns[static_cast<size_t>(p)] <= window;
+}
+// Counts a named state of the run in progress ("fault.crash.leader"); nothing when none collects.
+inline void probe_named(const std::string& name) {
+  if (probe_detail::active != nullptr) ++probe_detail::active->named[name];
+}
 
 // Makes `counts` the running world's for its lifetime (restoring the one before, so a run nested
 // in a test's own scope counts into its own).

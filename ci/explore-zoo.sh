@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Swarm alone against guided exploration (issue 21), for every zoo bug: runs and wall time to the
-# first detection with (a) the plain seed sweep of swarm.lua, seeds one at a time from 5 ranges
-# (10001.., 20001.., ...), and (b) `dst explore scenarios/swarm.lua` with explorer seeds 1..5,
+# first detection with (a) the plain seed sweep of swarm.lua (swarm_kube.lua for the kube layer's
+# bugs), seeds one at a time from 5 ranges (10001.., 20001.., ...), and (b) `dst explore` of the
+# same scenario with explorer seeds 1..5,
 # --jobs 1. Medians of 5; "runs" counts up to and including the detecting run (exploration's wall
 # time includes the rest of that run's batch of 8). The plain sweep of each bug's own scenario is
 # ci/bug-zoo.sh's table. Writes Markdown rows to --out (default stdout).
@@ -29,10 +30,15 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$DST" ] || { echo "ci/explore-zoo.sh: no dst binary at $DST (run ci/build.sh first)" >&2; exit 2; }
 
-# Every bug swarm.lua can run (the kube layer's need a scenario with kube{}).
+# Every zoo bug with the swarm scenario of its layer: swarm.lua for etcd's and Raft's, swarm_kube.lua
+# for the kube layer's (a kube bug needs apiservers; no other choice is made per bug).
 BUGS=(stale-read ack-before-fsync progress-notify-ahead watch-duplicate-event watch-lost-under-starvation
       applied-index-not-atomic watch-drop-at-compaction compaction-revision-decrease watch-time-travel
-      lease-expiry-on-follower-clock lease-renew-on-stale-leader vote-not-persisted commit-old-term)
+      lease-expiry-on-follower-clock lease-renew-on-stale-leader vote-not-persisted commit-old-term
+      list-not-caught-up informer-resume-skip drop-on-ring-wrap)
+scenario_of() {
+  case "$1" in list-not-caught-up|informer-resume-skip|drop-on-ring-wrap) echo scenarios/swarm_kube.lua ;; *) echo scenarios/swarm.lua ;; esac
+}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now_ms() { date +%s%3N; }
@@ -41,11 +47,12 @@ secs() { awk '{printf "%.1f", $1 / 1000}'; }
 
 # swarm_alone BUG K: echo "RUNS MS" of the first detection from seed K*10000+1 on, or "- MS".
 swarm_alone() {
-  local start=$(($2 * 10000 + 1)) t0 s code
+  local start=$(($2 * 10000 + 1)) t0 s code scenario
+  scenario=$(scenario_of "$1")
   t0=$(now_ms)
   for ((s = start; s < start + MAX_RUNS; s++)); do
     set +e
-    "$DST" run scenarios/swarm.lua --seed "$s" --bug "$1" >"$work/run.log" 2>&1
+    "$DST" run "$scenario" --seed "$s" --bug "$1" >"$work/run.log" 2>&1
     code=$?
     set -e
     if [ "$code" -eq 1 ]; then echo "$((s - start + 1)) $(($(now_ms) - t0))"; return; fi
@@ -58,7 +65,7 @@ explored() {
   local t0 first
   t0=$(now_ms)
   rm -rf "$work/explore"
-  "$DST" explore scenarios/swarm.lua --seed "$2" --runs "$MAX_RUNS" --jobs 1 --out "$work/explore" -- --bug "$1" >/dev/null 2>&1 || true
+  "$DST" explore "$(scenario_of "$1")" --seed "$2" --runs "$MAX_RUNS" --jobs 1 --out "$work/explore" -- --bug "$1" >/dev/null 2>&1 || true
   first=$(awk -F'\t' 'NR > 1 && ($5 == "violation" || $5 == "crash" || $5 == "timeout") {print $1 + 1; exit}' "$work/explore/explore.tsv")
   echo "${first:--} $(($(now_ms) - t0))"
 }
@@ -82,5 +89,5 @@ for bug in "${BUGS[@]}"; do
     plain+="$p"$'\n'
     explore+="$e"$'\n'
   done
-  echo "| \`$bug\` | $(printf '%s' "$plain" | summarize) | $(printf '%s' "$explore" | summarize) |" >>"$OUT"
+  echo "| \`$bug\` | \`$(basename "$(scenario_of "$bug")")\` | $(printf '%s' "$plain" | summarize) | $(printf '%s' "$explore" | summarize) |" >>"$OUT"
 done

@@ -4,6 +4,7 @@
 
 #include "base/assert.h"
 #include "base/hash.h"
+#include "faults/fault_state.h"
 #include "faults/nemesis.h"
 #include "faults/schedule_text.h"
 
@@ -18,12 +19,19 @@ Status Nemesis::apply(FaultStep step) {
     record(step);
     return Status(StatusCode::kInvalidArgument, step.refused);
   }
+  // The cluster's state as the step comes (before it changes it), for coverage only.
+  const std::vector<std::string_view> states =
+      step.kind == FaultKind::kStop ? std::vector<std::string_view>{}
+                                    : fault_states(step.kind, acts_on_member(step.kind) ? step.node : 0, leader().value_or(0), sim_.now());
   Status st;
   if (step.kind == FaultKind::kStop) st = Status::ok();
   else if (acts_on_kube(step.kind)) st = apply_kube(step);
   else if (acts_on_member(step.kind)) st = apply_member(step);
   else st = apply_network(step);
-  if (st.is_ok()) record(step);
+  if (st.is_ok()) {
+    record(step);
+    count_fault_states(step.kind, states);
+  }
   return st;
 }
 

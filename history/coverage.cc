@@ -193,6 +193,7 @@ std::vector<CoverageItem> build_catalogue() {
 void add_probe_coverage(const ProbeCounts& counts, Coverage& out) {
   for (Probe p : all_probes())
     if (counts[p] > 0) out[std::string(probe_name(p))] += counts[p];
+  for (const auto& [name, n] : counts.named) out[name] += n;
 }
 
 void add_api_coverage(const History& history, Coverage& out) {

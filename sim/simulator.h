@@ -126,6 +126,8 @@ class Simulator {
 
   uint64_t seed() const { return seed_; }
   TimeNs now() const { return now_; }
+  // The clock itself, for observers that read it without calling in (ProbeCounts::clock_ns).
+  const TimeNs* clock() const { return &now_; }
   Trace& trace() { return trace_; }
   const Trace& trace() const { return trace_; }
   // The named random sub-stream (created on first use, seeded from (seed, name)).

@@ -38,6 +38,7 @@ struct ExploreOptions {
   uint64_t jobs = 1;
   std::string out_dir;
   bool keep_going = false;
+  bool fresh_only = false;
   int64_t timeout_ns = kDefaultTimeoutNs;
 };
 
@@ -75,6 +76,7 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   args.option("dst", "PATH", "the dst binary the children run (default: this one)");
   args.option("timeout", "D", "kill a run after this much wall time, e.g. 10m (default 30m)");
   args.flag("keep-going", "do not stop after the batch of the first violation");
+  args.flag("fresh-only", "no forks: every run a fresh seed (swarm alone, the baseline to compare with)");
   if (std::optional<int> done = args.parse_or_exit(kMoreHelp)) return done;
   o->scenario = *args.positional_value("SCENARIO");
   o->extra = args.passthrough();
@@ -101,6 +103,7 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   o->dst_path = args.value("dst").value_or(self);
   o->out_dir = args.value("out").value_or("");
   o->keep_going = args.has("keep-going");
+  o->fresh_only = args.has("fresh-only");
   return std::nullopt;
 }
 
@@ -229,7 +232,8 @@ int explore_command(const std::string& self, const std::vector<std::string>& arg
     std::fprintf(stderr, "%s\n", err.c_str());
     return kExitUsage;
   }
-  std::string again = o.dst_path + " explore " + o.scenario + " --seed " + std::to_string(o.seed) + " --runs " + std::to_string(o.runs);
+  std::string again = o.dst_path + " explore " + o.scenario + " --seed " + std::to_string(o.seed) + " --runs " + std::to_string(o.runs) +
+                      (o.fresh_only ? " --fresh-only" : "");
   if (!o.extra.empty()) again += " --";
   for (const std::string& a : o.extra) again += " " + a;
   std::printf("explorer seed %llu\nreproduce: %s\n", static_cast<unsigned long long>(o.seed), again.c_str());
@@ -238,7 +242,7 @@ int explore_command(const std::string& self, const std::vector<std::string>& arg
   std::ofstream progress_tsv(o.out_dir + "/progress.tsv", std::ios::trunc);
   runs_tsv << "run\tseed\tforks\tparent\tverdict\tnew_features\ttrace_hash\treproduce\tfirst_failure\n";
   progress_tsv << "runs\tnames\tfeatures\tcorpus\tfailing\n";
-  explore::Corpus corpus(o.seed, *phase);
+  explore::Corpus corpus(o.seed, *phase, o.fresh_only);
   std::vector<RunRow> rows;
   const int64_t start = sim::wall_clock_ns();
   size_t failed = 0;

@@ -10,7 +10,7 @@ namespace dst::explore {
 namespace {
 
 // A fresh seed instead of a fork, this often (and always while the corpus is empty).
-constexpr double kFreshProbability = 0.25;
+constexpr double kFreshProbability = 0.4;
 // The mean interval after a fork, in percent of the scenario's: denser faults more often.
 constexpr uint32_t kForkPercents[] = {25, 50, 100, 100, 200};
 // Fresh seeds and salts stay readable in a reproduce command.
@@ -30,7 +30,8 @@ std::vector<std::string> features_of(const history::Coverage& coverage) {
   return out;
 }
 
-Corpus::Corpus(uint64_t seed, sim::DurationNs phase) : rng_(sim::Rng::substream(seed, "explore")), phase_(phase) {
+Corpus::Corpus(uint64_t seed, sim::DurationNs phase, bool fresh_only)
+    : rng_(sim::Rng::substream(seed, "explore")), phase_(phase), fresh_only_(fresh_only) {
   DST_ASSERT_GT(phase, sim::milliseconds(1));
 }
 
@@ -42,6 +43,8 @@ size_t Corpus::names() const {
 
 Candidate Corpus::fresh() { return Candidate{.seed = 1 + rng_.uniform_u64(kSeedBound), .forks = {}, .parent = -1}; }
 
+// Rarity divided by how often the run was forked already (AFL's "explore" power schedule): a rare
+// run gets many children, but not the whole budget.
 uint64_t Corpus::energy(const Entry& e) const {
   uint64_t sum = 1;  // every corpus run keeps some chance
   for (const std::string& f : e.features) {
@@ -49,7 +52,7 @@ uint64_t Corpus::energy(const Entry& e) const {
     DST_ASSERT(it != feature_runs_.end() && it->second > 0);
     sum += kEnergyScale / it->second;
   }
-  return sum;
+  return std::max<uint64_t>(1, sum / (1 + e.picks));
 }
 
 const Corpus::Entry& Corpus::pick_parent() {
@@ -57,7 +60,9 @@ const Corpus::Entry& Corpus::pick_parent() {
   std::vector<uint64_t> weights;
   weights.reserve(corpus_.size());
   for (const Entry& e : corpus_) weights.push_back(energy(e));
-  return corpus_[rng_.weighted_index(weights)];
+  Entry& picked = corpus_[rng_.weighted_index(weights)];
+  ++picked.picks;
+  return picked;
 }
 
 // The parent's seed and forks, with one fork added after its last (or its last one redrawn when
@@ -82,7 +87,7 @@ Candidate Corpus::mutate(const Entry& parent) {
 std::vector<Candidate> Corpus::next_batch() {
   std::vector<Candidate> batch;
   for (size_t i = 0; i < kBatchSize; ++i) {
-    const bool fresh_seed = corpus_.empty() || rng_.bernoulli(kFreshProbability);
+    const bool fresh_seed = fresh_only_ || corpus_.empty() || rng_.bernoulli(kFreshProbability);
     batch.push_back(fresh_seed ? fresh() : mutate(pick_parent()));
   }
   return batch;

@@ -8,7 +8,8 @@
 // two features. A run that reaches a feature no earlier run did joins the corpus. A candidate is a
 // fresh seed, or a corpus run forked (faults/nemesis_fork.h): the same seed, so the same run up to
 // a time, then other random faults. Parents are picked in proportion to their energy: the sum over
-// their features of 1 / (runs that reached it), so rare states get more of the budget.
+// their features of 1 / (runs that reached it), divided by 1 + the children it had, so rare states
+// get more of the budget without one run taking all of it.
 #pragma once
 
 #include <cstdint>
@@ -46,8 +47,9 @@ std::vector<std::string> features_of(const history::Coverage& coverage);
 
 class Corpus {
  public:
-  // `phase`: the fault phase's length (forks fall inside it); `seed`: the explorer's own.
-  Corpus(uint64_t seed, sim::DurationNs phase);
+  // `phase`: the fault phase's length (forks fall inside it); `seed`: the explorer's own;
+  // `fresh_only`: every candidate a fresh seed (swarm alone: the baseline exploration beats or not).
+  Corpus(uint64_t seed, sim::DurationNs phase, bool fresh_only = false);
 
   // The next batch of kBatchSize candidates.
   std::vector<Candidate> next_batch();
@@ -65,6 +67,7 @@ class Corpus {
     size_t run = 0;
     Candidate candidate;
     std::vector<std::string> features;
+    uint64_t picks = 0;  // children proposed so far
   };
   Candidate fresh();
   Candidate mutate(const Entry& parent);
@@ -73,6 +76,7 @@ class Corpus {
 
   sim::Rng rng_;
   sim::DurationNs phase_;
+  bool fresh_only_;
   size_t runs_ = 0;
   std::map<std::string, uint64_t> feature_runs_;  // feature -> runs that reached it
   std::vector<Entry> corpus_;

@@ -44,6 +44,7 @@ void run_once(sim::Simulator& sim, const KvRunSpec& spec, EtcdRun& out) {
   world::KvRunOptions options = spec.options;
   if (spec.prepare_run) spec.prepare_run(options);
   ProbeCounts probes;
+  probes.clock_ns = sim.clock();
   {
     ProbeScope collect(probes);  // the world's run only: the checkers below pass no probes
     out.world = world::run_kv_world(sim, options, recorder);

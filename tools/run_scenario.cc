@@ -85,6 +85,16 @@ bool parse_fork_option(const cli::Args& args, sim::DurationNs phase, bool replay
   return true;
 }
 
+// What the scenario requires of the run (checks{}, must_reach{}) and what swarm{} drew.
+void take_checks(const scenarios::ScenarioConfig& config, KvRunSpec& spec) {
+  spec.require_linearizable = config.checks.linearizable;
+  spec.require_watch = config.checks.watch;
+  spec.require_liveness = config.checks.liveness;
+  spec.require_durability = config.checks.durability;
+  spec.must_reach = config.must_reach;
+  spec.header_lines = config.swarm_log;
+}
+
 }  // namespace
 
 int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv) {
@@ -143,12 +153,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.out = args.value("out");
   spec.result_file = args.value("result");
   spec.check_determinism = args.has("check-determinism");
-  spec.require_linearizable = config.checks.linearizable;
-  spec.require_watch = config.checks.watch;
-  spec.require_liveness = config.checks.liveness;
-  spec.require_durability = config.checks.durability;
-  spec.must_reach = config.must_reach;
-  spec.header_lines = config.swarm_log;
+  take_checks(config, spec);
   if (!forks.empty())
     spec.header_lines.push_back("forked: random faults from stream raft-nemesis/fork-SALT from each AT on: " + faults::format_forks(forks));
   // The Scenario of the current simulated run: replaced before each one.

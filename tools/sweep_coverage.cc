@@ -1,5 +1,7 @@
 #include "tools/sweep_coverage.h"
 
+#include "faults/fault_state.h"
+
 #include "tools/text_file.h"
 
 #include <algorithm>
@@ -69,6 +71,43 @@ std::pair<size_t, size_t> reached_of(const SweepCoverage& c, bool api) {
   return {reached, total};
 }
 
+bool is_fault_state(const std::string& name) { return name.rfind("fault.", 0) == 0; }
+
+// How many of the fault kind x cluster state names (faults/fault_state.h) the seeds reached.
+std::pair<size_t, size_t> fault_states_reached(const SweepCoverage& c) {
+  const std::vector<faults::FaultStateName> all = faults::fault_state_catalogue();
+  size_t reached = 0;
+  for (const faults::FaultStateName& n : all) reached += c.reached.count(n.name);
+  return {reached, all.size()};
+}
+
+// The matrix of fault kinds (rows) by cluster state (columns): seeds that reached each, "**0**"
+// for none, "" where the kind cannot be in that state; kinds no seed applied are left out.
+std::string fault_state_matrix(const SweepCoverage& c) {
+  const std::vector<faults::FaultStateName> all = faults::fault_state_catalogue();
+  std::string out = "\n## Fault kinds by cluster state\n\nSeeds in which a fault of the kind came in the state "
+                    "(faults/fault_state.h: leader or follower: the member it named; election: no live leader; snapshot, "
+                    "compaction, defrag: within 200 ms after one).\n\n| kind |";
+  for (std::string_view st : faults::kFaultStates) out += " " + std::string(st) + " |";
+  out += "\n|---|";
+  for (size_t i = 0; i < std::size(faults::kFaultStates); ++i) out += "---|";
+  out += "\n";
+  for (size_t k = 0; k < static_cast<size_t>(faults::FaultKind::kStop); ++k) {
+    const std::string kind(faults::fault_kind_name(static_cast<faults::FaultKind>(k)));
+    std::string row = "| `" + kind + "` |";
+    bool any = false;
+    for (std::string_view st : faults::kFaultStates) {
+      const std::string name = "fault." + kind + "." + std::string(st);
+      const bool possible = std::any_of(all.begin(), all.end(), [&](const faults::FaultStateName& n) { return n.name == name; });
+      auto it = c.reached.find(name);
+      any |= it != c.reached.end();
+      row += !possible ? " |" : it == c.reached.end() ? " **0** |" : " " + std::to_string(it->second.seeds) + " |";
+    }
+    if (any) out += row + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 void SweepCoverage::add_seed(uint64_t seed, const history::Coverage& coverage, const std::vector<std::string>& names) {
@@ -126,6 +165,9 @@ std::string format_coverage_summary(const SweepCoverage& c) {
   std::string out = "coverage          " + std::to_string(c.seeds_reporting) + " seeds reached " + std::to_string(probes) +
                     " of " + std::to_string(probes_total) + " probes and " + std::to_string(api) + " of " +
                     std::to_string(api_total) + " API uses\n";
+  const auto [states, states_total] = fault_states_reached(c);
+  if (states > 0)
+    out += "fault states      " + std::to_string(states) + " of " + std::to_string(states_total) + " fault kind x cluster state names\n";
   const std::vector<std::string> missed = c.missed();
   if (!c.must_reach.empty()) {
     out += "must_reach        ";
@@ -165,9 +207,11 @@ std::string format_coverage_markdown(const SweepCoverage& c, const std::string& 
            first(item.name, it->second) + " | " + std::to_string(it->second.hits) + " |\n";
   }
   for (const auto& [name, e] : c.reached)
-    if (history::coverage_meaning(name).empty())
+    if (history::coverage_meaning(name).empty() && !is_fault_state(name))
       out += "| `" + name + "` | (outside the catalogue) | " + std::to_string(e.seeds) + " | " + first(name, e) +
              " | " + std::to_string(e.hits) + " |\n";
+  const auto [states, states_total] = fault_states_reached(c);
+  if (states > 0) out += fault_state_matrix(c) + "\n" + std::to_string(states) + " of " + std::to_string(states_total) + " reached.\n";
   return out;
 }
 

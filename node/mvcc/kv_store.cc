@@ -191,6 +191,7 @@ Status KvStore::finish_compaction(int64_t rev) {
     fault(kFaultAfterCompactionBatch);
     if (doomed.size() < kCompactionBatch) break;
   }
+  DST_PROBE(kMvccCompacted);
   return backend_.put(kMetaBucket, kFinishedCompactKey, encode_i64(rev));
 }
 
