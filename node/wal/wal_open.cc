@@ -24,6 +24,10 @@ class WalOpener {
 
  private:
   Result<std::vector<Wal::Segment>> list_segments();
+  // The newest snapshot marker in the valid records of `segments` (nullopt if none). Damage is
+  // judged later by read_segment().
+  Result<std::optional<walpb::SnapshotMarker>> newest_marker(
+      const std::vector<Wal::Segment>& segments);
   Status read_segment(const Wal::Segment& segment, bool is_last);
   Status check_header(const Wal::Segment& segment, const SegmentScan& scan);
   // Torn tail (fills repair_) or corruption (returns it).
@@ -70,6 +74,14 @@ Result<OpenResult> Wal::open(sim::FileSystem& fs, std::string dir, WalOptions op
 Result<OpenResult> WalOpener::run() {
   Result<std::vector<Wal::Segment>> segments = list_segments();
   if (!segments.is_ok()) return segments.status();
+  if (!open_options_.snapshot) {
+    // Start at the newest marker of the whole log, as etcd does (ValidSnapshotEntries): following
+    // the markers while reading would start at an older one, such as the header of the oldest
+    // segment left after release_to(), and report the released entries after it as a gap.
+    Result<std::optional<walpb::SnapshotMarker>> newest = newest_marker(*segments);
+    if (!newest.is_ok()) return newest.status();
+    if (*newest) replay_ = Replay(*newest);
+  }
   for (size_t k = 0; k < segments->size(); ++k) {
     if (Status st = read_segment((*segments)[k], k + 1 == segments->size()); !st.is_ok()) {
       return st;
@@ -123,6 +135,29 @@ Result<std::vector<Wal::Segment>> WalOpener::list_segments() {
   }
   if (segments.empty()) return Status(StatusCode::kNotFound, "wal: no WAL in " + dir_);
   return segments;
+}
+
+Result<std::optional<walpb::SnapshotMarker>> WalOpener::newest_marker(
+    const std::vector<Wal::Segment>& segments) {
+  std::optional<walpb::SnapshotMarker> newest;
+  for (const Wal::Segment& segment : segments) {  // at most limits::kWalSegmentsMax
+    Result<sim::FileId> file = fs_.open(segment.file, sim::OpenMode::kExisting);
+    if (!file.is_ok()) return file.status();
+    Result<uint64_t> size = fs_.size(*file);
+    if (!size.is_ok()) return size.status();
+    // An oversized file is refused by read_segment(); here its records simply do not count.
+    if (*size > limits::kWalSegmentFileBytesMax) continue;
+    Result<std::string> bytes = fs_.read(*file, 0, *size);
+    if (!bytes.is_ok()) return bytes.status();
+    for (const DecodedRecord& decoded : scan_records(*bytes).records) {
+      const walpb::WalRecord& r = decoded.record;
+      // The first of equal markers, like a replay that follows them (markers never go backwards).
+      if (r.has_snapshot() && (!newest || r.snapshot().index() > newest->index())) {
+        newest = r.snapshot();
+      }
+    }
+  }
+  return newest;
 }
 
 Status WalOpener::read_segment(const Wal::Segment& segment, bool is_last) {
