@@ -14,7 +14,8 @@ namespace {
 // it was before they existed.
 enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kCrashLeader, kRestart, kSlowFsync, kFsyncError,
               kLoss, kPause, kResume, kFaultPoint, kApiserverCrash, kApiserverRestart, kApiserverCut,
-              kApiserverReconnect, kControllerPause, kControllerResume, kActionCount };
+              kApiserverReconnect, kControllerPause, kControllerResume, kClockSkew, kClockJump, kClockDrift,
+              kActionCount };
 
 // The members (1-based) for which `pred` holds.
 template <typename Pred>
@@ -75,6 +76,24 @@ FaultStep kube_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
   return s;
 }
 
+// A member's clock: skewed by up to 10 s either way (or set right), stepped by up to 30 s, or
+// drifting by up to 20 % (or running true again).
+FaultStep clock_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
+  FaultStep s{.node = 1 + rng.uniform_u64(nem.size())};
+  const int64_t sign = rng.bernoulli(0.5) ? 1 : -1;
+  if (a == kClockSkew) {
+    s.kind = FaultKind::kClockSkew;
+    s.ns = rng.bernoulli(0.3) ? 0 : sign * rng.uniform_int(sim::milliseconds(500), sim::seconds(10));
+  } else if (a == kClockJump) {
+    s.kind = FaultKind::kClockJump;
+    s.ns = sign * rng.uniform_int(sim::seconds(1), sim::seconds(30));
+  } else {
+    s.kind = FaultKind::kClockDrift;
+    s.ppm = rng.bernoulli(0.4) ? 0 : sign * rng.uniform_int(10'000, 200'000);
+  }
+  return s;
+}
+
 // Each action's weight; 0 where it is not allowed or would do nothing now.
 void weigh(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActionCount]) {
   const size_t n = nem.size();
@@ -101,6 +120,9 @@ void weigh(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActio
   // an append went out and before the next fsync is where durability rules matter.
   w[kFaultPoint] = o.fault_points ? 3 : 0;
   weigh_kube(o, nem, w);
+  w[kClockSkew] = o.clocks ? 1 : 0;
+  w[kClockJump] = o.clocks ? (leader ? 1 : 4) : 0;
+  w[kClockDrift] = o.clocks ? 1 : 0;
 }
 
 // A random two-way split, each side non-empty, e.g. {n1,n3} | {n2}.
@@ -193,6 +215,7 @@ FaultStep draw_random_fault(const RandomFaultOptions& options, const Nemesis& ne
     case kSlowFsync: case kFsyncError: case kLoss: case kFaultPoint: s = disk_or_link_fault(action, nem, rng); break;
     case kApiserverCrash: case kApiserverRestart: case kApiserverCut: case kApiserverReconnect: case kControllerPause:
     case kControllerResume: s = kube_fault(action, nem, rng); break;
+    case kClockSkew: case kClockJump: case kClockDrift: s = clock_fault(action, nem, rng); break;
     case kActionCount: DST_UNREACHABLE("random fault action");
   }
   s.origin = Origin::kRandom;

@@ -41,6 +41,9 @@ struct RandomFaultOptions {
   // from etcd and reconnected, controllers paused and resumed. Off unless asked: only a scenario
   // with apiservers has them.
   bool kube_processes = false;
+  // Members' clocks: a wall clock set off true time or stepped (more often while no member leads:
+  // a jump mid-election), a monotonic clock drifting up to 20 % fast or slow. Off unless asked.
+  bool clocks = false;
   // From each fork's time on, draws come from its stream at its rate (nemesis_fork.h); times
   // strictly increase, each inside `duration`.
   std::vector<NemesisFork> forks;

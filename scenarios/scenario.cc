@@ -18,7 +18,8 @@ namespace dst::scenarios {
 Scenario::Scenario(std::string path, uint64_t seed, const LuaLimits& limits)
     : path_(std::move(path)),
       lua_(std::make_unique<LuaHost>(limits, seed)),
-      rng_(std::make_unique<sim::Rng>(sim::Rng::substream(seed, "scenario"))) {
+      rng_(std::make_unique<sim::Rng>(sim::Rng::substream(seed, "scenario"))),
+      seed_(seed) {
   config_.run.faults = false;  // faults come from the script (or its swarm{}), not the built-in nemesis
 }
 
@@ -48,8 +49,10 @@ Result<std::unique_ptr<Scenario>> Scenario::load(const std::string& path, uint64
 }
 
 Result<std::unique_ptr<Scenario>> Scenario::load_source(const std::string& path, const std::string& code,
-                                                        uint64_t seed, const LuaLimits& limits, PrintSink print) {
+                                                        uint64_t seed, const LuaLimits& limits, PrintSink print,
+                                                        const SwarmSalts& salts) {
   std::unique_ptr<Scenario> s(new Scenario(path, seed, limits));
+  s->salts_ = salts;
   if (print) s->lua_->set_print_sink(std::move(print));
   register_api(s->lua_->state(), s.get());
   if (Status st = s->lua_->run_string(code, path); !st.is_ok()) return st;

@@ -25,6 +25,7 @@
 #include "kube/kube_world.h"
 #include "world/kv_run_world.h"
 #include "scenarios/lua_host.h"
+#include "scenarios/swarm_salts.h"
 
 namespace dst::scenarios {
 
@@ -74,9 +75,10 @@ class Scenario {
                                                 const LuaLimits& limits = {});
   // The same from a script's text, named `name` in messages; its print() lines go to `print`
   // (stdout when empty).
+  // `salts` redraw parts of swarm{}'s draw (swarm_salts.h).
   static Result<std::unique_ptr<Scenario>> load_source(const std::string& name, const std::string& code,
                                                        uint64_t seed, const LuaLimits& limits = {},
-                                                       PrintSink print = nullptr);
+                                                       PrintSink print = nullptr, const SwarmSalts& salts = {});
 
   const ScenarioConfig& config() const { return config_; }
   const std::string& path() const { return path_; }
@@ -115,6 +117,8 @@ class Scenario {
   sim::TimeNs phase_start() const { return phase_start_; }
   sim::TimeNs phase_end() const { return phase_end_; }
   sim::Rng& rng() { return *rng_; }
+  // The stream swarm{}'s part (an index of kSwarmParts) draws from: the seed's, or salted.
+  sim::Rng swarm_rng(size_t part) const { return sim::Rng::substream(seed_, swarm_stream(salts_, part)); }
   // True once the fault phase has ended (the harness healed everything): no fault acts any more.
   bool world_gone() const { return phase_over_; }
   // Schedules a function registered at t.ref (the scenario owns the reference from now on).
@@ -168,6 +172,8 @@ class Scenario {
   sim::Simulator* sim_ = nullptr;
   sim::TimeNs phase_start_ = 0, phase_end_ = 0;
   std::unique_ptr<sim::Rng> rng_;
+  uint64_t seed_ = 0;
+  SwarmSalts salts_;
   // Functions waiting to run, by a number that only grows (deterministic order); a one-shot one
   // leaves (and its Lua reference is released) when it has run.
   std::map<uint64_t, Timed> timers_;

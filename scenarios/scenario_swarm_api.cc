@@ -23,7 +23,7 @@ namespace {
 
 // "kube" (apiserver crashes and cuts, controller pauses) last: only a world with kube{} has it.
 constexpr const char* kSwarmKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
-                                       "failpoint", "kube"};
+                                       "failpoint", "clock", "kube"};
 
 // swarm{}'s field 'faults': the kinds listed (all of them when it is absent; "kube" only with kube{}).
 std::vector<std::string> swarm_kinds(lua_State* L, Fields& f, bool has_kube) {
@@ -35,7 +35,7 @@ std::vector<std::string> swarm_kinds(lua_State* L, Fields& f, bool has_kube) {
       const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
       if (k == nullptr || std::find_if(std::begin(kSwarmKinds), std::end(kSwarmKinds),
                                        [&](const char* x) { return std::string(x) == k; }) == std::end(kSwarmKinds))
-        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint, kube",
+        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint, clock, kube",
                    k ? k : luaL_typename(L, -1));
       if (std::string(k) == "kube" && !has_kube) fail(L, "swarm{}: fault kind 'kube' needs apiservers: call kube{} before swarm{}");
       kinds.push_back(k);
@@ -76,6 +76,7 @@ void set_fault_kind(faults::RandomFaultOptions& n, const std::string& k, bool on
   if (k == "pause") n.pauses = on;
   if (k == "failpoint") n.fault_points = on;
   if (k == "kube") n.kube_processes = on;
+  if (k == "clock") n.clocks = on;
 }
 
 
@@ -196,7 +197,9 @@ int l_swarm(lua_State* L) {
   check_arg_count(L, 1, "swarm{}");
   Fields f(L, 1, "swarm{}", {"faults", "interval", "nodes", "timing", "workload", "kube"});
   ScenarioConfig& c = self(L).mutable_config();
-  sim::Rng& rng = self(L).rng();
+  // Each part from its own stream (swarm_salts.h), so that one part can be redrawn alone.
+  sim::Rng faults_rng = self(L).swarm_rng(0), nodes_rng = self(L).swarm_rng(1), timing_rng = self(L).swarm_rng(2),
+           workload_rng = self(L).swarm_rng(3), kube_rng = self(L).swarm_rng(4);
   const std::vector<std::string> kinds = swarm_kinds(L, f, c.kube.has_value());
   const auto [lo, hi] = swarm_interval(L, f);
   const std::vector<size_t> sizes = swarm_sizes(L, f, c);
@@ -205,14 +208,14 @@ int l_swarm(lua_State* L) {
   const bool kube = f.boolean("kube").value_or(c.kube.has_value());
   if (kube && !c.kube) fail(L, "swarm{}: field 'kube': the scenario has no kube{} to draw; call kube{} before swarm{}");
   c.run.faults = true;
-  c.swarm_log.push_back("swarm drew: " + draw_faults(rng, kinds, lo, hi, c.run.nemesis));
+  c.swarm_log.push_back("swarm drew: " + draw_faults(faults_rng, kinds, lo, hi, c.run.nemesis));
   if (!sizes.empty()) {
-    c.run.nodes = sizes[rng.uniform_u64(sizes.size())];
+    c.run.nodes = sizes[nodes_rng.uniform_u64(sizes.size())];
     c.swarm_log.push_back("swarm drew: " + std::to_string(c.run.nodes) + " members");
   }
-  if (timing) c.swarm_log.push_back("swarm drew: " + draw_timing(rng, c));
-  if (workload) c.swarm_log.push_back("swarm drew: " + draw_workload(rng, c.run.workload));
-  if (kube) c.swarm_log.push_back("swarm drew: " + draw_kube(rng, *c.kube));
+  if (timing) c.swarm_log.push_back("swarm drew: " + draw_timing(timing_rng, c));
+  if (workload) c.swarm_log.push_back("swarm drew: " + draw_workload(workload_rng, c.run.workload));
+  if (kube) c.swarm_log.push_back("swarm drew: " + draw_kube(kube_rng, *c.kube));
   return 0;
 }
 

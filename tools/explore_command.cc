@@ -107,13 +107,24 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   return std::nullopt;
 }
 
-// The fault phase of the scenario (forks fall inside it), or an error message.
-Result<sim::DurationNs> fault_phase(const std::string& path) {
+// What the explorer needs to know of the scenario: its fault phase (forks fall inside it) and the
+// parts of its swarm{} draw a mutation may redraw.
+struct ScenarioShape {
+  sim::DurationNs phase = 0;
+  std::vector<size_t> swarm_parts;
+};
+
+Result<ScenarioShape> scenario_shape(const std::string& path) {
   Result<std::string> text = scenarios::Scenario::read_file(path);
   if (!text.is_ok()) return text.status();
   Result<std::unique_ptr<scenarios::Scenario>> s = scenarios::Scenario::load_source(path, *text, 1, {}, [](std::string_view) {});
   if (!s.is_ok()) return s.status();
-  return (*s)->config().run.duration;
+  ScenarioShape shape{.phase = (*s)->config().run.duration};
+  if (!(*s)->config().swarm_log.empty()) {
+    for (size_t p = 0; p < scenarios::kSwarmParts.size(); ++p)
+      if (scenarios::kSwarmParts[p] != "kube" || (*s)->config().kube) shape.swarm_parts.push_back(p);
+  }
+  return shape;
 }
 
 std::string run_file(const ExploreOptions& o, size_t index, const char* ext) {
@@ -124,6 +135,7 @@ std::string run_file(const ExploreOptions& o, size_t index, const char* ext) {
 std::vector<std::string> run_args(const ExploreOptions& o, const explore::Candidate& c) {
   std::vector<std::string> args = {"run", o.scenario, "--seed", std::to_string(c.seed)};
   if (!c.forks.empty()) args.insert(args.end(), {"--fork", faults::format_forks(c.forks)});
+  if (!c.salts.empty()) args.insert(args.end(), {"--swarm-salt", scenarios::format_swarm_salts(c.salts)});
   args.insert(args.end(), o.extra.begin(), o.extra.end());
   return args;
 }
@@ -172,7 +184,8 @@ std::vector<RunRow> run_batch(const ExploreOptions& o, explore::Corpus& corpus, 
 }
 
 std::string tsv_row(const ExploreOptions& o, const RunRow& r) {
-  const std::string forks = r.candidate.forks.empty() ? "-" : faults::format_forks(r.candidate.forks);
+  std::string forks = r.candidate.forks.empty() ? "-" : faults::format_forks(r.candidate.forks);
+  if (!r.candidate.salts.empty()) forks += " salts " + scenarios::format_swarm_salts(r.candidate.salts);
   return std::to_string(r.index) + "\t" + std::to_string(r.candidate.seed) + "\t" + forks + "\t" +
          (r.candidate.parent < 0 ? "-" : std::to_string(r.candidate.parent)) + "\t" + sweep::verdict_name(r.verdict) + "\t" +
          std::to_string(r.first_features) + "\t" + (r.trace_hash.empty() ? "-" : r.trace_hash) + "\t" + reproduce(o, r.candidate) +
@@ -223,9 +236,9 @@ std::string make_out_dir(ExploreOptions* o) {
 int explore_command(const std::string& self, const std::vector<std::string>& argv) {
   ExploreOptions o;
   if (std::optional<int> done = parse_options(self, argv, &o)) return *done;
-  Result<sim::DurationNs> phase = fault_phase(o.scenario);
-  if (!phase.is_ok()) {
-    std::fprintf(stderr, "dst explore: scenario error: %s\n", phase.status().message().c_str());
+  Result<ScenarioShape> shape = scenario_shape(o.scenario);
+  if (!shape.is_ok()) {
+    std::fprintf(stderr, "dst explore: scenario error: %s\n", shape.status().message().c_str());
     return kExitUsage;
   }
   if (std::string err = make_out_dir(&o); !err.empty()) {
@@ -242,7 +255,7 @@ int explore_command(const std::string& self, const std::vector<std::string>& arg
   std::ofstream progress_tsv(o.out_dir + "/progress.tsv", std::ios::trunc);
   runs_tsv << "run\tseed\tforks\tparent\tverdict\tnew_features\ttrace_hash\treproduce\tfirst_failure\n";
   progress_tsv << "runs\tnames\tfeatures\tcorpus\tfailing\n";
-  explore::Corpus corpus(o.seed, *phase, o.fresh_only);
+  explore::Corpus corpus(o.seed, shape->phase, o.fresh_only, shape->swarm_parts);
   std::vector<RunRow> rows;
   const int64_t start = sim::wall_clock_ns();
   size_t failed = 0;

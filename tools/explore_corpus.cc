@@ -15,6 +15,8 @@ constexpr double kFreshProbability = 0.4;
 constexpr uint32_t kForkPercents[] = {25, 50, 100, 100, 200};
 // Fresh seeds and salts stay readable in a reproduce command.
 constexpr uint64_t kSeedBound = 1'000'000'000;
+// A mutation of a swarm scenario's run redraws a part of its swarm draw this often (else forks).
+constexpr double kRedrawProbability = 0.5;
 // An energy unit: a feature reached by one run is worth this much.
 constexpr uint64_t kEnergyScale = 1'000'000;
 
@@ -30,8 +32,9 @@ std::vector<std::string> features_of(const history::Coverage& coverage) {
   return out;
 }
 
-Corpus::Corpus(uint64_t seed, sim::DurationNs phase, bool fresh_only)
-    : rng_(sim::Rng::substream(seed, "explore")), phase_(phase), fresh_only_(fresh_only) {
+Corpus::Corpus(uint64_t seed, sim::DurationNs phase, bool fresh_only, std::vector<size_t> swarm_parts)
+    : rng_(sim::Rng::substream(seed, "explore")), phase_(phase), fresh_only_(fresh_only), swarm_parts_(std::move(swarm_parts)) {
+  for (size_t p : swarm_parts_) DST_ASSERT_LT(p, scenarios::kSwarmParts.size());
   DST_ASSERT_GT(phase, sim::milliseconds(1));
 }
 
@@ -65,11 +68,17 @@ const Corpus::Entry& Corpus::pick_parent() {
   return picked;
 }
 
-// The parent's seed and forks, with one fork added after its last (or its last one redrawn when
-// it has as many as a candidate may, or no time is left after it).
+// The parent with one part of its swarm draw redrawn (half the mutations, in a swarm scenario),
+// or with one fork added after its last (or its last one redrawn when it has as many as a
+// candidate may, or no time is left after it).
 Candidate Corpus::mutate(const Entry& parent) {
   Candidate c = parent.candidate;
   c.parent = static_cast<int64_t>(parent.run);
+  if (!swarm_parts_.empty() && rng_.bernoulli(kRedrawProbability)) {
+    const size_t part = swarm_parts_[rng_.uniform_u64(swarm_parts_.size())];
+    c.salts.salt[part] = 1 + rng_.uniform_u64(kSeedBound);
+    return c;
+  }
   const sim::DurationNs ms = sim::milliseconds(1);
   sim::DurationNs from = c.forks.empty() ? 0 : c.forks.back().after + ms;
   if (c.forks.size() >= kForksPerCandidateMax || from + ms >= phase_) {

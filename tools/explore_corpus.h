@@ -6,8 +6,9 @@
 // A run's features are what it reached (history/coverage.h names) with how often, bucketed by
 // powers of two the way AFL buckets edge hits: "watch.compaction-cancel" once and eight times are
 // two features. A run that reaches a feature no earlier run did joins the corpus. A candidate is a
-// fresh seed, or a corpus run forked (faults/nemesis_fork.h): the same seed, so the same run up to
-// a time, then other random faults. Parents are picked in proportion to their energy: the sum over
+// fresh seed, or a corpus run mutated: forked (faults/nemesis_fork.h: the same seed, so the same
+// run up to a time, then other random faults), or, in a swarm scenario, with one part of its swarm
+// draw redrawn (scenarios/swarm_salts.h: the same faults and workload on another timing...). Parents are picked in proportion to their energy: the sum over
 // their features of 1 / (runs that reached it), divided by 1 + the children it had, so rare states
 // get more of the budget without one run taking all of it.
 #pragma once
@@ -19,6 +20,7 @@
 
 #include "faults/nemesis_fork.h"
 #include "history/coverage.h"
+#include "scenarios/swarm_salts.h"
 #include "sim/rng.h"
 #include "sim/time.h"
 
@@ -34,6 +36,7 @@ inline constexpr uint64_t kRunsMax = 100'000;
 struct Candidate {
   uint64_t seed = 0;
   std::vector<faults::NemesisFork> forks;
+  scenarios::SwarmSalts salts;  // parts of swarm{}'s draw redrawn
   int64_t parent = -1;   // the run it was forked from (index in run order), -1 for a fresh seed
 };
 
@@ -48,8 +51,10 @@ std::vector<std::string> features_of(const history::Coverage& coverage);
 class Corpus {
  public:
   // `phase`: the fault phase's length (forks fall inside it); `seed`: the explorer's own;
-  // `fresh_only`: every candidate a fresh seed (swarm alone: the baseline exploration beats or not).
-  Corpus(uint64_t seed, sim::DurationNs phase, bool fresh_only = false);
+  // `fresh_only`: every candidate a fresh seed (swarm alone: the baseline exploration beats or not);
+  // `swarm_parts`: the parts of the scenario's swarm{} draw a mutation may redraw (kSwarmParts
+  // indexes; empty without swarm{}).
+  Corpus(uint64_t seed, sim::DurationNs phase, bool fresh_only = false, std::vector<size_t> swarm_parts = {});
 
   // The next batch of kBatchSize candidates.
   std::vector<Candidate> next_batch();
@@ -77,6 +82,7 @@ class Corpus {
   sim::Rng rng_;
   sim::DurationNs phase_;
   bool fresh_only_;
+  std::vector<size_t> swarm_parts_;
   size_t runs_ = 0;
   std::map<std::string, uint64_t> feature_runs_;  // feature -> runs that reached it
   std::vector<Entry> corpus_;

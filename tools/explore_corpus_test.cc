@@ -68,6 +68,40 @@ TEST(ExploreCorpus, ForksKeepTheParentsSeedAndForksAndAddALaterOne) {
   EXPECT_GT(forked, all.size() / 2);
 }
 
+// In a swarm scenario half the mutations redraw one part of the parent's swarm draw (a salt
+// added or changed) and keep its forks; the others fork it.
+TEST(ExploreCorpus, SwarmMutationsRedrawOnePartOfTheDraw) {
+  Corpus corpus(21, seconds(10), false, {2, 3});
+  std::vector<Candidate> all;
+  for (int b = 0; b < 20; ++b) {
+    for (const Candidate& c : corpus.next_batch()) {
+      corpus.record(c, fake_outcome(c));
+      all.push_back(c);
+    }
+  }
+  size_t redrawn = 0, forked = 0;
+  for (const Candidate& c : all) {
+    if (c.parent < 0) continue;
+    const Candidate& p = all[static_cast<size_t>(c.parent)];
+    size_t changed = 0;
+    for (size_t part = 0; part < c.salts.salt.size(); ++part) {
+      if (c.salts.salt[part] == p.salts.salt[part]) continue;
+      ++changed;
+      EXPECT_TRUE(part == 2 || part == 3) << part;
+    }
+    if (changed == 1) {
+      ++redrawn;
+      EXPECT_EQ(c.forks, p.forks);
+    } else {
+      EXPECT_EQ(changed, 0u);
+      ++forked;
+      EXPECT_EQ(c.forks.size(), std::min(p.forks.size() + 1, kForksPerCandidateMax));
+    }
+  }
+  EXPECT_GT(redrawn, 10u);
+  EXPECT_GT(forked, 10u);
+}
+
 // A run joins the corpus only when it reaches a feature first; the rare feature draws the search.
 TEST(ExploreCorpus, OnlyRunsReachingSomethingNewJoinAndRareStatesGetMoreRuns) {
   Corpus corpus(3, seconds(10));

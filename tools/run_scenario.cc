@@ -26,28 +26,50 @@ void fork_nemesis(world::KvRunOptions& options, const std::vector<faults::Nemesi
   }
 }
 
+// What changes a run of the scenario besides its seed: the command line's --bug, --schedule,
+// --fork and --swarm-salt.
+struct RunVariation {
+  Bugs bugs;
+  std::optional<faults::Schedule> replay;
+  std::vector<faults::NemesisFork> forks;
+  scenarios::SwarmSalts salts;
+};
+
 // What runs before each simulated run: loads the scenario afresh into *current (its state
-// changes as its functions run) and sets the run's options from it, with the --bug flags.
-std::function<void(world::KvRunOptions&)> load_for_each_run(
-    std::shared_ptr<std::unique_ptr<scenarios::Scenario>> current, const std::string& path, const std::string& script,
-    uint64_t seed, Bugs bugs, std::optional<faults::Schedule> replay, std::vector<faults::NemesisFork> forks) {
+// changes as its functions run) and sets the run's options from it, with the variation.
+std::function<void(world::KvRunOptions&)> load_for_each_run(std::shared_ptr<std::unique_ptr<scenarios::Scenario>> current,
+                                                            const std::string& path, const std::string& script, uint64_t seed,
+                                                            RunVariation v) {
   auto runs = std::make_shared<int>(0);
-  return [current, path, script, seed, bugs, runs, replay, forks](world::KvRunOptions& options) {
+  return [current, path, script, seed, runs, v](world::KvRunOptions& options) {
     const bool quiet = (*runs)++ > 0;  // --check-determinism's second run prints nothing twice
     Result<std::unique_ptr<scenarios::Scenario>> loaded = scenarios::Scenario::load_source(
-        path, script, seed, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr);
+        path, script, seed, {}, quiet ? scenarios::PrintSink([](std::string_view) {}) : nullptr, v.salts);
     DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
     *current = std::move(loaded).value();
-    (*current)->set_bugs(bugs);
-    if (replay) (*current)->set_replay(*replay);
+    (*current)->set_bugs(v.bugs);
+    if (v.replay) (*current)->set_replay(*v.replay);
     options = (*current)->run_options();
-    if (!forks.empty()) fork_nemesis(options, forks);
+    if (!v.forks.empty()) fork_nemesis(options, v.forks);
     std::function<void(world::ClusterOptions&)> scenario_cluster = options.configure_cluster;
-    options.configure_cluster = [scenario_cluster, bugs](world::ClusterOptions& co) {
+    options.configure_cluster = [scenario_cluster, bugs = v.bugs](world::ClusterOptions& co) {
       if (scenario_cluster) scenario_cluster(co);
       co.server.bugs = bugs;  // the member hands the same value to its Raft
     };
   };
+}
+
+// --swarm-salt; false after saying why on stderr.
+bool parse_salt_option(const cli::Args& args, scenarios::SwarmSalts& salts) {
+  std::optional<std::string> spec = args.value("swarm-salt");
+  if (!spec) return true;
+  Result<scenarios::SwarmSalts> parsed = scenarios::parse_swarm_salts(*spec);
+  if (!parsed.is_ok()) {
+    std::fprintf(stderr, "dst run: %s\n", parsed.status().message().c_str());
+    return false;
+  }
+  salts = *parsed;
+  return true;
 }
 
 // --bug and --schedule; false (after saying why on stderr) when either is bad.
@@ -85,6 +107,15 @@ bool parse_fork_option(const cli::Args& args, sim::DurationNs phase, bool replay
   return true;
 }
 
+// The run's command line, from `head` (the binary, the scenario and the seed) and the variation.
+std::string reproduce_command(std::string head, const cli::Args& args, const RunVariation& v) {
+  if (auto names = args.value("bug")) head += " --bug " + *names;
+  if (auto file = args.value("schedule")) head += " --schedule " + *file;
+  if (!v.forks.empty()) head += " --fork " + faults::format_forks(v.forks);
+  if (!v.salts.empty()) head += " --swarm-salt " + scenarios::format_swarm_salts(v.salts);
+  return head;
+}
+
 // What the scenario requires of the run (checks{}, must_reach{}) and what swarm{} drew.
 void take_checks(const scenarios::ScenarioConfig& config, KvRunSpec& spec) {
   spec.require_linearizable = config.checks.linearizable;
@@ -109,15 +140,16 @@ int run_scenario_command(const std::string& self, const std::string& path, const
                                   "drawing faults: the same steps at the same times (docs/scenarios.md)");
   args.option("fork", "AT:SALT[:PCT],...", "from AT into the fault phase on, draw random faults from another stream "
                                            "(at PCT % of the mean interval): what dst explore mutates (docs/explore.md)");
+  args.option("swarm-salt", "PART=N,...", "redraw parts of swarm{}'s draw (faults, nodes, timing, workload, kube) "
+                                          "from salted streams, the others as the seed gives them (docs/explore.md)");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   if (!seed.is_ok()) {
     std::fprintf(stderr, "%s\n\n%s", seed.status().message().c_str(), args.usage().c_str());
     return kExitUsage;
   }
-  Bugs bugs;
-  std::optional<faults::Schedule> replay;
-  if (!parse_bugs_and_schedule(args, bugs, replay)) return kExitUsage;
+  RunVariation v;
+  if (!parse_bugs_and_schedule(args, v.bugs, v.replay) || !parse_salt_option(args, v.salts)) return kExitUsage;
   // Read once: every load below runs the same text, even if the file changes meanwhile.
   Result<std::string> text = scenarios::Scenario::read_file(path);
   if (!text.is_ok()) {
@@ -128,37 +160,35 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   // shown: the run's own load prints it); every simulated run loads its own copy (the script's
   // state changes as its functions run).
   Result<std::unique_ptr<scenarios::Scenario>> first =
-      scenarios::Scenario::load_source(path, *text, *seed, {}, [](std::string_view) {});
+      scenarios::Scenario::load_source(path, *text, *seed, {}, [](std::string_view) {}, v.salts);
   if (!first.is_ok()) {
     std::fprintf(stderr, "dst run: scenario error: %s\n", first.status().message().c_str());
     return kExitUsage;
   }
   const scenarios::ScenarioConfig& config = (*first)->config();
-  if (bugs.any_in(BugLayer::kKube) && !config.kube) {
+  if (v.bugs.any_in(BugLayer::kKube) && !config.kube) {
     std::fprintf(stderr, "dst run: --bug: a kube bug needs a scenario with kube{} (apiservers and controllers); %s has none\n",
                  path.c_str());
     return kExitUsage;
   }
-  std::vector<faults::NemesisFork> forks;
-  if (!parse_fork_option(args, config.run.duration, replay.has_value(), forks)) return kExitUsage;
+  if (!parse_fork_option(args, config.run.duration, v.replay.has_value(), v.forks)) return kExitUsage;
   KvRunSpec spec;
   spec.command = "dst run " + path;
   spec.scenario = path;
   spec.seed = *seed;
-  spec.reproduce = self + " run " + path + " --seed " + std::to_string(*seed);
-  if (auto names = args.value("bug")) spec.reproduce += " --bug " + *names;
-  if (auto file = args.value("schedule")) spec.reproduce += " --schedule " + *file;
-  if (!forks.empty()) spec.reproduce += " --fork " + faults::format_forks(forks);
+  spec.reproduce = reproduce_command(self + " run " + path + " --seed " + std::to_string(*seed), args, v);
   spec.options = config.run;
   spec.out = args.value("out");
   spec.result_file = args.value("result");
   spec.check_determinism = args.has("check-determinism");
   take_checks(config, spec);
-  if (!forks.empty())
-    spec.header_lines.push_back("forked: random faults from stream raft-nemesis/fork-SALT from each AT on: " + faults::format_forks(forks));
+  if (!v.forks.empty())
+    spec.header_lines.push_back("forked: random faults from stream raft-nemesis/fork-SALT from each AT on: " + faults::format_forks(v.forks));
+  if (!v.salts.empty())
+    spec.header_lines.push_back("swarm salted: these parts drawn from salted streams: " + scenarios::format_swarm_salts(v.salts));
   // The Scenario of the current simulated run: replaced before each one.
   auto current = std::make_shared<std::unique_ptr<scenarios::Scenario>>();
-  spec.prepare_run = load_for_each_run(current, path, *text, *seed, bugs, replay, forks);
+  spec.prepare_run = load_for_each_run(current, path, *text, *seed, v);
   spec.runtime_error = [current]() -> std::optional<std::string> {
     return *current ? (*current)->runtime_error() : std::nullopt;
   };
