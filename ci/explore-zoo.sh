@@ -66,7 +66,7 @@ explored() {
   t0=$(now_ms)
   rm -rf "$work/explore"
   "$DST" explore "$(scenario_of "$1")" --seed "$2" --runs "$MAX_RUNS" --jobs 1 --out "$work/explore" -- --bug "$1" >/dev/null 2>&1 || true
-  first=$(awk -F'\t' 'NR > 1 && ($5 == "violation" || $5 == "crash" || $5 == "timeout") {print $1 + 1; exit}' "$work/explore/explore.tsv")
+  first=$(awk -F'\t' 'NR > 1 && ($6 == "violation" || $6 == "crash" || $6 == "timeout") {print $1 + 1; exit}' "$work/explore/explore.tsv")
   echo "${first:--} $(($(now_ms) - t0))"
 }
 

@@ -184,9 +184,9 @@ std::vector<RunRow> run_batch(const ExploreOptions& o, explore::Corpus& corpus, 
 }
 
 std::string tsv_row(const ExploreOptions& o, const RunRow& r) {
-  std::string forks = r.candidate.forks.empty() ? "-" : faults::format_forks(r.candidate.forks);
-  if (!r.candidate.salts.empty()) forks += " salts " + scenarios::format_swarm_salts(r.candidate.salts);
-  return std::to_string(r.index) + "\t" + std::to_string(r.candidate.seed) + "\t" + forks + "\t" +
+  const std::string forks = r.candidate.forks.empty() ? "-" : faults::format_forks(r.candidate.forks);
+  const std::string salts = r.candidate.salts.empty() ? "-" : scenarios::format_swarm_salts(r.candidate.salts);
+  return std::to_string(r.index) + "\t" + std::to_string(r.candidate.seed) + "\t" + forks + "\t" + salts + "\t" +
          (r.candidate.parent < 0 ? "-" : std::to_string(r.candidate.parent)) + "\t" + sweep::verdict_name(r.verdict) + "\t" +
          std::to_string(r.first_features) + "\t" + (r.trace_hash.empty() ? "-" : r.trace_hash) + "\t" + reproduce(o, r.candidate) +
          "\t" + r.first_failure + "\n";
@@ -253,7 +253,7 @@ int explore_command(const std::string& self, const std::vector<std::string>& arg
   std::fflush(stdout);
   std::ofstream runs_tsv(o.out_dir + "/explore.tsv", std::ios::trunc);
   std::ofstream progress_tsv(o.out_dir + "/progress.tsv", std::ios::trunc);
-  runs_tsv << "run\tseed\tforks\tparent\tverdict\tnew_features\ttrace_hash\treproduce\tfirst_failure\n";
+  runs_tsv << "run\tseed\tforks\tswarm_salts\tparent\tverdict\tnew_features\ttrace_hash\treproduce\tfirst_failure\n";
   progress_tsv << "runs\tnames\tfeatures\tcorpus\tfailing\n";
   explore::Corpus corpus(o.seed, shape->phase, o.fresh_only, shape->swarm_parts);
   std::vector<RunRow> rows;
