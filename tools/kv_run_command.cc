@@ -63,6 +63,12 @@ void run_once(sim::Simulator& sim, const KvRunSpec& spec, EtcdRun& out) {
   out.linearizable_us = since_us(t);
 }
 
+// Members the recovery had to start again after the heal: shown, since each is a member that went
+// down on its own after the faults ended.
+std::string restarted_note(const world::LivenessReport& l) {
+  return l.restarted_after_heal.empty() ? "" : "; exited after the heal and restarted: " + l.restarted_after_heal;
+}
+
 CheckRow row(std::string name, bool ok, bool required, std::string summary) {
   CheckRow c;
   c.name = std::move(name);
@@ -82,8 +88,8 @@ void world_checks(const KvRunSpec& spec, const world::KvRunResult& w, std::vecto
   out.push_back(std::move(inv));
   CheckRow live = row("liveness", w.liveness_ok, spec.require_liveness,
                       w.liveness_ok ? "recovered in " + sim::format_duration(w.liveness.recovery) + ", then served in " +
-                                          sim::format_duration(w.liveness.service)
-                                    : w.liveness.detail);
+                                          sim::format_duration(w.liveness.service) + restarted_note(w.liveness)
+                                    : w.liveness.detail + restarted_note(w.liveness));
   if (!w.liveness_ok) live.first_message = w.liveness.detail, live.violations = 1;
   out.push_back(std::move(live));
   CheckRow agree = row("member-agreement", w.members_agree, spec.require_durability,

@@ -79,7 +79,9 @@ std::string describe_raft_world(const sim::Simulator& sim, const SimCluster& clu
   }
   if (r.liveness_ok) {
     s += line("liveness", "ok: one leader and every node caught up " + sim::format_duration(r.liveness.recovery) +
-                              " after the heal (bound " + sim::format_duration(options.recovery_bound) + ")");
+                              " after the heal (bound " + sim::format_duration(options.recovery_bound) + ")" +
+                              (r.liveness.restarted_after_heal.empty() ? "" : "; exited after the heal and restarted: " +
+                                                                                  r.liveness.restarted_after_heal));
   } else {
     s += line("liveness", "FAILED: " + r.liveness.detail);
   }

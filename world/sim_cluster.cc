@@ -237,12 +237,13 @@ void SimCluster::heal_all() {
 // A member can take itself down after the heal because of a fault from before it: a pause that
 // held a restart while an injected fsync error was spent, then the resume. An operator (systemd)
 // restarts it; the harness does so a few times. One that keeps exiting stays down and fails.
-void SimCluster::restart_exited_after_heal(std::vector<int>& restarts) {
+void SimCluster::restart_exited_after_heal(std::vector<int>& restarts, LivenessReport& report) {
   constexpr int kRestartsAfterHealMax = 3;
   for (size_t i = 0; i < nodes_.size(); ++i) {
     if (up(i) || !nodes_[i]->was_started || nodes_[i]->was_removed || restarts[i] >= kRestartsAfterHealMax) continue;
     ++restarts[i];
     start(i);
+    report.restarted_after_heal += (report.restarted_after_heal.empty() ? "n" : " n") + std::to_string(nodes_[i]->id);
   }
 }
 
@@ -254,7 +255,7 @@ LivenessReport SimCluster::await_recovery(sim::DurationNs bound) {
   std::vector<int> restarts(nodes_.size(), 0);
   while (sim_.now() < deadline) {
     sim_.run_until(std::min(deadline, sim_.now() + sim::milliseconds(50)));
-    restart_exited_after_heal(restarts);
+    restart_exited_after_heal(restarts, report);
     auto l = leader();
     if (!l) continue;
     const raft::Raft& lr = server(*l)->raft();

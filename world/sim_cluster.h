@@ -43,6 +43,9 @@ struct LivenessReport {
   // From the recovery to service again (service_probe.h; 0 where the world does not probe).
   sim::DurationNs service = 0;
   std::string detail;            // why not ok
+  // Members that exited after the heal (a fault from before it still acting, e.g. a spent fsync
+  // error found by a resumed process) and were started again, at most 3 times each: "n2 n2 n3".
+  std::string restarted_after_heal;
 };
 
 class SimCluster : public faults::ClusterTarget {
@@ -103,7 +106,7 @@ class SimCluster : public faults::ClusterTarget {
 
  private:
   // Restarts members that exited since the heal (each at most 3 times); await_recovery's helper.
-  void restart_exited_after_heal(std::vector<int>& restarts);
+  void restart_exited_after_heal(std::vector<int>& restarts, LivenessReport& report);
   // What the world keeps of one node across its incarnations; it is the member's
   // ServerObserver (the member tells it, it never writes here) and carries out what the node's
   // fault points fire.
