@@ -360,6 +360,15 @@ Status Nemesis::failpoint(size_t n, const std::string& point, const std::string&
 void Nemesis::finish() {
   for (auto& [slot, id] : open_) recorder_.fault_ended(id, sim_.now());
   open_.clear();
+  // A drift fault ends with the fault phase like every other: each clock runs at its configured
+  // rate again (a wall clock set off or stepped stays where it is: setting it back would be a
+  // step of its own).
+  for (size_t n = 1; n <= cluster_.size(); ++n) {
+    sim::NodeClock& clock = sim_.host(cluster_.host(n - 1)).clock();
+    auto it = configured_drift_.find(n);
+    const int64_t ppm = it == configured_drift_.end() ? 0 : it->second;
+    if (clock.drift_ppm() != ppm) clock.set_drift_ppm(ppm, sim_.now());
+  }
 }
 
 }  // namespace dst::faults

@@ -131,6 +131,9 @@ class Nemesis {
   std::vector<FaultStep> applied_;
   // Open windows by slot ("net", "crash n2", "pause n1", "fsync n3", ...): the fault id.
   std::map<std::string, uint64_t> open_;
+  // Each member's clock drift as cluster{} configured it (the machine's own quartz): what finish()
+  // sets a drift fault back to.
+  std::map<size_t, int64_t> configured_drift_;
   sim::FaultLog log_;
 };
 

@@ -31,6 +31,7 @@ Status Nemesis::apply(FaultStep step) {
   if (st.is_ok()) {
     record(step);
     count_fault_states(step.kind, states);
+    if (step.kind == FaultKind::kClockDrift && step.origin == Origin::kConfig) configured_drift_[step.node] = step.ppm;
   }
   return st;
 }

@@ -150,6 +150,11 @@ std::string draw_timing(sim::Rng& rng, ScenarioConfig& c) {
     c.raft.max_inflight_msgs = 1 + rng.uniform_u64(4);
     text += ", appends of one entry, " + std::to_string(c.raft.max_inflight_msgs) + " in flight";
   }
+  // Recovery takes elections, and an election can fail several times in a row (a member whose log
+  // is behind times out first, without pre-vote, and resets everyone's timer): the liveness bound
+  // is at least 8 election timeouts (swarm_kube.lua seed 168 needed 22.7 s at 4 s timeouts).
+  c.run.recovery_bound = std::clamp<sim::DurationNs>(8 * c.tick * c.raft.election_tick, c.run.recovery_bound,
+                                                     limits::kScenarioRecoveryBoundNsMax);
   return text;
 }
 
