@@ -30,7 +30,8 @@ Status Nemesis::apply(FaultStep step) {
   else st = apply_network(step);
   if (st.is_ok()) {
     record(step);
-    count_fault_states(step.kind, states);
+    // A drift cluster{} configured is the machine's own clock, not a fault: not counted.
+    if (step.origin != Origin::kConfig) count_fault_states(step.kind, states);
     if (step.kind == FaultKind::kClockDrift && step.origin == Origin::kConfig) configured_drift_[step.node] = step.ppm;
   }
   return st;

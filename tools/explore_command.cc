@@ -82,7 +82,7 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   o->extra = args.passthrough();
   if (Status st = sweep::check_extra_args(o->extra); !st.is_ok()) return usage_error("dst explore: " + st.message(), args);
   for (const std::string& a : o->extra) {
-    for (const char* own : {"--seed", "--out", "--result", "--fork", "--schedule"}) {
+    for (const char* own : {"--seed", "--out", "--result", "--fork", "--schedule", "--swarm-salt"}) {
       if (a == own || a.rfind(std::string(own) + "=", 0) == 0)
         return usage_error("dst explore: '" + a + "' after -- would clash with what explore gives each run", args);
     }

@@ -70,6 +70,8 @@ expect 2 "PERCENT is not a whole number in 10..1000" -- "$DST" run short.lua --s
 expect 2 "runs must be 1..100000" -- "$DST" explore short.lua --runs 0
 expect 2 "would clash with what explore gives each run" -- "$DST" explore short.lua --runs 1 -- --fork 1s:1
 expect 2 "scenario error: nope.lua" -- "$DST" explore nope.lua --runs 1
+expect 2 "would clash with what explore gives each run" -- "$DST" explore short.lua --runs 1 -- --swarm-salt timing=1
+expect 2 "swarm-salt: 'clock=1': unknown part" -- "$DST" run short.lua --seed 1 --swarm-salt clock=1
 
 [ "$failures" -eq 0 ] && echo "all hostile command lines refused as they should be"
 exit "$failures"
