@@ -267,6 +267,7 @@ Result<EtcdVerdict> Checker::run() {
     collect_coverage();
     compute_first_observed();
     collect_key_observations();
+    index_delete_needs();
     check_static();
     search();
   }

@@ -79,6 +79,7 @@ struct EtcdStats {
   size_t uncertain_revisions = 0;  // revisions whose effect is not fully known
   size_t revisions_searched = 0;   // made by one of several candidates, chosen by the search
   size_t combinations_tried = 0;   // complete or failed assignments the search went through
+  size_t choices_pruned = 0;       // branch points met again in an explored state (not tried twice)
   size_t checks = 0;           // operation checks made
   size_t checks_skipped = 0;   // skipped because they need an uncertain key
   uint64_t steps = 0;

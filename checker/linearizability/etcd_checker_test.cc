@@ -293,6 +293,43 @@ TEST(EtcdChecker, SearchOverSeveralGapsFindsTheOnlyConsistentAssignment) {
   EXPECT_EQ(pinned.stats.combinations_tried, 2u);
 }
 
+// Six unseen revisions and seven unknown-outcome writes: six puts nobody saw and a delete of k/b,
+// which a watch starting at revision 11 sees there. Whatever fills the gaps, the delete must be
+// left for 11. The search tries writes that a later deletion may need last, so its first
+// assignment passes; in plain order it would take the delete at 5 and then try every order of
+// the puts (720) before giving it up.
+TEST(EtcdChecker, SearchKeepsTheWriteALaterDeletionNeedsForIt) {
+  HistoryBuilder b = base();
+  b.unknown(9, 80, del_req("k/b"));
+  for (int i = 0; i < 6; ++i) b.unknown(10 + static_cast<uint32_t>(i), 81 + i, put_req("k/p" + std::to_string(i), "u" + std::to_string(i)));
+  const size_t w = b.watch("k/b", "", 11, 90);
+  b.events(w, 100, 11, {delete_event("k/b", 11)});
+  auto v = check(b.h);
+  EXPECT_LINEARIZABLE(v);
+  EXPECT_EQ(v.stats.revisions_searched, 6u);  // each gap: the puts left and the delete
+  EXPECT_EQ(v.stats.combinations_tried, 1u);
+  EXPECT_EQ(v.stats.revisions_by_unknown_write, 7u);
+}
+
+// Four unseen revisions (7..10), four unknown deletes of keys that existed, and a read at 10
+// that no choice can fix. Deleting x then y leaves the state y then x leaves: the search explores each
+// such state once (choices_pruned counts the repeats it skipped) and still tries every other
+// order before it reports the violation.
+TEST(EtcdChecker, SearchPrunesAStateItExploredInAnotherOrder) {
+  HistoryBuilder b;
+  const std::vector<std::string> keys = {"k/w", "k/x", "k/y", "k/z"};
+  for (size_t i = 0; i < keys.size(); ++i)
+    b.op(1, 10 * static_cast<int64_t>(i), 10 * static_cast<int64_t>(i) + 5, put_req(keys[i], "v" + std::to_string(i)),
+         put_resp(2 + static_cast<int64_t>(i)));
+  b.op(1, 40, 45, put_req("k/a", "va"), put_resp(6));
+  for (size_t i = 0; i < keys.size(); ++i) b.unknown(10 + static_cast<uint32_t>(i), 50, del_req(keys[i]));
+  b.op(2, 100, 110, get_req("k/a"), range_resp(10, {kv("k/a", "bogus", 6, 6, 1)}));
+  auto v = check(b.h);
+  EXPECT_RULE(v, "read-result");
+  EXPECT_EQ(v.stats.choices_pruned, 6u);
+  EXPECT_EQ(v.stats.combinations_tried, 12u);  // 4! = 24 orders without the memo
+}
+
 TEST(EtcdChecker, RevisionNothingCanHaveMade) {
   // Revision 5 is unseen, the state is certain, and there is no unknown-outcome write at all.
   HistoryBuilder b = base();

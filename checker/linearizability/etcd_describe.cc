@@ -140,7 +140,11 @@ std::string EtcdVerdict::summary() const {
                   std::to_string(stats.gaps) + " gaps (" + std::to_string(stats.gaps_explained) + " explained), " +
                   (stats.combinations_tried > 0 ? std::to_string(stats.revisions_searched) +
                                                       " revisions searched (" +
-                                                      std::to_string(stats.combinations_tried) + " combinations), "
+                                                      std::to_string(stats.combinations_tried) + " combinations" +
+                                                      (stats.choices_pruned > 0
+                                                           ? ", " + std::to_string(stats.choices_pruned) + " repeats pruned"
+                                                           : std::string()) +
+                                                      "), "
                                                 : std::string()) +
                   std::to_string(stats.uncertain_revisions) + " uncertain revisions, " + std::to_string(stats.checks) +
                   " checks (" + std::to_string(stats.checks_skipped) + " skipped), " + std::to_string(stats.steps) +

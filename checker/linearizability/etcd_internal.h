@@ -75,7 +75,13 @@ class Checker {
   // Replays revisions 2..max in order, each followed by the checks that need the state at it;
   // where several candidates could have made a revision, tries them in turn (depth first,
   // backtracking at the first violation). See the comment at the top of etcd_search.cc.
+  // The search's order of candidates: per unknown-outcome write, the latest revision whose
+  // observed deletions no acknowledged write made that it may have to explain (0: none).
+  std::vector<int64_t> needed_until_;
+  void index_delete_needs();
+  void order_candidates(int64_t r, std::vector<Candidate>& cands) const;
   void search();
+  void search_writers();  // search() without its final bookkeeping
   // Which of the n candidates that could have made revision r to take; nullopt: not searching
   // (the revision's keys become uncertain instead).
   std::optional<size_t> choose(int64_t r, size_t n);
@@ -182,7 +188,17 @@ class Checker {
     size_t alternatives = 0;
     size_t chosen = 0;
     Snapshot before;  // taken before revision rev was replayed
+    std::pair<uint64_t, uint64_t> signature{};  // what the search from here depends on (explored_)
   };
+  // The signatures of branch points whose every alternative was explored without a passing
+  // assignment (Porcupine's cache of failed states, for the choice of writers): reaching one
+  // again (the same writers used, the same state, in another order) cannot pass either. Two
+  // independent 64-bit digests: a wrong prune needs both to collide. At most kExploredMax.
+  static constexpr size_t kExploredMax = 4'000'000;
+  std::set<std::pair<uint64_t, uint64_t>> explored_;
+  bool pruned_ = false;  // the branch just made was explored before: fail it at once
+  size_t pruned_total_ = 0;  // out of out_.stats, which backtracking rolls back
+  std::pair<uint64_t, uint64_t> signature(int64_t r);
   bool branching_ = false;
   std::vector<Branch> branches_;
   std::optional<std::pair<int64_t, size_t>> forced_;  // (revision, candidate) to take when replaying it again

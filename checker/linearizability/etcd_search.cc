@@ -21,6 +21,7 @@
 // can explain). The budget counts the work of every assignment tried.
 #include <algorithm>
 
+#include "base/hash.h"
 #include "checker/linearizability/etcd_internal.h"
 
 namespace dst::checker::etcd {
@@ -52,8 +53,35 @@ std::optional<size_t> Checker::choose(int64_t r, size_t n) {
     return k;
   }
   if (!branching_) return std::nullopt;
-  branches_.push_back(Branch{r, n, 0, revision_start_});
+  // Below the outermost choice every replay shares the prefix; a signature only tells apart what
+  // differs, so it starts there.
+  const std::pair<uint64_t, uint64_t> sig = branches_.empty() ? std::pair<uint64_t, uint64_t>{} : signature(r);
+  if (!branches_.empty() && explored_.count(sig)) {
+    ++pruned_total_;
+    pruned_ = true;
+    branches_.push_back(Branch{r, n, n - 1, revision_start_, sig});  // nothing left to try here
+    return n - 1;
+  }
+  branches_.push_back(Branch{r, n, 0, revision_start_, sig});
   return 0;
+}
+
+// What the replay from revision r on depends on, besides what every branch shares: the state of
+// the keys changed since the outermost choice, which unknown-outcome writes are taken, and
+// whether an earlier revision was left uncertain or a check skipped (either rules out a pass).
+std::pair<uint64_t, uint64_t> Checker::signature(int64_t r) {
+  DST_ASSERT(!branches_.empty());
+  const int64_t from = branches_.front().rev;
+  std::pair<uint64_t, uint64_t> sig{hash_combine(0x5e1f, static_cast<uint64_t>(r)), hash_combine(0x7a11, static_cast<uint64_t>(r))};
+  for (const auto& [op, rev] : bound_) {
+    sig.first = hash_combine(sig.first, op);
+    sig.second = hash_combine(sig.second, mix64(op ^ 0x9d2c5680));
+  }
+  const uint64_t flags = (uncertain_revs_.empty() ? 1 : 0) | (out_.stats.checks_skipped > 0 ? 2 : 0);
+  sig.first = hash_combine(hash_combine(sig.first, flags), tl_.digest_changed_since(from, r - 1, 0x51));
+  sig.second = hash_combine(hash_combine(sig.second, flags), tl_.digest_changed_since(from, r - 1, 0xa3c9));
+  steps_ += tl_.key_count();
+  return sig;
 }
 
 void Checker::roll_back(const Branch& b) {
@@ -68,6 +96,11 @@ void Checker::roll_back(const Branch& b) {
 }
 
 void Checker::search() {
+  search_writers();
+  out_.stats.choices_pruned = pruned_total_;
+}
+
+void Checker::search_writers() {
   writer_.assign(static_cast<size_t>(max_rev_) + 1, Writer{});
   // A violation that no choice can undo is already known: report it (and more) without searching.
   branching_ = out_.violations.empty();
@@ -85,6 +118,7 @@ void Checker::search() {
       replay_revision(r);
       DST_ASSERT_MSG(!forced_, "the search's choice at revision " + std::to_string(r) + " was not asked for");
       check_revision(r);
+      if (pruned_) break;  // explored before: on to the next alternative above it
       if (out_.violations.empty()) continue;
       if (branches_.empty()) {
         branching_ = false;  // decided whatever comes later: report, do not search
@@ -99,14 +133,21 @@ void Checker::search() {
       roll_back(branches_.front());
       return;
     }
-    ++tried;
-    if (!failed && out_.stats.checks_skipped == 0) {  // every check passed
-      out_.stats.combinations_tried = tried;
-      return;
+    if (pruned_) {
+      pruned_ = false;  // neither a pass nor a failure worth reporting: the first visit was that
+    } else {
+      ++tried;
+      if (!failed && out_.stats.checks_skipped == 0) {  // every check passed
+        out_.stats.combinations_tried = tried;
+        return;
+      }
+      if (failed && (!failed_furthest || r > failed_furthest->reached)) failed_furthest = keep(r);
+      if (!failed && !uncertain_first) uncertain_first = keep(r);
     }
-    if (failed && (!failed_furthest || r > failed_furthest->reached)) failed_furthest = keep(r);
-    if (!failed && !uncertain_first) uncertain_first = keep(r);
-    while (!branches_.empty() && branches_.back().chosen + 1 >= branches_.back().alternatives) branches_.pop_back();
+    while (!branches_.empty() && branches_.back().chosen + 1 >= branches_.back().alternatives) {
+      if (branches_.size() > 1 && explored_.size() < kExploredMax) explored_.insert(branches_.back().signature);
+      branches_.pop_back();
+    }
     if (branches_.empty()) break;
     Branch& b = branches_.back();
     roll_back(b);

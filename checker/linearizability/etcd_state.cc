@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/assert.h"
+#include "base/hash.h"
 
 namespace dst::checker::etcd {
 
@@ -80,6 +81,21 @@ std::vector<std::string> Timeline::keys_with_lease(int64_t lease, int64_t rev) c
     if (s.present() && s.kv.lease == lease) out.push_back(key);
   }
   return out;
+}
+
+uint64_t Timeline::digest_changed_since(int64_t from, int64_t at, uint64_t seed) const {
+  uint64_t h = seed;
+  for (const auto& [key, changes] : keys_) {
+    if (changes.empty() || changes.back().rev < from) continue;
+    const Slot s = this->at(key, at);
+    h = hash_combine(h, hash_bytes(key, seed));
+    h = hash_combine(h, static_cast<uint64_t>(s.kind));
+    if (!s.present()) continue;
+    h = hash_combine(h, hash_bytes(s.kv.value, seed));
+    for (int64_t v : {s.kv.create_revision, s.kv.mod_revision, s.kv.version, s.kv.lease})
+      h = hash_combine(h, static_cast<uint64_t>(v));
+  }
+  return h;
 }
 
 namespace {

@@ -70,6 +70,10 @@ class Timeline {
   size_t key_count() const { return keys_.size(); }
   // Keys whose slot at `rev` is present with this lease.
   std::vector<std::string> keys_with_lease(int64_t lease, int64_t rev) const;
+  // A digest of every key changed at revision `from` or later, with its slot at `at`: two
+  // replays that agree before `from` have the same state at `at` when their digests agree.
+  // `seed` picks one of independent digests.
+  uint64_t digest_changed_since(int64_t from, int64_t at, uint64_t seed) const;
 
  private:
   struct Change {
