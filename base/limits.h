@@ -314,6 +314,11 @@ inline constexpr int64_t kScenarioRunForNsMax = 3'600'000'000'000;     // 1 h
 // slow_fsync()), a failpoint's sleep, and every distribution parameter that is a duration. A
 // delay over a minute is an outage: model it with a partition or a pause instead.
 inline constexpr int64_t kScenarioLatencyNsMax = 60'000'000'000;  // 60 s
+// workload{compaction_keep=}: revisions the compactor keeps below the newest it read.
+inline constexpr int64_t kWorkloadCompactionKeepMax = 1'000'000;
+// A watch client's stall (watch_stall) and how far back a rewind may go (watch_rewind).
+inline constexpr int64_t kWatchStallNsMax = 60'000'000'000;  // 60 s
+inline constexpr int64_t kWatchRewindRevisionsMax = 1'000'000'000;
 // Shape parameters of distributions: lognormal's sigma (10 already spans e^±10 around the
 // median) and Pareto's alpha (past 100 it is a constant at its scale).
 inline constexpr double kScenarioLognormalSigmaMax = 10;

@@ -66,6 +66,8 @@ DST_PROBE_ENUM(kWatchPrevKvOnCatchUp, "watch.prev-kv-on-catch-up", "a watcher ca
 DST_PROBE_ENUM(kClientFailover, "client.failover", "a client that is not pinned moved to another member")
 DST_PROBE_ENUM(kClientWriteUnknown, "client.write-unknown", "a write's outcome was unknown (no answer, or Unavailable)")
 DST_PROBE_ENUM(kClientWatchResumed, "client.watch-resumed", "a watch resumed on a new stream after its stream broke")
+DST_PROBE_ENUM(kClientWatchStalled, "client.watch-stalled", "a watch client stopped reading for a while (a watch_stall fault)")
+DST_PROBE_ENUM(kClientWatchRewound, "client.watch-rewound", "a watch client dropped its watch to watch again from an older revision (watch_rewind)")
 DST_PROBE_ENUM(kClientWatchCompacted, "client.watch-compacted", "a watch was canceled by compaction and ended")
 
 // --- kube (kube/) ----------------------------------------------------------------------------------

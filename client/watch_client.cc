@@ -8,6 +8,28 @@
 
 namespace dst::client {
 
+namespace {
+
+// A fault's request, after a response: a stall sleeps here (the stream backs up meanwhile); a
+// rewind ends the watch (true) with where to watch again.
+bool obey_control(sim::Simulator& sim, WatchControl* control, int64_t next_revision, WatchClientResult& result) {
+  if (control == nullptr) return false;
+  if (control->rewind_by > 0) {
+    DST_PROBE(kClientWatchRewound);
+    result.rewound = true;
+    result.rewind_to = std::max<int64_t>(1, next_revision - control->rewind_by);
+    control->rewind_by = 0;
+    return true;
+  }
+  if (control->stalled_until > sim.now()) {
+    DST_PROBE(kClientWatchStalled);
+    return sim.sleep(control->stalled_until - sim.now()) != sim::WaitResult::kOk;
+  }
+  return false;
+}
+
+}  // namespace
+
 WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& options, history::Recorder& recorder,
                             sim::TimeNs until) {
   DST_ASSERT(!options.members.empty());
@@ -48,6 +70,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
           if (r->events_size() == 0 && !r->created() && !r->canceled() && r->header().revision() > 0)
             create.set_start_revision(std::max(create.start_revision(), r->header().revision() + 1));
           if (options.read_delay > 0 && sim.sleep(options.read_delay) != sim::WaitResult::kOk) break;
+          if (!r->canceled() && obey_control(sim, options.control, create.start_revision(), result)) break;
           if (r->canceled()) {
             DST_PROBE(kClientWatchCompacted);
             result.canceled = true;
@@ -55,6 +78,11 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
             break;
           }
         }
+      }
+      if (result.rewound) {
+        recorder.segment_broken(result.watch);  // the client closed it; a new watch follows
+        (*conn)->close_watch(call);
+        break;
       }
       if (sim.now() >= until || result.canceled) break;
       recorder.segment_broken(result.watch);

@@ -14,6 +14,13 @@
 
 namespace dst::client {
 
+// What a fault asks of a running watch client (faults::WatchTarget through the workload); the
+// client looks at it after each response it takes.
+struct WatchControl {
+  sim::TimeNs stalled_until = 0;  // read nothing more before this time
+  int64_t rewind_by = 0;          // > 0: end this watch; the caller watches again this many revisions back
+};
+
 struct WatchClientOptions {
   uint32_t id = 0;                     // client id recorded with the watch
   std::vector<sim::Address> members;  // member order = member ids 1..n
@@ -28,6 +35,8 @@ struct WatchClientOptions {
   // A slow reader: waits this long after each response it takes (0: reads at once), so the
   // member's queue for it fills and it falls behind.
   sim::DurationNs read_delay = 0;
+  // Faults on this client (may be null; must outlive the call).
+  WatchControl* control = nullptr;
 };
 
 struct WatchClientResult {
@@ -37,6 +46,8 @@ struct WatchClientResult {
   bool canceled = false;       // canceled by the server (compaction)
   int64_t compact_revision = 0;  // the cancel's compact revision: the oldest a new watch can start at
   int64_t next_revision = 0;   // where a resume would start
+  bool rewound = false;        // ended by a rewind (WatchControl::rewind_by)
+  int64_t rewind_to = 0;       // ... the revision to watch again from (at least 1)
 };
 
 // Runs the watch in the calling fiber until virtual time `until` (or its cancellation).

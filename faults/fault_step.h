@@ -59,6 +59,9 @@ enum class FaultKind : uint8_t {
   kApiserverReconnect,
   kControllerPause,
   kControllerResume,
+  // The workload's watch clients (numbers are watchers, 1-based).
+  kWatchStall,   // node, ns: reads nothing for `ns`
+  kWatchRewind,  // node, count: watches again from `count` revisions below where it was
   // Not an action: the random generator's last wake (a replay sleeps until it, as the original did).
   kStop,
   kCount,
@@ -87,11 +90,11 @@ struct FaultStep {
   std::string dist_text;   // how the scenario wrote it ("50ms..500ms")
   bool lose_unsynced = false, torn = false;  // kKill
   bool full = true;                          // kDiskFull
-  int64_t count = 1;                         // kFsyncError
+  int64_t count = 1;                         // kFsyncError, kWatchRewind
   std::string file;                          // kBitflip
   uint64_t offset = 0, length = 4096;        // kBitflip
   int bits = 1;                              // kBitflip
-  sim::DurationNs ns = 0;                    // kClockSkew, kClockJump
+  sim::DurationNs ns = 0;                    // kClockSkew, kClockJump, kWatchStall
   int64_t ppm = 0;                           // kClockDrift
   std::string point, action;                 // kFailpoint
   sim::DurationNs delay = 0;                 // kFailpoint "sleep"
@@ -107,9 +110,10 @@ std::optional<FaultKind> parse_fault_kind(std::string_view name);
 std::string_view origin_name(Origin origin);
 std::optional<Origin> parse_origin(std::string_view name);
 
-// Whether the kind acts on a member (node is 1..members) / on the kube layer.
+// Whether the kind acts on a member (node is 1..members) / on the kube layer / on a watch client.
 bool acts_on_member(FaultKind kind);
 bool acts_on_kube(FaultKind kind);
+bool acts_on_watcher(FaultKind kind);  // node is a watch client of the workload (1..watchers)
 
 // One readable line: "kill n2 lose_unsynced torn", "partition n1|n2,n3".
 std::string describe(const FaultStep& step);

@@ -30,6 +30,7 @@
 #include "faults/cluster_target.h"
 #include "faults/fault_step.h"
 #include "faults/kube_target.h"
+#include "faults/watch_target.h"
 #include "sim/fault_log.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
@@ -43,6 +44,9 @@ class Nemesis {
   // The Kubernetes layer's apiservers and controllers, once the world has started them.
   void set_kube(KubeTarget* kube) { kube_ = kube; }
   const KubeTarget* kube() const { return kube_; }
+  // The workload's watch clients, once the world has made them (none: watch faults are refused).
+  void set_watchers(WatchTarget* watchers) { watchers_ = watchers; }
+  size_t watchers() const { return watchers_ ? watchers_->watchers() : 0; }
 
   // Carries out one step now (its `at` is set to now) and records it; a refused step (an
   // unknown node, a bad parameter) changes nothing, is not recorded, and says what was expected.
@@ -119,6 +123,7 @@ class Nemesis {
   Status apply_network(const FaultStep& step);
   Status apply_member(const FaultStep& step);
   Status apply_kube(const FaultStep& step);
+  Status apply_watcher(const FaultStep& step);
   void record(const FaultStep& step);
   Status drop_noise(double loss, double duplicate, double reorder);
   void heal_network();  // every link works again; the network's windows end
@@ -128,6 +133,7 @@ class Nemesis {
   ClusterTarget& cluster_;
   history::Recorder& recorder_;
   KubeTarget* kube_ = nullptr;
+  WatchTarget* watchers_ = nullptr;
   std::vector<FaultStep> applied_;
   // Open windows by slot ("net", "crash n2", "pause n1", "fsync n3", ...): the fault id.
   std::map<std::string, uint64_t> open_;

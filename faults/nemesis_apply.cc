@@ -4,6 +4,7 @@
 
 #include "base/assert.h"
 #include "base/hash.h"
+#include "base/limits.h"
 #include "faults/fault_state.h"
 #include "faults/nemesis.h"
 #include "faults/schedule_text.h"
@@ -26,6 +27,7 @@ Status Nemesis::apply(FaultStep step) {
   Status st;
   if (step.kind == FaultKind::kStop) st = Status::ok();
   else if (acts_on_kube(step.kind)) st = apply_kube(step);
+  else if (acts_on_watcher(step.kind)) st = apply_watcher(step);
   else if (acts_on_member(step.kind)) st = apply_member(step);
   else st = apply_network(step);
   if (st.is_ok()) {
@@ -139,6 +141,37 @@ Status Nemesis::apply_kube(const FaultStep& s) {
       close("kube-pause " + ctl);
       break;
     default: DST_UNREACHABLE("not a kube fault kind");
+  }
+  return Status::ok();
+}
+
+// A watch client's stall (a window of its length) or rewind (an instant). The watcher acts on
+// either at its next response.
+Status Nemesis::apply_watcher(const FaultStep& s) {
+  const std::string fn(fault_kind_name(s.kind));
+  if (s.node < 1 || s.node > watchers())
+    return Status(StatusCode::kInvalidArgument, fn + ": watcher " + std::to_string(s.node) + " does not exist (" +
+                                                    (watchers() == 0 ? std::string("the workload has no watchers")
+                                                                     : "1.." + std::to_string(watchers())) + ")");
+  const std::string target = "watcher" + std::to_string(s.node);
+  if (s.kind == FaultKind::kWatchStall) {
+    if (s.ns < 0 || s.ns > limits::kWatchStallNsMax)
+      return Status(StatusCode::kInvalidArgument, fn + ": a stall of 0..60 s, got " + sim::format_duration(s.ns));
+    watchers_->stall_watcher(s.node, sim_.now() + s.ns);
+    // Its window is known now: the report shades the whole stall.
+    history::Fault f;
+    f.kind = "watch-stall";
+    f.target = target;
+    f.start_ns = sim_.now();
+    recorder_.fault_ended(recorder_.fault_started(f), sim_.now() + s.ns);
+    log_.add(sim_.now(), "watch-stall " + target + " for " + sim::format_duration(s.ns));
+  } else {
+    DST_ASSERT(s.kind == FaultKind::kWatchRewind);
+    if (s.count < 1 || s.count > limits::kWatchRewindRevisionsMax)
+      return Status(StatusCode::kInvalidArgument, fn + ": rewind by 1.." + std::to_string(limits::kWatchRewindRevisionsMax) +
+                                                      " revisions, got " + std::to_string(s.count));
+    watchers_->rewind_watcher(s.node, s.count);
+    instant("watch-rewind", target + " by " + std::to_string(s.count));
   }
   return Status::ok();
 }

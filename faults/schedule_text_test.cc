@@ -22,6 +22,12 @@ TEST(ScheduleText, AStepWritesTheFieldsOfItsKind) {
   FaultStep slow{.kind = FaultKind::kSlowFsync, .origin = Origin::kTimed, .node = 1};
   slow.dist = sim::DurationDist::constant(sim::milliseconds(200));
   EXPECT_EQ(step_to_lua(slow), "{at=0, kind=\"slow_fsync\", node=1, latency=200000000}");
+  FaultStep stall{.kind = FaultKind::kWatchStall, .origin = Origin::kRandom, .node = 2, .ns = sim::milliseconds(1500)};
+  EXPECT_EQ(step_to_lua(stall), "{at=0, kind=\"watch_stall\", origin=\"random\", node=2, ns=1500000000}");
+  EXPECT_EQ(describe(stall), "watch_stall watcher2 1.5s");
+  FaultStep rewind{.kind = FaultKind::kWatchRewind, .origin = Origin::kTimed, .node = 3, .count = 40};
+  EXPECT_EQ(step_to_lua(rewind), "{at=0, kind=\"watch_rewind\", node=3, count=40}");
+  EXPECT_EQ(describe(rewind), "watch_rewind watcher3 by 40 revisions");
   EXPECT_EQ(describe(kill), "kill n2 lose_unsynced");
   EXPECT_EQ(describe(part), "partition n1,n3|n2");
 }

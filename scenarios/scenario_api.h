@@ -41,6 +41,8 @@ int l_restart(lua_State* L);
 int l_pause(lua_State* L);
 int l_resume(lua_State* L);
 int l_slow_fsync(lua_State* L);
+int l_watch_stall(lua_State* L);
+int l_watch_rewind(lua_State* L);
 int l_normal_fsync(lua_State* L);
 int l_fsync_error(lua_State* L);
 int l_disk_full(lua_State* L);

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "base/assert.h"
+#include "base/limits.h"
 #include "scenarios/scenario_api.h"
 #include "scenarios/scenario_args.h"
 
@@ -229,6 +230,24 @@ int l_slow_fsync(lua_State* L) {
 }
 
 int l_normal_fsync(lua_State* L) { return node_only_fault(L, FaultKind::kNormalFsync, "normal_fsync()"); }
+
+// watch_stall(w, d): the workload's watcher w reads nothing for d (its stream backs up into the
+// member). watch_rewind(w, n): watcher w drops its watch and watches again n revisions back.
+int l_watch_stall(lua_State* L) {
+  fault_call_start(L, 2, "watch_stall()");
+  FaultStep step = on_node(FaultKind::kWatchStall, static_cast<size_t>(check_whole(L, 1, "watch_stall()", "the watcher", 1, 64)));
+  step.ns = to_duration(L, 2, "watch_stall()", "the stall", limits::kWatchStallNsMax);
+  apply(L, step);
+  return 0;
+}
+
+int l_watch_rewind(lua_State* L) {
+  fault_call_start(L, 2, "watch_rewind()");
+  FaultStep step = on_node(FaultKind::kWatchRewind, static_cast<size_t>(check_whole(L, 1, "watch_rewind()", "the watcher", 1, 64)));
+  step.count = check_whole(L, 2, "watch_rewind()", "the revisions back", 1, limits::kWatchRewindRevisionsMax);
+  apply(L, step);
+  return 0;
+}
 
 int l_fsync_error(lua_State* L) {
   FaultStep step = node_fault_call(L, FaultKind::kFsyncError, 2, "fsync_error()");

@@ -191,7 +191,7 @@ TEST(ScheduleFile, EveryKindWrittenReadsBackTheSame) {
     step.lose_unsynced = step.torn = true;
     step.count = 5;
     step.file = "wal/0001.wal";
-    step.ns = -sim::milliseconds(300);
+    step.ns = step.kind == FaultKind::kWatchStall ? sim::milliseconds(300) : -sim::milliseconds(300);
     step.ppm = -250;
     step.point = "after-vote";
     step.action = "sleep";

@@ -171,9 +171,11 @@ void print_world(const KvRunSpec& spec, const EtcdRun& run) {
               std::string(client::profile_name(spec.options.workload.profile)).c_str(), static_cast<unsigned long long>(s.operations),
               static_cast<unsigned long long>(s.ok), static_cast<unsigned long long>(s.failed),
               static_cast<unsigned long long>(s.unknown));
-  std::printf("watches           %llu events in %llu segments, %llu canceled by compaction\n",
+  std::printf("watches           %llu events in %llu segments, %llu canceled by compaction",
               static_cast<unsigned long long>(s.watch_events), static_cast<unsigned long long>(s.watch_segments),
               static_cast<unsigned long long>(s.watches_canceled));
+  if (s.watches_rewound > 0) std::printf(", %llu rewound by faults", static_cast<unsigned long long>(s.watches_rewound));
+  std::printf("\n");
   const std::vector<std::string> kube_lines = spec.kube_lines ? spec.kube_lines() : std::vector<std::string>{};
   if (!kube_lines.empty()) std::printf("kube              %zu processes\n", kube_lines.size());
   for (const std::string& line : kube_lines) std::printf("  %s\n", line.c_str());
