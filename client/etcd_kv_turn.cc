@@ -83,10 +83,12 @@ void cas_value(const std::string& key, const std::string& value, const RunReques
 }
 
 // Lease work: grant, revoke, keep-alive or time-to-live of one of this client's leases.
-void lease_turn(size_t kind, sim::Rng& rng, const RunRequest& run, ClientState& s) {
+void lease_turn(const KvMix& m, size_t kind, sim::Rng& rng, const RunRequest& run, ClientState& s) {
   ApiRequest r;
   if (kind == 0 || s.leases.empty()) {
-    r.mutable_lease_grant()->set_ttl(static_cast<int64_t>(10 + rng.uniform_u64(20)));
+    DST_ASSERT(m.lease_ttl_min >= 1 && m.lease_ttl_min <= m.lease_ttl_max);
+    r.mutable_lease_grant()->set_ttl(
+        m.lease_ttl_min + static_cast<int64_t>(rng.uniform_u64(static_cast<uint64_t>(m.lease_ttl_max - m.lease_ttl_min) + 1)));
     history::Operation op = run(r);
     if (op.outcome == history::Outcome::kOk && s.leases.size() < 8) s.leases.push_back(op.response.lease_grant().id());
     return;
@@ -157,10 +159,10 @@ void etcd_kv_turn(const KvMix& m, size_t keys, sim::Rng& rng, const RunRequest& 
         break;
       }
       [[fallthrough]];
-    case 7: lease_turn(0, rng, run, s); break;
-    case 8: lease_turn(1, rng, run, s); break;
-    case 9: lease_turn(2, rng, run, s); break;
-    case 10: lease_turn(3, rng, run, s); break;
+    case 7: lease_turn(m, 0, rng, run, s); break;
+    case 8: lease_turn(m, 1, rng, run, s); break;
+    case 9: lease_turn(m, 2, rng, run, s); break;
+    case 10: lease_turn(m, 3, rng, run, s); break;
     case 11: run(draw_txn(m, key, other, value, rng)); break;
     case 12: {
       // Compare-and-set on mod_revision: read, then write only if nobody wrote meanwhile.

@@ -30,6 +30,13 @@ struct KvMix {
   double scan_sub_range = 0.3, scan_limit = 0.5, scan_sort = 0.35, scan_keys_only = 0.2, scan_count_only = 0.1,
          scan_serializable = 0.2, scan_filter = 0.1, scan_past_revision = 0.15;
   double txn_else_read = 0.5, txn_then_read = 0.3, txn_nested = 0.15, txn_lease_compare = 0.1;
+  // A granted lease's TTL in seconds, uniform in [min, max] (the member raises it to its minimum,
+  // 1.5 election timeouts). Short TTLs expire between keep-alives and race leader changes.
+  int64_t lease_ttl_min = 10, lease_ttl_max = 29;
+  // The share of clients that keep their leases alive as clientv3's KeepAlive does: a stream on
+  // one member renews every lease the client holds each third of the shortest TTL it grants.
+  // Off by default (a scenario's clients send keep-alives only as turns); swarm{} draws it.
+  double keep_alive_stream = 0;
 };
 
 // What one client remembers between its turns.

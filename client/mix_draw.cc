@@ -41,7 +41,7 @@ struct ChanceField {
   double max = 1;  // the start and restart chances are shares of one draw (watch_mix.cc draw_start)
 };
 
-constexpr std::array<ChanceField<KvMix>, 16> kKvOptions = {{{"put_prev_kv", &KvMix::put_prev_kv},
+constexpr std::array<ChanceField<KvMix>, 17> kKvOptions = {{{"put_prev_kv", &KvMix::put_prev_kv},
                                                             {"put_ignore_lease", &KvMix::put_ignore_lease},
                                                             {"del_prev_kv", &KvMix::del_prev_kv},
                                                             {"del_range", &KvMix::del_range},
@@ -56,7 +56,8 @@ constexpr std::array<ChanceField<KvMix>, 16> kKvOptions = {{{"put_prev_kv", &KvM
                                                             {"txn_else_read", &KvMix::txn_else_read},
                                                             {"txn_then_read", &KvMix::txn_then_read},
                                                             {"txn_nested", &KvMix::txn_nested},
-                                                            {"txn_lease_compare", &KvMix::txn_lease_compare}}};
+                                                            {"txn_lease_compare", &KvMix::txn_lease_compare},
+                                                            {"keep_alive_stream", &KvMix::keep_alive_stream}}};
 
 constexpr std::array<ChanceField<WatchMix>, 11> kWatchOptions = {
     {{"prev_kv", &WatchMix::prev_kv},

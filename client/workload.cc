@@ -19,6 +19,9 @@ namespace {
 // still tries again soon enough to use a member that came back.
 constexpr sim::DurationNs kClientBackoffBase = sim::milliseconds(25);
 constexpr sim::DurationNs kClientBackoffMax = sim::milliseconds(500);
+// A client's keep-alive stream records under its own client id, this far above the client's
+// (below the scenario's own clients at 1,000,000).
+constexpr uint32_t kKeepAliveClientIdBase = 500'000;
 }  // namespace
 
 Result<Profile> parse_profile(std::string_view name) {
@@ -40,7 +43,7 @@ std::string_view profile_name(Profile p) {
 
 Workload::Workload(sim::Simulator& sim, std::vector<sim::Address> members, WorkloadOptions options,
                    history::Recorder& recorder)
-    : sim_(sim), members_(std::move(members)), options_(options), recorder_(recorder) {
+    : sim_(sim), members_(std::move(members)), options_(options), recorder_(recorder), controls_(options.watchers) {
   DST_ASSERT(!members_.empty());
   DST_ASSERT_GT(options_.rate, 0.0);
   DST_ASSERT_GE(options_.keys, 1u);
@@ -129,17 +132,23 @@ void Workload::run_client(uint32_t id, sim::TimeNs until) {
   ko.backoff_base = kClientBackoffBase;
   ko.backoff_max = kClientBackoffMax;
   KvClient kv(sim_, ko, recorder_);
-  ClientState state;
+  // Shared with the client's keep-alive stream (a fiber of the same process), which may outlive
+  // this call by one renewal.
+  auto shared = std::make_shared<ClientState>();
+  ClientState& state = *shared;
   const RunRequest run = [&](ApiRequest r) {
     history::Operation op = kv.execute(std::move(r));
-    ++stats_.operations;
-    if (op.outcome == history::Outcome::kOk) ++stats_.ok;
-    else if (op.outcome == history::Outcome::kFailed) ++stats_.failed;
-    else ++stats_.unknown;
+    count(op);
     if (op.outcome == history::Outcome::kOk)
       state.last_revision = std::max(state.last_revision, history::response_revision(op.response));
     return op;
   };
+  if (options_.profile == Profile::kEtcdKv && options_.kv_mix.keep_alive_stream > 0 &&
+      rng.bernoulli(options_.kv_mix.keep_alive_stream)) {
+    sim_.spawn(sim_.current_process(), "keep-alive", [this, id, shared, until, member = ko.pinned_member] {
+      run_keep_alives(id, shared, member, until);
+    });
+  }
   uint64_t seq = 0;
   const double mean_gap_ns = 1e9 / options_.rate;
   while (sim_.now() < until) {
@@ -151,6 +160,43 @@ void Workload::run_client(uint32_t id, sim::TimeNs until) {
       case Profile::kEtcdKv: etcd_kv_turn(options_.kv_mix, options_.keys, rng, run, state, value); break;
       case Profile::kKubernetes: kubernetes_turn(options_.keys, rng, run, value); break;
       case Profile::kRegister: register_turn("r/" + std::to_string(id % options_.keys), rng, run, state, value); break;
+    }
+  }
+}
+
+void Workload::count(const history::Operation& op) {
+  ++stats_.operations;
+  if (op.outcome == history::Outcome::kOk) ++stats_.ok;
+  else if (op.outcome == history::Outcome::kFailed) ++stats_.failed;
+  else ++stats_.unknown;
+}
+
+// clientv3's KeepAlive: one stream on one member (failing over when it breaks) renews every lease
+// the client holds each third of the shortest TTL it grants; a lease the cluster refuses (expired,
+// revoked) is dropped, as clientv3 ends its keep-alive channel. A client id of its own: a history
+// client has one request in flight at a time.
+void Workload::run_keep_alives(uint32_t id, std::shared_ptr<ClientState> state, size_t member, sim::TimeNs until) {
+  KvClientOptions ko;
+  ko.id = kKeepAliveClientIdBase + id;
+  ko.members = members_;
+  ko.balance = Balance::kFailover;
+  ko.pinned_member = member;
+  ko.timeout = options_.request_timeout;
+  ko.backoff_base = kClientBackoffBase;
+  ko.backoff_max = kClientBackoffMax;
+  KvClient kv(sim_, ko, recorder_);
+  const sim::DurationNs period =
+      std::max<sim::DurationNs>(sim::milliseconds(100), sim::seconds(options_.kv_mix.lease_ttl_min) / 3);
+  while (sim_.now() < until) {
+    if (sim_.sleep(period) != sim::WaitResult::kOk || sim_.now() >= until) return;
+    const std::vector<int64_t> leases = state->leases;  // the client's turns change it meanwhile
+    for (int64_t lease : leases) {
+      if (sim_.now() >= until) return;
+      ApiRequest r;
+      r.mutable_lease_keep_alive()->set_id(lease);
+      const history::Operation op = kv.execute(std::move(r));
+      count(op);
+      if (op.outcome == history::Outcome::kFailed) std::erase(state->leases, lease);
     }
   }
 }
@@ -169,9 +215,20 @@ void Workload::run_watcher(uint32_t id, sim::TimeNs until) {
   const std::string prefix = options_.profile == Profile::kEtcdKv       ? "key/"
                              : options_.profile == Profile::kKubernetes ? "/registry/pods/"
                                                                         : "r/";
-  // Restarted after a cancellation by compaction, until the end.
+  DST_ASSERT(id > options_.clients && id - options_.clients <= controls_.size());
+  wo.control = &controls_[id - options_.clients - 1];
+  // Restarted after a cancellation by compaction, or after a rewind (the same watch from an older
+  // revision), until the end.
   int64_t compact_revision = 0;
+  std::optional<int64_t> rewind_to;
   for (int restarts = 0; restarts < 1000 && sim_.now() < until; ++restarts) {
+    if (rewind_to) {
+      wo.request.set_start_revision(*rewind_to);
+      rewind_to.reset();
+      WatchClientResult r = run_watch(sim_, wo, recorder_, until);
+      if (!account_watch(r, compact_revision, rewind_to)) return;
+      continue;
+    }
     wo.request = draw_watch(mix, prefix, options_.keys, rng);
     const WatchStart start = draw_start(mix, compact_revision, rng);
     // An informer (kubernetes) lists first; a watcher starting near "now" reads the revision.
@@ -191,12 +248,33 @@ void Workload::run_watcher(uint32_t id, sim::TimeNs until) {
       wo.request.set_start_revision(std::max<int64_t>(1, compact_revision - (start == WatchStart::kBelowCompaction)));
     }
     WatchClientResult r = run_watch(sim_, wo, recorder_, until);
-    stats_.watch_events += r.events;
-    stats_.watch_segments += r.segments;
-    if (!r.canceled) return;
-    ++stats_.watches_canceled;
-    compact_revision = r.compact_revision;
+    if (!account_watch(r, compact_revision, rewind_to)) return;
   }
+}
+
+bool Workload::account_watch(const WatchClientResult& r, int64_t& compact_revision, std::optional<int64_t>& rewind_to) {
+  stats_.watch_events += r.events;
+  stats_.watch_segments += r.segments;
+  if (r.rewound) {
+    ++stats_.watches_rewound;
+    rewind_to = r.rewind_to;
+    return true;
+  }
+  if (!r.canceled) return false;
+  ++stats_.watches_canceled;
+  compact_revision = r.compact_revision;
+  return true;
+}
+
+void Workload::stall_watcher(size_t n, sim::TimeNs until) {
+  DST_ASSERT(n >= 1 && n <= controls_.size());
+  controls_[n - 1].stalled_until = std::max(controls_[n - 1].stalled_until, until);
+}
+
+void Workload::rewind_watcher(size_t n, int64_t revisions) {
+  DST_ASSERT(n >= 1 && n <= controls_.size());
+  DST_ASSERT_GT(revisions, 0);
+  controls_[n - 1].rewind_by = revisions;
 }
 
 std::optional<int64_t> Workload::read_revision(uint32_t id, size_t member, const std::string& prefix) {
@@ -225,8 +303,8 @@ void Workload::run_compactor(uint32_t id, sim::TimeNs until) {
     if (sim_.now() >= until) return;
     history::Operation r = kv.execute(get("compactor/probe"));
     if (r.outcome != history::Outcome::kOk) continue;
-    // Keep a little history so that watchers slightly behind are not all canceled.
-    const int64_t rev = r.response.range().header().revision() - 20;
+    // Keep a little history (by default) so that watchers slightly behind are not all canceled.
+    const int64_t rev = r.response.range().header().revision() - options_.compaction_keep;
     if (rev <= 1) continue;
     ApiRequest c;
     c.mutable_compaction()->set_revision(rev);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@
 
 #include "base/status.h"
 #include "client/etcd_kv_turn.h"
+#include "client/watch_client.h"
 #include "client/watch_mix.h"
 #include "history/recorder.h"
 #include "sim/network.h"
@@ -43,6 +45,9 @@ struct WorkloadOptions {
   size_t value_bytes = 0;
   size_t watchers = 2;              // watch clients
   sim::DurationNs compaction_every = sim::seconds(5);  // 0: no compaction
+  // The compactor compacts this many revisions below the newest it read (0: at it, as
+  // Kubernetes' compactor does when nothing was written since its last look).
+  int64_t compaction_keep = 20;
   sim::DurationNs request_timeout = sim::seconds(2);
   // Some clients pin one member (drawn per client, with failover and round robin); false: none.
   bool mix_pinned = true;
@@ -54,7 +59,7 @@ struct WorkloadOptions {
 
 struct WorkloadStats {
   uint64_t operations = 0, ok = 0, failed = 0, unknown = 0;
-  uint64_t watch_events = 0, watch_segments = 0, watches_canceled = 0;
+  uint64_t watch_events = 0, watch_segments = 0, watches_canceled = 0, watches_rewound = 0;
 };
 
 // Starts the clients (each a process on a host of its own) and runs them until `until`.
@@ -67,6 +72,11 @@ class Workload {
   // were still in flight when the clients stopped).
   void start(sim::TimeNs until, sim::TimeNs watchers_until);
   const WorkloadStats& stats() const { return stats_; }
+  // Faults on the watch clients (faults::WatchTarget, through the world). Watchers are 1-based;
+  // each acts at its next response (watch_client.h, WatchControl).
+  size_t watchers() const { return controls_.size(); }
+  void stall_watcher(size_t n, sim::TimeNs until);
+  void rewind_watcher(size_t n, int64_t revisions);
   // Hosts of the clients (for partitions that cut clients off).
   const std::vector<sim::HostId>& client_hosts() const { return hosts_; }
 
@@ -74,6 +84,11 @@ class Workload {
   void run_client(uint32_t id, sim::TimeNs until);
   void run_watcher(uint32_t id, sim::TimeNs until);
   void run_compactor(uint32_t id, sim::TimeNs until);
+  // clientv3's lease keep-alive stream for client `id` (see workload.cc).
+  void run_keep_alives(uint32_t id, std::shared_ptr<ClientState> state, size_t member, sim::TimeNs until);
+  void count(const history::Operation& op);
+  // Counts a finished watch; false when the watcher is done (neither canceled nor rewound).
+  bool account_watch(const WatchClientResult& r, int64_t& compact_revision, std::optional<int64_t>& rewind_to);
   // The store's revision, from a list of `prefix` on `member` (recorded like any read).
   std::optional<int64_t> read_revision(uint32_t id, size_t member, const std::string& prefix);
 
@@ -83,6 +98,7 @@ class Workload {
   history::Recorder& recorder_;
   WorkloadStats stats_;
   std::vector<sim::HostId> hosts_;
+  std::vector<WatchControl> controls_;  // one per watcher, never resized (the clients hold pointers)
 };
 
 }  // namespace dst::client

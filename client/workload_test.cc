@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -53,7 +54,8 @@ struct PlausibleMember {
 };
 
 struct WorkloadRun {
-  explicit WorkloadRun(Profile profile, uint64_t seed = 3) : sim(seed) {
+  explicit WorkloadRun(Profile profile, uint64_t seed = 3, const std::function<void(WorkloadOptions&)>& tweak = {})
+      : sim(seed) {
     auto script = [this](size_t m, const etcdserverpb::ApiRequest& r) { return member(m, r); };
     for (size_t i = 0; i < 3; ++i) members.start(i, script);
     WorkloadOptions o;
@@ -62,6 +64,7 @@ struct WorkloadRun {
     o.rate = 40;
     o.watchers = 2;
     o.compaction_every = sim::seconds(2);
+    if (tweak) tweak(o);
     workload = std::make_unique<Workload>(sim, members.addresses(), o, recorder);
     workload->start(sim::seconds(20), sim::seconds(21));
     sim.run_until(sim::seconds(22));
@@ -197,6 +200,58 @@ TEST(Workload, TheCompactorCompactsTwentyRevisionsBehindAndAlternatesPhysical) {
   }
   ASSERT_GE(physical.size(), 5u);
   for (size_t i = 0; i < physical.size(); ++i) EXPECT_EQ(physical[i], i % 2 == 1);
+}
+
+// workload{compaction_keep=0}: the compactor compacts at the very revision it read.
+TEST(Workload, TheCompactorKeepsWhatItIsToldTo) {
+  WorkloadRun run(Profile::kEtcdKv, 3, [](WorkloadOptions& o) { o.compaction_keep = 0; });
+  int64_t read_revision = 0;
+  int compactions = 0;
+  for (const auto& op : run.ops()) {
+    if (op.request.has_range() && op.request.range().key() == "compactor/probe")
+      read_revision = op.response.range().header().revision();
+    if (!op.request.has_compaction()) continue;
+    EXPECT_EQ(op.request.compaction().revision(), read_revision);
+    ++compactions;
+  }
+  EXPECT_GE(compactions, 5);
+}
+
+// keep_alive_stream: a client's stream renews each lease it granted every third of the shortest
+// TTL, from one member, under a client id of its own; grants stay within the TTL range.
+TEST(Workload, KeepAliveStreamsRenewTheClientsLeasesFromOneMember) {
+  WorkloadRun run(Profile::kEtcdKv, 3, [](WorkloadOptions& o) {
+    o.kv_mix.keep_alive_stream = 1;
+    o.kv_mix.lease_ttl_min = 3;
+    o.kv_mix.lease_ttl_max = 6;
+  });
+  std::map<uint32_t, std::set<int64_t>> granted;  // client -> leases
+  std::map<uint32_t, std::set<uint32_t>> stream_members;
+  std::map<uint32_t, std::vector<sim::TimeNs>> renewals;  // stream -> invoke times
+  for (const auto& op : run.ops()) {
+    if (op.request.has_lease_grant()) {
+      EXPECT_GE(op.request.lease_grant().ttl(), 3);
+      EXPECT_LE(op.request.lease_grant().ttl(), 6);
+      if (op.outcome == history::Outcome::kOk) granted[op.client].insert(op.response.lease_grant().id());
+    }
+    if (op.client < 500'000 || !op.request.has_lease_keep_alive()) continue;
+    ASSERT_LE(op.client, 500'004u);
+    stream_members[op.client].insert(op.member);
+    renewals[op.client].push_back(op.invoke_ns);
+  }
+  ASSERT_EQ(renewals.size(), 4u);  // every client keeps its leases alive
+  for (const auto& [stream, times] : renewals) {
+    EXPECT_EQ(stream_members[stream].size(), 1u) << stream;  // the fake members never fail
+    ASSERT_GT(times.size(), 10u) << stream;
+    EXPECT_GE(times.back() - times.front(), sim::seconds(10));  // renewals go on through the run
+    // Rounds a second apart (TTL 3 s / 3): never a longer gap while leases are held.
+    for (size_t i = 1; i < times.size(); ++i) EXPECT_LE(times[i] - times[i - 1], sim::milliseconds(1100)) << stream;
+  }
+  for (const auto& op : run.ops()) {
+    if (op.client < 500'000 || !op.request.has_lease_keep_alive()) continue;
+    EXPECT_TRUE(granted[op.client - 500'000].count(op.request.lease_keep_alive().id()))
+        << "stream " << op.client << " renewed a lease its client never granted";
+  }
 }
 
 TEST(Workload, KubernetesPagesAtOneRevisionAndCreatesOnlyAbsentKeys) {

@@ -15,7 +15,7 @@ namespace {
 enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kCrashLeader, kRestart, kSlowFsync, kFsyncError,
               kLoss, kPause, kResume, kFaultPoint, kApiserverCrash, kApiserverRestart, kApiserverCut,
               kApiserverReconnect, kControllerPause, kControllerResume, kClockSkew, kClockJump, kClockDrift,
-              kActionCount };
+              kWatchStall, kWatchRewind, kPauseLeader, kStallLeaderDisk, kActionCount };
 
 // The members (1-based) for which `pred` holds.
 template <typename Pred>
@@ -94,6 +94,22 @@ FaultStep clock_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
   return s;
 }
 
+// A watch client's fault: a stall of 0.2..4 s (sometimes up to 12 s), or a rewind by a few
+// revisions, by many, or back to revision 1.
+FaultStep watch_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
+  FaultStep s{.node = 1 + rng.uniform_u64(nem.watchers())};
+  if (a == kWatchStall) {
+    s.kind = FaultKind::kWatchStall;
+    s.ns = rng.bernoulli(0.8) ? rng.uniform_int(sim::milliseconds(200), sim::seconds(4))
+                              : rng.uniform_int(sim::seconds(4), sim::seconds(12));
+  } else {
+    s.kind = FaultKind::kWatchRewind;
+    const uint64_t how = rng.uniform_u64(10);
+    s.count = how < 5 ? rng.uniform_int(1, 20) : how < 8 ? rng.uniform_int(20, 500) : limits::kWatchRewindRevisionsMax;
+  }
+  return s;
+}
+
 // Each action's weight; 0 where it is not allowed or would do nothing now.
 void weigh(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActionCount]) {
   const size_t n = nem.size();
@@ -123,6 +139,14 @@ void weigh(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActio
   w[kClockSkew] = o.clocks ? 1 : 0;
   w[kClockJump] = o.clocks ? (leader ? 1 : 4) : 0;
   w[kClockDrift] = o.clocks ? 1 : 0;
+  w[kWatchStall] = o.watch_clients && nem.watchers() > 0 ? 2 : 0;
+  w[kWatchRewind] = o.watch_clients && nem.watchers() > 0 ? 2 : 0;
+  // A paused leader comes back believing it still leads: until it hears of the new term it may
+  // answer what only a leader may (etcd #20418's stale reads, #15247's lease renewals).
+  w[kPauseLeader] = o.pauses && leader && !nem.paused(*nem.leader()) ? 1 : 0;
+  // A leader whose disk stalls holds its Raft loop in fsync (it cannot hear that it was deposed)
+  // while its API still answers: etcd #15247's keep-alives renewed by a stale leader.
+  w[kStallLeaderDisk] = o.slow_fsync && leader ? 3 : 0;
 }
 
 // A random two-way split, each side non-empty, e.g. {n1,n3} | {n2}.
@@ -153,6 +177,9 @@ FaultStep process_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
   } else if (a == kPause) {
     s.kind = FaultKind::kPause;
     s.node = pick(members_where(nem, [&](size_t m) { return nem.up(m) && !nem.paused(m); }), rng);
+  } else if (a == kPauseLeader) {
+    s.kind = FaultKind::kPause;
+    s.node = *nem.leader();
   } else {
     s.kind = FaultKind::kResume;
     s.node = pick(members_where(nem, [&](size_t m) { return nem.up(m) && nem.paused(m); }), rng);
@@ -163,12 +190,22 @@ FaultStep process_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
 FaultStep disk_or_link_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
   FaultStep s;
   const size_t n = nem.size();
-  if (a == kSlowFsync) {
+  if (a == kStallLeaderDisk) {
+    s.kind = FaultKind::kSlowFsync;
+    s.node = *nem.leader();
+    s.dist = sim::DurationDist::uniform(sim::seconds(1), sim::seconds(4)).clamped(0, limits::kScenarioLatencyNsMax);
+    s.dist_text = "1s..4s";
+  } else if (a == kSlowFsync) {
     s.node = 1 + rng.uniform_u64(n);
-    s.kind = rng.bernoulli(0.6) ? FaultKind::kSlowFsync : FaultKind::kNormalFsync;
-    s.dist = sim::DurationDist::uniform(sim::milliseconds(50), sim::milliseconds(500))
+    const uint64_t how = rng.uniform_u64(20);  // 9 in 20 slow, 3 stalling, 8 back to normal
+    s.kind = how < 12 ? FaultKind::kSlowFsync : FaultKind::kNormalFsync;
+    // A stalling disk holds the member's Raft loop for seconds per fsync while the rest of it
+    // (reads, lease keep-alives) still answers: a leader that cannot step down.
+    const bool stall = how >= 9 && how < 12;
+    s.dist = (stall ? sim::DurationDist::uniform(sim::seconds(1), sim::seconds(3))
+                    : sim::DurationDist::uniform(sim::milliseconds(50), sim::milliseconds(500)))
                  .clamped(0, limits::kScenarioLatencyNsMax);
-    s.dist_text = "50ms..500ms";
+    s.dist_text = stall ? "1s..3s" : "50ms..500ms";
   } else if (a == kFsyncError) {
     s.kind = FaultKind::kFsyncError;
     s.node = 1 + rng.uniform_u64(n);
@@ -186,9 +223,11 @@ FaultStep disk_or_link_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
     const auto point = static_cast<node::FaultPoint>(rng.uniform_u64(static_cast<uint64_t>(node::FaultPoint::kCount)));
     s.point = std::string(node::fault_point_name(point));
     s.action = rng.bernoulli(0.7) ? "power-loss" : "crash";
-    // A point passed on every Ready fires a few passes in; one passed only around elections
-    // fires at its first pass, or it would rarely fire at all.
-    s.skip = point == node::FaultPoint::kAfterVote ? 0 : rng.uniform_u64(30);
+    // A point passed on every Ready fires a few passes in; one passed only around elections,
+    // snapshots, compactions or defragmentations fires within its first passes, or it would
+    // rarely fire at all.
+    const bool rare = point == node::FaultPoint::kAfterVote || point >= node::FaultPoint::kBeforeSnapshotSave;
+    s.skip = rare ? rng.uniform_u64(point == node::FaultPoint::kAfterVote ? 1 : 3) : rng.uniform_u64(30);
     s.times = 1;
   }
   return s;
@@ -211,8 +250,13 @@ FaultStep draw_random_fault(const RandomFaultOptions& options, const Nemesis& ne
       break;
     }
     case kHeal: s = FaultStep{.kind = FaultKind::kHeal}; break;
-    case kCrash: case kCrashLeader: case kRestart: case kPause: case kResume: s = process_fault(action, nem, rng); break;
-    case kSlowFsync: case kFsyncError: case kLoss: case kFaultPoint: s = disk_or_link_fault(action, nem, rng); break;
+    case kCrash: case kCrashLeader: case kRestart: case kPause: case kResume: case kPauseLeader:
+      s = process_fault(action, nem, rng);
+      break;
+    case kWatchStall: case kWatchRewind: s = watch_fault(action, nem, rng); break;
+    case kSlowFsync: case kFsyncError: case kLoss: case kFaultPoint: case kStallLeaderDisk:
+      s = disk_or_link_fault(action, nem, rng);
+      break;
     case kApiserverCrash: case kApiserverRestart: case kApiserverCut: case kApiserverReconnect: case kControllerPause:
     case kControllerResume: s = kube_fault(action, nem, rng); break;
     case kClockSkew: case kClockJump: case kClockDrift: s = clock_fault(action, nem, rng); break;

@@ -32,10 +32,10 @@ struct RandomFaultOptions {
   bool partitions = true;    // symmetric random splits, leader isolation
   bool asymmetric = true;    // one-way link cuts
   bool crashes = true;       // process crashes, power loss (lose unsynced), torn writes
-  bool slow_fsync = true;    // fsync latency raised to 50-500 ms on one node
+  bool slow_fsync = true;    // fsync latency raised to 50-500 ms on one node, or a stalling disk (1-3 s)
   bool fsync_errors = true;  // one failed fsync (the node crashes, like etcd's panic)
   bool message_loss = true;  // 5-30 % loss and duplication on all links for a while
-  bool pauses = true;        // process pauses (GC, VM stall)
+  bool pauses = true;        // process pauses (GC, VM stall), the leader's among them
   bool fault_points = true;  // arm a crash or power loss at a named point in the node's code
   // Kubernetes processes (a world with kube{}): apiserver crashes and restarts, apiservers cut
   // from etcd and reconnected, controllers paused and resumed. Off unless asked: only a scenario
@@ -44,6 +44,9 @@ struct RandomFaultOptions {
   // Members' clocks: a wall clock set off true time or stepped (more often while no member leads:
   // a jump mid-election), a monotonic clock drifting up to 20 % fast or slow. Off unless asked.
   bool clocks = false;
+  // The workload's watch clients: one stops reading for a while (its stream backs up into the
+  // member), or drops its watch and watches again from an older revision. Off unless asked.
+  bool watch_clients = false;
   // From each fork's time on, draws come from its stream at its rate (nemesis_fork.h); times
   // strictly increase, each inside `duration`.
   std::vector<NemesisFork> forks;

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
+
+#include "base/limits.h"
 
 #include "faults/schedule_text.h"
 #include "world/cluster_nemesis.h"
@@ -70,6 +73,56 @@ TEST(RandomFaults, OptionsSwitchKindsOff) {
   std::set<std::string> kinds;
   for (const history::ScheduleStep& row : recorder.history().schedule) kinds.insert(row.kind);
   EXPECT_EQ(kinds, (std::set<std::string>{"heal", "pause", "resume", "stop"}));
+}
+
+// A WatchTarget that only counts what it was asked.
+struct CountingWatchers : WatchTarget {
+  size_t watchers() const override { return 3; }
+  void stall_watcher(size_t n, sim::TimeNs until) override { stalls.push_back({n, until}); }
+  void rewind_watcher(size_t n, int64_t revisions) override { rewinds.push_back({n, revisions}); }
+  std::vector<std::pair<size_t, sim::TimeNs>> stalls;
+  std::vector<std::pair<size_t, int64_t>> rewinds;
+};
+
+TEST(RandomFaults, WatchFaultsStallAndRewindTheWorkloadsWatchers) {
+  sim::Simulator sim(5);
+  world::SimCluster cluster(sim, world::standard_cluster_options(3));
+  cluster.start_all();
+  history::MemoryRecorder recorder;
+  world::ClusterNemesis nem(cluster, recorder);
+  CountingWatchers watchers;
+  nem.nemesis.set_watchers(&watchers);
+  RandomFaultOptions only_watch{.duration = seconds(20), .mean_interval = sim::milliseconds(100), .partitions = false,
+                                .asymmetric = false, .crashes = false, .slow_fsync = false, .fsync_errors = false,
+                                .message_loss = false, .pauses = false, .fault_points = false};
+  only_watch.watch_clients = true;
+  nem.driver.start_random(only_watch);
+  sim.run_until(seconds(21));
+  ASSERT_FALSE(nem.driver.error());
+  std::set<std::string> kinds;
+  for (const history::ScheduleStep& row : recorder.history().schedule) kinds.insert(row.kind);
+  EXPECT_EQ(kinds, (std::set<std::string>{"heal", "watch_stall", "watch_rewind", "stop"}));
+  ASSERT_GT(watchers.stalls.size(), 10u);
+  ASSERT_GT(watchers.rewinds.size(), 10u);
+  std::set<size_t> stalled, rewound;
+  bool far_back = false;
+  for (const auto& [n, until] : watchers.stalls) {
+    stalled.insert(n);
+    EXPECT_GT(until, 0);
+  }
+  for (const auto& [n, revisions] : watchers.rewinds) {
+    rewound.insert(n);
+    EXPECT_GE(revisions, 1);
+    far_back = far_back || revisions == limits::kWatchRewindRevisionsMax;
+  }
+  EXPECT_EQ(stalled, (std::set<size_t>{1, 2, 3}));
+  EXPECT_EQ(rewound, (std::set<size_t>{1, 2, 3}));
+  EXPECT_TRUE(far_back);  // some rewinds go back to the first revision
+  // Without watchers (or with the kind off) nothing of the sort is drawn.
+  nem.nemesis.set_watchers(nullptr);
+  EXPECT_EQ(nem.nemesis.watchers(), 0u);
+  const Status refused = nem.nemesis.apply(FaultStep{.kind = FaultKind::kWatchStall, .node = 1, .ns = seconds(1)});
+  EXPECT_EQ(refused.message(), "watch_stall: watcher 1 does not exist (the workload has no watchers)");
 }
 
 TEST(FaultDriver, ReplayingTheRecordedStepsGivesTheSameTraceHash) {

@@ -169,8 +169,8 @@ int l_cluster(lua_State* L) {
 int l_workload(lua_State* L) {
   configure_once(L, "workload{}");
   check_arg_count(L, 1, "workload{}");
-  Fields f(L, 1, "workload{}", {"profile", "clients", "rate", "keys", "value_bytes", "watchers", "compaction", "timeout",
-                                         "pinned"});
+  Fields f(L, 1, "workload{}", {"profile", "clients", "rate", "keys", "value_bytes", "watchers", "compaction",
+                                "compaction_keep", "lease_ttl", "keep_alive", "timeout", "pinned"});
   client::WorkloadOptions& w = self(L).mutable_config().run.workload;
   if (auto p = f.string("profile")) {
     Result<client::Profile> profile = client::parse_profile(*p);
@@ -186,6 +186,20 @@ int l_workload(lua_State* L) {
     if (*c != 0 && *c < sim::milliseconds(10)) fail(L, "workload{}: field 'compaction' must be s(0) (never) or at least ms(10)");
     w.compaction_every = *c;
   }
+  if (auto k = f.integer("compaction_keep", 0, limits::kWorkloadCompactionKeepMax)) w.compaction_keep = *k;
+  if (auto k = f.number("keep_alive", 0, 1)) w.kv_mix.keep_alive_stream = *k;
+  if (f.push("lease_ttl") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) fail(L, "workload{}: field 'lease_ttl': expected {min, max} in seconds, e.g. {2, 5}");
+    lua_rawgeti(L, -1, 1);
+    lua_rawgeti(L, -2, 2);
+    const int64_t lo = check_whole(L, -2, "workload{}", "field 'lease_ttl' min", 1, limits::kLeaseTtlSecondsMax);
+    const int64_t hi = check_whole(L, -1, "workload{}", "field 'lease_ttl' max", 1, limits::kLeaseTtlSecondsMax);
+    if (lo > hi) fail(L, "workload{}: field 'lease_ttl': min " + std::to_string(lo) + " is above max " + std::to_string(hi));
+    w.kv_mix.lease_ttl_min = lo;
+    w.kv_mix.lease_ttl_max = hi;
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
   if (auto t = f.duration("timeout", limits::kScenarioRequestTimeoutNsMax)) {
     if (*t < limits::kScenarioRequestTimeoutNsMin) fail(L, "workload{}: field 'timeout' must be at least ms(10)");
     w.request_timeout = *t;

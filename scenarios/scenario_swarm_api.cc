@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/assert.h"
@@ -23,7 +25,7 @@ namespace {
 
 // "kube" (apiserver crashes and cuts, controller pauses) last: only a world with kube{} has it.
 constexpr const char* kSwarmKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
-                                       "failpoint", "clock", "kube"};
+                                       "failpoint", "clock", "watch", "kube"};
 
 // swarm{}'s field 'faults': the kinds listed (all of them when it is absent; "kube" only with kube{}).
 std::vector<std::string> swarm_kinds(lua_State* L, Fields& f, bool has_kube) {
@@ -35,7 +37,7 @@ std::vector<std::string> swarm_kinds(lua_State* L, Fields& f, bool has_kube) {
       const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
       if (k == nullptr || std::find_if(std::begin(kSwarmKinds), std::end(kSwarmKinds),
                                        [&](const char* x) { return std::string(x) == k; }) == std::end(kSwarmKinds))
-        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint, clock, kube",
+        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint, clock, watch, kube",
                    k ? k : luaL_typename(L, -1));
       if (std::string(k) == "kube" && !has_kube) fail(L, "swarm{}: fault kind 'kube' needs apiservers: call kube{} before swarm{}");
       kinds.push_back(k);
@@ -77,6 +79,7 @@ void set_fault_kind(faults::RandomFaultOptions& n, const std::string& k, bool on
   if (k == "failpoint") n.fault_points = on;
   if (k == "kube") n.kube_processes = on;
   if (k == "clock") n.clocks = on;
+  if (k == "watch") n.watch_clients = on;
 }
 
 
@@ -168,9 +171,22 @@ std::string draw_workload(sim::Rng& rng, client::WorkloadOptions& w) {
   w.value_bytes = kValueBytes[rng.uniform_u64(kValueBytes.size())];
   w.rate = std::clamp(w.rate * kRateFactor[rng.uniform_u64(kRateFactor.size())], 0.1, 10000.0);
   w.compaction_every = kCompaction[rng.uniform_u64(kCompaction.size())];
+  // Compacting at the newest revision read (keep 0) cancels every watcher behind it and often
+  // removes history right up to a deletion, the edge etcd #17780 and #18089 were found at.
+  constexpr std::array<int64_t, 4> kCompactionKeep = {0, 1, 20, 200};
+  w.compaction_keep = kCompactionKeep[rng.uniform_u64(kCompactionKeep.size())];
   std::string text = std::to_string(w.keys) + " keys, values of " + std::to_string(w.value_bytes) + " bytes, " +
                      number_text(w.rate) + " ops/s per client, compaction " +
-                     (w.compaction_every == 0 ? std::string("never") : "every " + sim::format_duration(w.compaction_every));
+                     (w.compaction_every == 0 ? std::string("never")
+                                              : "every " + sim::format_duration(w.compaction_every) + " keeping " +
+                                                    std::to_string(w.compaction_keep) + " revisions");
+  // Lease TTLs near the member's minimum expire between keep-alives and within a leader change.
+  constexpr std::array<std::pair<int64_t, int64_t>, 3> kLeaseTtl = {{{1, 3}, {2, 8}, {10, 29}}};
+  std::tie(w.kv_mix.lease_ttl_min, w.kv_mix.lease_ttl_max) = kLeaseTtl[rng.uniform_u64(kLeaseTtl.size())];
+  if (w.profile == client::Profile::kEtcdKv)
+    text += ", lease TTLs " + std::to_string(w.kv_mix.lease_ttl_min) + ".." + std::to_string(w.kv_mix.lease_ttl_max) + " s";
+  // Half the clients keep their leases alive as clientv3 does, unless the draw says otherwise.
+  if (w.kv_mix.keep_alive_stream == 0) w.kv_mix.keep_alive_stream = 0.5;
   if (w.profile == client::Profile::kEtcdKv) text += "; " + client::draw_kv_mix(rng, w.kv_mix);
   text += "; " + client::draw_watch_mix(rng, w.watch_mix);
   return text;

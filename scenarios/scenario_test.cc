@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/limits.h"
+#include "checker/watch/watch_checker.h"
 
 namespace dst::scenarios {
 namespace {
@@ -83,6 +84,10 @@ TEST(Scenario, ErrorsSayWhereAndWhatWasExpected) {
             "t.lua:2: kube{}: field 'prefix': expected a key prefix ending in '/'");
   EXPECT_EQ(error("run_for(s(10))\nkube_crash(1)"),
             "t.lua:2: kube_crash(): faults act on the running world; call it inside at(), every() or after()");
+  EXPECT_EQ(error("run_for(s(10))\nworkload{lease_ttl={5, 2}}"), "t.lua:2: workload{}: field 'lease_ttl': min 5 is above max 2");
+  EXPECT_EQ(error("run_for(s(10))\nworkload{lease_ttl=3}"),
+            "t.lua:2: workload{}: field 'lease_ttl': expected {min, max} in seconds, e.g. {2, 5}");
+  EXPECT_NE(error("run_for(s(10))\nworkload{compaction_keep=-1}").find("field 'compaction_keep'"), std::string::npos);
 }
 
 TEST(Scenario, KubeConfigurationAndItsFaults) {
@@ -189,6 +194,36 @@ TEST(Scenario, ScheduledFunctionsActAndTheirFaultsAreRecorded) {
     EXPECT_EQ(schedule[i].call, i + 1);
   }
   EXPECT_NE(schedule[2].lua.find("lose_unsynced=true"), std::string::npos) << schedule[2].lua;
+}
+
+// watch_stall() and watch_rewind() act on the workload's watchers: the stall is a window in the
+// report, a rewind ends the watch and starts a new one further back, and every watch still holds
+// to etcd's guarantees (a stalled stream loses nothing; a rewind below the compaction is
+// canceled and restarted).
+TEST(Scenario, WatchFaultsStallAndRewindTheWatchers) {
+  WorldRun r("workload{clients=2, watchers=2, compaction=ms(500), compaction_keep=0, lease_ttl={1, 2}}\n"
+             "run_for(s(6))\n"
+             "at(s(1), function() watch_stall(1, s(2)) end)\n"
+             "at(s(2), function() watch_rewind(2, 1000000) end)\n"
+             "at(s(4), function() watch_rewind(1, 5) end)\n");
+  EXPECT_FALSE(r.scenario->runtime_error()) << *r.scenario->runtime_error();
+  EXPECT_EQ(r.result.workload.watches_rewound, 2u);
+  EXPECT_GT(r.result.workload.watches_canceled, 0u);  // watcher 2 went back to revision 1, long compacted
+  const auto& faults = r.recorder.history().faults;
+  ASSERT_EQ(faults.size(), 3u);
+  EXPECT_EQ(faults[0].kind, "watch-stall");
+  EXPECT_EQ(faults[0].target, "watcher1");
+  EXPECT_EQ(faults[0].end_ns - faults[0].start_ns, sim::seconds(2));
+  EXPECT_EQ(faults[1].kind, "watch-rewind");
+  const checker::watch::Report watch = checker::watch::check(r.recorder.history());
+  EXPECT_TRUE(watch.ok()) << watch.to_string();
+  EXPECT_GT(watch.watches, 4u);
+  for (const history::Operation& op : r.recorder.history().operations)
+    if (op.request.has_lease_grant() && op.outcome == history::Outcome::kOk) EXPECT_LE(op.request.lease_grant().ttl(), 2);
+  WorldRun bad("workload{clients=1, watchers=2}\nrun_for(s(3))\nat(s(1), function() watch_stall(3, s(1)) end)\n");
+  ASSERT_TRUE(bad.scenario->runtime_error());
+  EXPECT_NE(bad.scenario->runtime_error()->find("watch_stall: watcher 3 does not exist (1..2)"), std::string::npos)
+      << *bad.scenario->runtime_error();
 }
 
 TEST(Scenario, CompactAndDefragGoThroughAClientAndAreRecorded) {

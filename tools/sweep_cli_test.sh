@@ -62,14 +62,14 @@ case "$1" in
     ;;
   exit-codes)
     cli=$2 dst=$3
-    # Raft seed 12 with the deliberate read bug violates Read Safety (see cli.run_raft_reports_bug).
+    # Raft seed 2 with the deliberate read bug violates Read Safety (see cli.run_raft_reports_bug).
     # (No --out: `dst run raft` writes no run directory; the failing seed's log is kept in a temp dir.)
-    expect_exit 1 "$cli" sweep raft --seeds 12..12 --dst "$dst" -- --bug read-index-without-quorum
-    grep -q 'seed 12  violation (exit 1)  raft-invariants: Read Safety' "$out" || fail "no violation line"
-    grep -q 'reproduce: dst run raft --seed 12 --bug read-index-without-quorum' "$out" || fail "no reproduce"
+    expect_exit 1 "$cli" sweep raft --seeds 2..2 --dst "$dst" -- --bug read-index-without-quorum
+    grep -q 'seed 2  violation (exit 1)  raft-invariants: Read Safety' "$out" || fail "no violation line"
+    grep -q 'reproduce: dst run raft --seed 2 --bug read-index-without-quorum' "$out" || fail "no reproduce"
     dir=$(kept_dir) || exit 1
-    grep -q '^trace hash 0x' "$dir/seed-12.log" || fail "the failing seed's log was not kept"
-    grep -q '^12	1	violation	0x' "$dir/sweep.tsv" || fail "no results row"
+    grep -q '^trace hash 0x' "$dir/seed-2.log" || fail "the failing seed's log was not kept"
+    grep -q '^2	1	violation	0x' "$dir/sweep.tsv" || fail "no results row"
     rm -rf "$dir"
     # A run argument the scenario rejects: every seed exits 2, so does the sweep, with the message.
     expect_exit 2 "$cli" sweep etcd --seeds 1..2 --dst "$dst" -- --bogus
@@ -93,11 +93,11 @@ case "$1" in
     grep -q '^# must_reach	raft.leader-transfer' sweep_cli/cov/sweep/coverage.tsv || fail "must_reach not in coverage.tsv"
     grep -q '^  pass  *2' "$out" || fail "the seeds themselves pass"
     # --fail-fast: the first failing seed stops the sweep (one job: no seed after it starts).
-    expect_exit 1 "$cli" sweep raft --seeds 11..16 --jobs 1 --fail-fast --dst "$dst" --out sweep_cli/cov/ff --no-run-out -- \
+    expect_exit 1 "$cli" sweep raft --seeds 1..6 --jobs 1 --fail-fast --dst "$dst" --out sweep_cli/cov/ff --no-run-out -- \
       --bug read-index-without-quorum
-    grep -q '^fail-fast  *stopped after 2 of 6 seeds' "$out" || fail "fail-fast did not stop at seed 12"
-    [ "$(grep -c '^[0-9]' sweep_cli/cov/ff/sweep.tsv)" = 2 ] || fail "expected rows for seeds 11 and 12 only"
-    grep -q '^# seeds	11..12' sweep_cli/cov/ff/sweep.tsv || fail "the results file must claim only the seeds run"
+    grep -q '^fail-fast  *stopped after 2 of 6 seeds' "$out" || fail "fail-fast did not stop at seed 2"
+    [ "$(grep -c '^[0-9]' sweep_cli/cov/ff/sweep.tsv)" = 2 ] || fail "expected rows for seeds 1 and 2 only"
+    grep -q '^# seeds	1..2' sweep_cli/cov/ff/sweep.tsv || fail "the results file must claim only the seeds run"
     ;;
   *) fail "unknown mode $1" ;;
 esac
