@@ -43,6 +43,7 @@ DST_PROBE_ENUM(kMvccCompactionFinishedAtOpen, "mvcc.compaction-finished-at-open"
 DST_PROBE_ENUM(kMvccCompacted, "mvcc.compacted", "a compaction removed the history below its revision from the backend")
 DST_PROBE_ENUM(kMvccRangeMore, "mvcc.range-more", "a range with a limit left keys out (more = true)")
 DST_PROBE_ENUM(kMvccRangeCompacted, "mvcc.range-compacted", "a range at a compacted revision was refused (ErrCompacted)")
+DST_PROBE_ENUM(kMvccHistoryCompactedWhileRead, "mvcc.history-compacted-while-read", "a history read (a watch catching up) found the store compacted past its start when the read came back")
 DST_PROBE_ENUM(kMvccTxnFailureBranch, "mvcc.txn-failure-branch", "a txn's compares failed and its failure branch ran")
 DST_PROBE_ENUM(kMvccDeleteMissingKey, "mvcc.delete-missing-key", "a delete found nothing to delete")
 DST_PROBE_ENUM(kBackendDefragmented, "backend.defragmented", "a backend was defragmented (VACUUM)")

@@ -8,6 +8,10 @@
 # ci/bug-zoo.sh's table. Writes Markdown rows to --out (default stdout).
 #
 #   ci/explore-zoo.sh [--dst build/dst] [--reps 5] [--max-runs 200] [--only NAME,NAME] [--out FILE]
+#                     [--swarm-only] [--jobs J]
+#
+# --swarm-only measures (a) alone (the explore columns print "-"); --jobs runs that many seed
+# ranges of a bug at once (wall times are then per range, on a shared machine).
 #
 # Nothing is timed against a threshold: the table reports what was measured.
 set -euo pipefail
@@ -17,6 +21,8 @@ REPS=5
 MAX_RUNS=200
 ONLY=""
 OUT=/dev/stdout
+SWARM_ONLY=0
+JOBS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --dst) DST="$2"; shift 2 ;;
@@ -24,7 +30,9 @@ while [ $# -gt 0 ]; do
     --max-runs) MAX_RUNS="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --swarm-only) SWARM_ONLY=1; shift ;;
+    --jobs) JOBS="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "ci/explore-zoo.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -52,7 +60,7 @@ swarm_alone() {
   t0=$(now_ms)
   for ((s = start; s < start + MAX_RUNS; s++)); do
     set +e
-    "$DST" run "$scenario" --seed "$s" --bug "$1" >"$work/run.log" 2>&1
+    "$DST" run "$scenario" --seed "$s" --bug "$1" >"$work/run.$1.$2.log" 2>&1
     code=$?
     set -e
     if [ "$code" -eq 1 ]; then echo "$((s - start + 1)) $(($(now_ms) - t0))"; return; fi
@@ -82,12 +90,27 @@ summarize() {
 for bug in "${BUGS[@]}"; do
   if [ -n "$ONLY" ] && [[ ",$ONLY," != *",$bug,"* ]]; then continue; fi
   plain="" explore=""
-  for ((k = 1; k <= REPS; k++)); do
-    p=$(swarm_alone "$bug" "$k")
-    e=$(explored "$bug" "$k")
-    echo "explore-zoo: $bug rep $k: swarm alone $p, explore $e" >&2
-    plain+="$p"$'\n'
-    explore+="$e"$'\n'
-  done
+  if [ "$SWARM_ONLY" -eq 1 ]; then
+    # The seed ranges at once, at most JOBS at a time; each writes its "RUNS MS" line to a file.
+    for ((k = 1; k <= REPS; k++)); do
+      while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+      swarm_alone "$bug" "$k" >"$work/plain.$k" &
+    done
+    wait
+    for ((k = 1; k <= REPS; k++)); do
+      p=$(cat "$work/plain.$k")
+      echo "explore-zoo: $bug rep $k: swarm alone $p" >&2
+      plain+="$p"$'\n'
+      explore+="- 0"$'\n'
+    done
+  else
+    for ((k = 1; k <= REPS; k++)); do
+      p=$(swarm_alone "$bug" "$k")
+      e=$(explored "$bug" "$k")
+      echo "explore-zoo: $bug rep $k: swarm alone $p, explore $e" >&2
+      plain+="$p"$'\n'
+      explore+="$e"$'\n'
+    done
+  fi
   echo "| \`$bug\` | \`$(basename "$(scenario_of "$bug")")\` | $(printf '%s' "$plain" | summarize) | $(printf '%s' "$explore" | summarize) |" >>"$OUT"
 done

@@ -12,7 +12,8 @@ namespace {
 
 // A fault's request, after a response: a stall sleeps here (the stream backs up meanwhile); a
 // rewind ends the watch (true) with where to watch again.
-bool obey_control(sim::Simulator& sim, WatchControl* control, int64_t next_revision, WatchClientResult& result) {
+bool obey_control(sim::Simulator& sim, WatchControl* control, int64_t next_revision, sim::TimeNs until,
+                  WatchClientResult& result) {
   if (control == nullptr) return false;
   if (control->rewind_by > 0) {
     DST_PROBE(kClientWatchRewound);
@@ -23,7 +24,9 @@ bool obey_control(sim::Simulator& sim, WatchControl* control, int64_t next_revis
   }
   if (control->stalled_until > sim.now()) {
     DST_PROBE(kClientWatchStalled);
-    return sim.sleep(control->stalled_until - sim.now()) != sim::WaitResult::kOk;
+    // Never past the watch's end: the workload that owns `control` may be gone by then.
+    const sim::TimeNs wake = std::min(control->stalled_until, until);
+    return wake > sim.now() && sim.sleep(wake - sim.now()) != sim::WaitResult::kOk;
   }
   return false;
 }
@@ -70,7 +73,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
           if (r->events_size() == 0 && !r->created() && !r->canceled() && r->header().revision() > 0)
             create.set_start_revision(std::max(create.start_revision(), r->header().revision() + 1));
           if (options.read_delay > 0 && sim.sleep(options.read_delay) != sim::WaitResult::kOk) break;
-          if (!r->canceled() && obey_control(sim, options.control, create.start_revision(), result)) break;
+          if (!r->canceled() && obey_control(sim, options.control, create.start_revision(), until, result)) break;
           if (r->canceled()) {
             DST_PROBE(kClientWatchCompacted);
             result.canceled = true;

@@ -172,8 +172,9 @@ void Workload::count(const history::Operation& op) {
 }
 
 // clientv3's KeepAlive: one stream on one member (failing over when it breaks) renews every lease
-// the client holds each third of the shortest TTL it grants; a lease the cluster refuses (expired,
-// revoked) is dropped, as clientv3 ends its keep-alive channel. A client id of its own: a history
+// the client holds each third of the shortest TTL it may grant (lease_ttl_min, at least 100 ms);
+// a lease the cluster answers with TTL 0 (expired, revoked) is dropped, as clientv3 ends its
+// keep-alive channel. A client id of its own: a history
 // client has one request in flight at a time.
 void Workload::run_keep_alives(uint32_t id, std::shared_ptr<ClientState> state, size_t member, sim::TimeNs until) {
   KvClientOptions ko;
@@ -196,7 +197,10 @@ void Workload::run_keep_alives(uint32_t id, std::shared_ptr<ClientState> state, 
       r.mutable_lease_keep_alive()->set_id(lease);
       const history::Operation op = kv.execute(std::move(r));
       count(op);
-      if (op.outcome == history::Outcome::kFailed) std::erase(state->leases, lease);
+      // etcd answers a keep-alive of an expired or revoked lease with TTL 0 (clientv3 then ends
+      // that lease's channel); a failed or lost keep-alive says nothing about the lease.
+      if (op.outcome == history::Outcome::kOk && op.response.lease_keep_alive().ttl() <= 0)
+        std::erase(state->leases, lease);
     }
   }
 }

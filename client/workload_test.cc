@@ -45,6 +45,10 @@ struct PlausibleMember {
       range->set_more(r.range().limit() > 0 && ++pages % 2 == 1);
     } else if (r.has_lease_grant()) {
       out.mutable_lease_grant()->set_id(next_lease++);
+    } else if (r.has_lease_keep_alive()) {
+      // Every fifth lease has expired: etcd answers its keep-alive with TTL 0.
+      out.mutable_lease_keep_alive()->set_id(r.lease_keep_alive().id());
+      out.mutable_lease_keep_alive()->set_ttl(r.lease_keep_alive().id() % 5 == 0 ? 0 : 3);
     } else {
       ++revision;
       out.mutable_put()->mutable_header()->set_revision(revision);  // the type does not matter here
@@ -228,6 +232,7 @@ TEST(Workload, KeepAliveStreamsRenewTheClientsLeasesFromOneMember) {
   std::map<uint32_t, std::set<int64_t>> granted;  // client -> leases
   std::map<uint32_t, std::set<uint32_t>> stream_members;
   std::map<uint32_t, std::vector<sim::TimeNs>> renewals;  // stream -> invoke times
+  std::map<std::pair<uint32_t, int64_t>, std::vector<sim::TimeNs>> by_lease;  // (stream, lease) -> times
   for (const auto& op : run.ops()) {
     if (op.request.has_lease_grant()) {
       EXPECT_GE(op.request.lease_grant().ttl(), 3);
@@ -238,15 +243,25 @@ TEST(Workload, KeepAliveStreamsRenewTheClientsLeasesFromOneMember) {
     ASSERT_LE(op.client, 500'004u);
     stream_members[op.client].insert(op.member);
     renewals[op.client].push_back(op.invoke_ns);
+    by_lease[{op.client, op.request.lease_keep_alive().id()}].push_back(op.invoke_ns);
   }
   ASSERT_EQ(renewals.size(), 4u);  // every client keeps its leases alive
   for (const auto& [stream, times] : renewals) {
     EXPECT_EQ(stream_members[stream].size(), 1u) << stream;  // the fake members never fail
     ASSERT_GT(times.size(), 10u) << stream;
     EXPECT_GE(times.back() - times.front(), sim::seconds(10));  // renewals go on through the run
-    // Rounds a second apart (TTL 3 s / 3): never a longer gap while leases are held.
-    for (size_t i = 1; i < times.size(); ++i) EXPECT_LE(times[i] - times[i - 1], sim::milliseconds(1100)) << stream;
   }
+  size_t expired = 0;
+  for (const auto& [stream_lease, times] : by_lease) {
+    if (stream_lease.second % 5 == 0) {
+      ++expired;
+      EXPECT_EQ(times.size(), 1u) << "a lease answered with TTL 0 is dropped after that answer";
+      continue;
+    }
+    // Rounds a second apart (TTL 3 s / 3): a live lease is renewed every round until revoked.
+    for (size_t i = 1; i < times.size(); ++i) EXPECT_LE(times[i] - times[i - 1], sim::milliseconds(1100));
+  }
+  EXPECT_GT(expired, 0u);
   for (const auto& op : run.ops()) {
     if (op.client < 500'000 || !op.request.has_lease_keep_alive()) continue;
     EXPECT_TRUE(granted[op.client - 500'000].count(op.request.lease_keep_alive().id()))

@@ -32,7 +32,7 @@ struct RandomFaultOptions {
   bool partitions = true;    // symmetric random splits, leader isolation
   bool asymmetric = true;    // one-way link cuts
   bool crashes = true;       // process crashes, power loss (lose unsynced), torn writes
-  bool slow_fsync = true;    // fsync latency raised to 50-500 ms on one node, or a stalling disk (1-3 s)
+  bool slow_fsync = true;    // fsync latency raised to 50-500 ms on one node, or a stalling disk (1-3 s; the leader's 1-4 s)
   bool fsync_errors = true;  // one failed fsync (the node crashes, like etcd's panic)
   bool message_loss = true;  // 5-30 % loss and duplication on all links for a while
   bool pauses = true;        // process pauses (GC, VM stall), the leader's among them

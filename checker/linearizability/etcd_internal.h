@@ -193,8 +193,9 @@ class Checker {
   // The signatures of branch points whose every alternative was explored without a passing
   // assignment (Porcupine's cache of failed states, for the choice of writers): reaching one
   // again (the same writers used, the same state, in another order) cannot pass either. Two
-  // independent 64-bit digests: a wrong prune needs both to collide. At most kExploredMax.
-  static constexpr size_t kExploredMax = 4'000'000;
+  // independent 64-bit digests: a wrong prune needs both to collide. At most kExploredMax (about
+  // 30 MB of set nodes); past it nothing new is remembered (still sound, only slower).
+  static constexpr size_t kExploredMax = 500'000;
   std::set<std::pair<uint64_t, uint64_t>> explored_;
   bool pruned_ = false;  // the branch just made was explored before: fail it at once
   size_t pruned_total_ = 0;  // out of out_.stats, which backtracking rolls back

@@ -67,8 +67,9 @@ std::optional<size_t> Checker::choose(int64_t r, size_t n) {
 }
 
 // What the replay from revision r on depends on, besides what every branch shares: the state of
-// the keys changed since the outermost choice, which unknown-outcome writes are taken, and
-// whether an earlier revision was left uncertain or a check skipped (either rules out a pass).
+// the keys changed since the outermost choice, which unknown-outcome writes are taken, whether
+// an earlier revision was left uncertain (replay_gap reads it) and whether a check was skipped
+// (which rules out a pass).
 std::pair<uint64_t, uint64_t> Checker::signature(int64_t r) {
   DST_ASSERT(!branches_.empty());
   const int64_t from = branches_.front().rev;
