@@ -4,7 +4,7 @@
 # seeds each; no scenario is chosen per bug. Stops at the first failing seed of each scenario and
 # prints its reproduce command.
 #
-#   ci/hunt.sh [--dst build/dst] [--seeds 300] [--from 1] [--jobs 2] [--out DIR] [-- RUN ARGS]
+#   ci/hunt.sh [--dst build/dst] [--seeds 500] [--from 1] [--jobs 2] [--out DIR] [-- RUN ARGS]
 #
 # RUN ARGS go to every run (e.g. -- --bug stale-read to measure how soon a known bug is caught;
 # a kube bug runs only on swarm_kube.lua, the one world with apiservers). With --explore, each
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DST=build/dst
-SEEDS=300
+SEEDS=500
 FROM=1
 JOBS=2
 OUT=""

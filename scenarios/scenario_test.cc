@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -215,6 +216,42 @@ TEST(Scenario, WatchFaultsStallAndRewindTheWatchers) {
   EXPECT_EQ(faults[0].target, "watcher1");
   EXPECT_EQ(faults[0].end_ns - faults[0].start_ns, sim::seconds(2));
   EXPECT_EQ(faults[1].kind, "watch-rewind");
+  // Watcher 1 (client 3) reads nothing from its first response in the stall until the stall ends.
+  const history::History& h = r.recorder.history();
+  std::vector<int64_t> reads;  // watcher 1's response times
+  for (const history::Watch& w : h.watches)
+    if (w.client == 3)
+      for (const history::WatchSegment& seg : w.segments)
+        for (const history::WatchResponse& resp : seg.responses) reads.push_back(resp.at_ns);
+  std::sort(reads.begin(), reads.end());
+  const auto in_stall = std::upper_bound(reads.begin(), reads.end(), faults[0].start_ns);
+  ASSERT_NE(in_stall, reads.end());
+  ASSERT_NE(std::next(in_stall), reads.end());
+  EXPECT_GE(*std::next(in_stall), faults[0].end_ns);
+  // Watcher 2 (client 4) watched again from revision 1; watcher 1 from 5 below where it was.
+  std::vector<const history::Watch*> w1, w2;
+  for (const history::Watch& w : h.watches) {
+    if (w.client == 3) w1.push_back(&w);
+    if (w.client == 4) w2.push_back(&w);
+  }
+  EXPECT_TRUE(std::any_of(w2.begin(), w2.end(), [](const history::Watch* w) {
+    return w->segments.front().created_ns > sim::seconds(2) && w->segments.front().request.start_revision() == 1;
+  }));
+  bool checked = false;
+  for (size_t i = 1; i < w1.size() && !checked; ++i) {
+    if (w1[i]->segments.front().created_ns < sim::seconds(4)) continue;
+    int64_t last_event = 0, last_header = 0;
+    for (const history::WatchSegment& seg : w1[i - 1]->segments)
+      for (const history::WatchResponse& resp : seg.responses) {
+        last_header = std::max(last_header, resp.response.header().revision());
+        for (const auto& e : resp.response.events()) last_event = std::max(last_event, e.kv().mod_revision());
+      }
+    const int64_t start = w1[i]->segments.front().request.start_revision();
+    EXPECT_GE(start, last_event + 1 - 5);
+    EXPECT_LE(start, last_header + 1 - 5);
+    checked = true;
+  }
+  EXPECT_TRUE(checked);
   const checker::watch::Report watch = checker::watch::check(r.recorder.history());
   EXPECT_TRUE(watch.ok()) << watch.to_string();
   EXPECT_GT(watch.watches, 4u);
