@@ -59,12 +59,22 @@ TEST(RandomFaults, EveryDrawIsAppliedAndTheKindsAreCovered) {
     EXPECT_TRUE(kinds.count(k)) << "never drawn: " << k;
 }
 
-TEST(RandomFaults, OptionsSwitchKindsOff) {
-  sim::Simulator sim(3);
-  world::SimCluster cluster(sim, world::standard_cluster_options(3));
-  cluster.start_all();
+// A started 3-member cluster and its nemesis, recording in memory.
+struct NemesisWorld {
+  explicit NemesisWorld(uint64_t seed) : sim(seed), cluster(sim, world::standard_cluster_options(3)) {
+    cluster.start_all();
+  }
+  sim::Simulator sim;
+  world::SimCluster cluster;
   history::MemoryRecorder recorder;
-  world::ClusterNemesis nem(cluster, recorder);
+  world::ClusterNemesis nem{cluster, recorder};
+};
+
+TEST(RandomFaults, OptionsSwitchKindsOff) {
+  NemesisWorld w(3);
+  sim::Simulator& sim = w.sim;
+  history::MemoryRecorder& recorder = w.recorder;
+  world::ClusterNemesis& nem = w.nem;
   RandomFaultOptions only_pauses{.duration = seconds(5), .mean_interval = sim::milliseconds(100), .partitions = false,
                                  .asymmetric = false, .crashes = false, .slow_fsync = false, .fsync_errors = false,
                                  .message_loss = false, .pauses = true, .fault_points = false};
@@ -85,11 +95,10 @@ struct CountingWatchers : WatchTarget {
 };
 
 TEST(RandomFaults, WatchFaultsStallAndRewindTheWorkloadsWatchers) {
-  sim::Simulator sim(5);
-  world::SimCluster cluster(sim, world::standard_cluster_options(3));
-  cluster.start_all();
-  history::MemoryRecorder recorder;
-  world::ClusterNemesis nem(cluster, recorder);
+  NemesisWorld w(5);
+  sim::Simulator& sim = w.sim;
+  history::MemoryRecorder& recorder = w.recorder;
+  world::ClusterNemesis& nem = w.nem;
   CountingWatchers watchers;
   nem.nemesis.set_watchers(&watchers);
   RandomFaultOptions only_watch{.duration = seconds(20), .mean_interval = sim::milliseconds(100), .partitions = false,

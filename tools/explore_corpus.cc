@@ -44,7 +44,7 @@ size_t Corpus::names() const {
   return names.size();
 }
 
-Candidate Corpus::fresh() { return Candidate{.seed = 1 + rng_.uniform_u64(kSeedBound), .forks = {}, .parent = -1}; }
+Candidate Corpus::fresh() { return Candidate{.seed = 1 + rng_.uniform_u64(kSeedBound), .forks = {}, .salts = {}, .parent = -1}; }
 
 // Rarity divided by how often the run was forked already (AFL's "explore" power schedule): a rare
 // run gets many children, but not the whole budget.
