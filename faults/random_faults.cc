@@ -1,6 +1,7 @@
 #include "faults/random_faults.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "base/assert.h"
 #include "base/limits.h"
@@ -226,7 +227,11 @@ FaultStep disk_or_link_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
     // A point passed on every Ready fires a few passes in; one passed only around elections,
     // snapshots, compactions or defragmentations fires within its first passes, or it would
     // rarely fire at all.
-    const bool rare = point == node::FaultPoint::kAfterVote || point >= node::FaultPoint::kBeforeSnapshotSave;
+    using P = node::FaultPoint;
+    constexpr P kRare[] = {P::kBeforeSnapshotSave, P::kAfterSnapshotSave, P::kAfterCompactionScheduled,
+                           P::kBeforeCompactionBatch, P::kAfterCompactionBatch, P::kBeforeDefrag, P::kDuringDefrag,
+                           P::kAfterDefrag, P::kAfterVote};
+    const bool rare = std::find(std::begin(kRare), std::end(kRare), point) != std::end(kRare);
     s.skip = rare ? rng.uniform_u64(point == node::FaultPoint::kAfterVote ? 1 : 3) : rng.uniform_u64(30);
     s.times = 1;
   }
