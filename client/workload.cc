@@ -174,8 +174,8 @@ void Workload::count(const history::Operation& op) {
 // clientv3's KeepAlive: one stream on one member (failing over when it breaks) renews every lease
 // the client holds each third of the shortest TTL it may grant (lease_ttl_min, at least 100 ms);
 // a lease the cluster answers with TTL 0 (expired, revoked) is dropped, as clientv3 ends its
-// keep-alive channel. A client id of its own: a history
-// client has one request in flight at a time.
+// keep-alive channel. It records under a client id of its own: a history client has one request
+// in flight at a time.
 void Workload::run_keep_alives(uint32_t id, std::shared_ptr<ClientState> state, size_t member, sim::TimeNs until) {
   KvClientOptions ko;
   ko.id = kKeepAliveClientIdBase + id;
