@@ -11,8 +11,8 @@ namespace dst::faults {
 
 namespace {
 
-// The kube actions come last: a draw without them weighs them 0, which leaves every other draw as
-// it was before they existed.
+// Actions added later come after the earlier ones; one that is off weighs 0. (The leader pause and
+// the leader's disk stall are on with pauses and slow_fsync, so they changed every draw.)
 enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kCrashLeader, kRestart, kSlowFsync, kFsyncError,
               kLoss, kPause, kResume, kFaultPoint, kApiserverCrash, kApiserverRestart, kApiserverCut,
               kApiserverReconnect, kControllerPause, kControllerResume, kClockSkew, kClockJump, kClockDrift,
