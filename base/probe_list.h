@@ -23,6 +23,7 @@ DST_PROBE_ENUM(kRaftLeaderTransfer, "raft.leader-transfer", "a leader transferre
 // --- wal and snapshots (node/wal) ---------------------------------------------------------------
 DST_PROBE_ENUM(kWalTornTailRepaired, "wal.torn-tail-repaired", "opening the WAL found a torn or unsynced tail and cut the log back to its last whole record")
 DST_PROBE_ENUM(kWalSegmentCut, "wal.segment-cut", "the WAL cut a new segment")
+DST_PROBE_ENUM(kWalCorruptionRefused, "wal.corruption-refused", "opening the WAL found a bad record that cannot be a torn tail (valid data after it, or in a header) and refused to start")
 DST_PROBE_ENUM(kWalOpenedAtOlderSnapshot, "wal.opened-at-older-snapshot", "the newest snapshot file had no WAL marker (a crash between the saves): the member opened at an older one")
 
 // --- the member (node/server) ---------------------------------------------------------------------

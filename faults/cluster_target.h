@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <string>
 
 #include "node/fault_points/fault_points.h"
 #include "sim/disk.h"
@@ -46,6 +48,21 @@ class ClusterTarget {
   virtual void resume(size_t i) = 0;
   // The fault points of node i, armed from outside; they outlive its incarnations.
   virtual node::FaultPoints& faults(size_t i) = 0;
+
+  // Damaged storage. A member that refused to start on damage its storage must detect is lost:
+  // an operator would replace it (etcd's "replace a failed member"); the run keeps it down, and
+  // the liveness and agreement checks no longer wait for it.
+  virtual bool lost(size_t i) const = 0;
+  // Where damage to down member i's WAL must make its next start refuse (nullopt: nowhere now).
+  struct WalDamageRange {
+    std::string file;
+    uint64_t limit = 0;  // [0, limit) of `file`
+  };
+  virtual std::optional<WalDamageRange> wal_damage_range(size_t i) const = 0;
+  // Bits of [offset, offset + length) of `file` on node i's disk are about to be flipped.
+  virtual void damaging(size_t i, const std::string& file, uint64_t offset, uint64_t length) = 0;
+  // A member whose next start must refuse (damaged, not yet started since).
+  virtual bool must_refuse_start(size_t i) const = 0;
 };
 
 }  // namespace dst::faults

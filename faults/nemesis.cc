@@ -294,6 +294,8 @@ Status Nemesis::disk_full(size_t n, bool full) {
 Status Nemesis::bitflip(size_t n, const std::string& file, uint64_t offset, uint64_t length, int bits) {
   if (Status st = check_member(static_cast<int64_t>(n), "bitflip()"); !st.is_ok()) return st;
   if (bits < 1 || bits > 64) return Status(StatusCode::kInvalidArgument, "bitflip(): bits must be 1..64");
+  // Told first: whether the next start must refuse is judged on the storage before the damage.
+  if (static_cast<uint64_t>(bits) <= length * 8) cluster_.damaging(n - 1, file, offset, length);
   Status st = sim_.host(cluster_.host(n - 1)).disk().flip_bits(file, offset, length, bits);
   if (!st.is_ok()) return Status(StatusCode::kInvalidArgument, "bitflip(): " + st.message());
   instant("bitflip", name(n) + " " + file);

@@ -66,7 +66,14 @@ class Nemesis {
   bool up(size_t n) const { return cluster_.up(n - 1); }
   bool paused(size_t n) const { return cluster_.paused(n - 1); }
   // Down, but started once and not removed: a restart would bring it back.
-  bool restartable(size_t n) const { return !up(n) && cluster_.started(n - 1) && !cluster_.removed(n - 1); }
+  bool restartable(size_t n) const {
+    return !up(n) && cluster_.started(n - 1) && !cluster_.removed(n - 1) && !cluster_.lost(n - 1);
+  }
+  // Storage damage (ClusterTarget): lost to damage it refused; its next start must refuse; where
+  // damage to a down member's WAL must be refused.
+  bool lost(size_t n) const { return cluster_.lost(n - 1); }
+  bool must_refuse_start(size_t n) const { return cluster_.must_refuse_start(n - 1); }
+  std::optional<ClusterTarget::WalDamageRange> wal_damage_range(size_t n) const { return cluster_.wal_damage_range(n - 1); }
   // A member of the cluster now (started, not removed, named by the leader's membership): what
   // the selectors choose from once members are added and removed.
   bool member(size_t n) const { return cluster_.counts_as_member(n - 1); }

@@ -16,7 +16,7 @@ namespace {
 enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kCrashLeader, kRestart, kSlowFsync, kFsyncError,
               kLoss, kPause, kResume, kFaultPoint, kApiserverCrash, kApiserverRestart, kApiserverCut,
               kApiserverReconnect, kControllerPause, kControllerResume, kClockSkew, kClockJump, kClockDrift,
-              kWatchStall, kWatchRewind, kPauseLeader, kStallLeaderDisk, kActionCount };
+              kWatchStall, kWatchRewind, kPauseLeader, kStallLeaderDisk, kCorruptWal, kActionCount };
 
 // The members (1-based) for which `pred` holds.
 template <typename Pred>
@@ -111,6 +111,30 @@ FaultStep watch_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
   return s;
 }
 
+// The down members whose WAL may be damaged now: the damage must leave a quorum that can still
+// start (a member that refuses is lost for good), so at most (n-1)/2 members are ever damaged.
+std::vector<size_t> damageable(const RandomFaultOptions& o, const Nemesis& nem) {
+  if (!o.disk_corruption || nem.size() < 3) return {};
+  const size_t damaged = members_where(nem, [&](size_t m) { return nem.lost(m) || nem.must_refuse_start(m); }).size();
+  if (damaged >= (nem.size() - 1) / 2) return {};
+  return members_where(nem, [&](size_t m) {
+    return nem.restartable(m) && !nem.must_refuse_start(m) && nem.wal_damage_range(m).has_value();
+  });
+}
+
+// A few bits flipped in the synced records of a down member's last WAL segment, before its last
+// valid record: a start must refuse it (bit rot under a durable log; issue 21).
+FaultStep wal_damage(const RandomFaultOptions& o, const Nemesis& nem, sim::Rng& rng) {
+  FaultStep s{.kind = FaultKind::kBitflip, .node = pick(damageable(o, nem), rng)};
+  const auto range = nem.wal_damage_range(s.node);
+  DST_ASSERT(range.has_value() && range->limit > 0);
+  s.file = range->file;
+  s.offset = rng.uniform_u64(range->limit);
+  s.length = 1 + rng.uniform_u64(std::min<uint64_t>(16, range->limit - s.offset));
+  s.bits = static_cast<int>(1 + rng.uniform_u64(3));
+  return s;
+}
+
 // Each action's weight; 0 where it is not allowed or would do nothing now.
 void weigh(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActionCount]) {
   const size_t n = nem.size();
@@ -148,6 +172,7 @@ void weigh(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActio
   // A leader whose disk stalls holds its Raft loop in fsync (it cannot hear that it was deposed)
   // while its API still answers: etcd #15247's keep-alives renewed by a stale leader.
   w[kStallLeaderDisk] = o.slow_fsync && leader ? 3 : 0;
+  w[kCorruptWal] = damageable(o, nem).empty() ? 0 : 2;
 }
 
 // A random two-way split, each side non-empty, e.g. {n1,n3} | {n2}.
@@ -265,6 +290,7 @@ FaultStep draw_random_fault(const RandomFaultOptions& options, const Nemesis& ne
     case kApiserverCrash: case kApiserverRestart: case kApiserverCut: case kApiserverReconnect: case kControllerPause:
     case kControllerResume: s = kube_fault(action, nem, rng); break;
     case kClockSkew: case kClockJump: case kClockDrift: s = clock_fault(action, nem, rng); break;
+    case kCorruptWal: s = wal_damage(options, nem, rng); break;
     case kActionCount: DST_UNREACHABLE("random fault action");
   }
   s.origin = Origin::kRandom;

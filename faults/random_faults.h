@@ -47,6 +47,9 @@ struct RandomFaultOptions {
   // The workload's watch clients: one stops reading for a while (its stream backs up into the
   // member), or drops its watch and watches again from an older revision. Off unless asked.
   bool watch_clients = false;
+  // Bit rot in synced data: a few bits of a down member's WAL flipped where its next start must
+  // refuse it (a member that refuses stays down: at most (n-1)/2 of them). Off unless asked.
+  bool disk_corruption = false;
   // From each fork's time on, draws come from its stream at its rate (nemesis_fork.h); times
   // strictly increase, each inside `duration`.
   std::vector<NemesisFork> forks;

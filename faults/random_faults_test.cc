@@ -134,6 +134,40 @@ TEST(RandomFaults, WatchFaultsStallAndRewindTheWorkloadsWatchers) {
   EXPECT_EQ(refused.message(), "watch_stall: watcher 1 does not exist (the workload has no watchers)");
 }
 
+// Bit rot is drawn only on a member that is down, inside its WAL's synced records (where the next
+// start must refuse), and never on more than (n-1)/2 members: a quorum always can start again.
+TEST(RandomFaults, WalDamageHitsOneDownMemberOfThreeWhichThenRefusesToStart) {
+  NemesisWorld w(11);
+  RandomFaultOptions crash_and_rot{.duration = seconds(30), .mean_interval = sim::milliseconds(150), .partitions = false,
+                                   .asymmetric = false, .crashes = true, .slow_fsync = false, .fsync_errors = false,
+                                   .message_loss = false, .pauses = false, .fault_points = false};
+  crash_and_rot.disk_corruption = true;
+  w.nem.driver.start_random(crash_and_rot);
+  w.sim.run_until(seconds(31));
+  ASSERT_FALSE(w.nem.driver.error());
+  std::set<size_t> damaged;
+  for (const FaultStep& s : w.nem.nemesis.applied()) {
+    if (s.kind != FaultKind::kBitflip) continue;
+    damaged.insert(s.node);
+    EXPECT_EQ(s.file.rfind("member/wal/", 0), 0u) << s.file;
+    EXPECT_GE(s.bits, 1);
+    EXPECT_LE(s.bits, 3);
+  }
+  ASSERT_EQ(damaged.size(), 1u);  // (3-1)/2
+  const size_t n = *damaged.begin();
+  // It was restarted after the damage and refused; it is never started again.
+  EXPECT_TRUE(w.cluster.lost(n - 1));
+  EXPECT_FALSE(w.nem.nemesis.restartable(n));
+  ASSERT_EQ(w.cluster.lost_members().size(), 1u);
+  EXPECT_NE(w.cluster.lost_members()[0].find("n" + std::to_string(n) + " refused member/wal/"), std::string::npos)
+      << w.cluster.lost_members()[0];
+  EXPECT_TRUE(w.cluster.invariants().ok());
+  w.cluster.heal_all();
+  const world::LivenessReport live = w.cluster.await_recovery(seconds(20));
+  EXPECT_TRUE(live.ok) << live.detail;
+  EXPECT_FALSE(w.cluster.up(n - 1));
+}
+
 TEST(FaultDriver, ReplayingTheRecordedStepsGivesTheSameTraceHash) {
   const DriverRun original = run(7, nullptr);
   const std::vector<FaultStep>& steps = original.timed;

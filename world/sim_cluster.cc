@@ -1,12 +1,12 @@
 #include "world/sim_cluster.h"
 
-
 #include <algorithm>
 #include <cstdio>
 
 #include "base/assert.h"
 #include "node/server/membership.h"
 #include "sim/disk.h"
+#include "world/wal_damage.h"
 
 namespace dst::world {
 
@@ -52,6 +52,13 @@ SimCluster::Node::Node(SimCluster& c, uint64_t node_id) : cluster(c), id(node_id
 
 void SimCluster::Node::started(node::Server& server) {
   live = &server;
+  if (!must_refuse.empty()) {
+    // The start read the damaged records as good, or cut the log before them as if torn.
+    cluster.invariants_.storage_violation("n" + std::to_string(id) + " started on storage it had to refuse: " +
+                                          must_refuse + " (synced records with a valid record after them: damage, "
+                                          "not a torn tail; cutting the log there drops what it promised durable)");
+    must_refuse.clear();
+  }
   start_raft_load(cluster.sim_, server, cluster.options_.load);
 }
 
@@ -60,7 +67,18 @@ void SimCluster::Node::stopped(const node::Server& server) {
   if (live == &server) live = nullptr;
 }
 
-void SimCluster::Node::exiting(const std::string& why) { cluster.record_exit(id, why); }
+void SimCluster::Node::exiting(const std::string& why) {
+  cluster.record_exit(id, why);
+  // A start that failed for another reason (an injected fsync error) has not read the damage yet.
+  if (must_refuse.empty() || !why.starts_with("start failed: corruption")) return;
+  lost = true;
+  if (cluster.lost_members_.size() < limits::kMemberExitsKept) {
+    char t[32];
+    std::snprintf(t, sizeof t, "t=%.3fs ", static_cast<double>(cluster.sim_.now()) / 1e9);
+    cluster.lost_members_.push_back(t + ("n" + std::to_string(id) + " refused ") + must_refuse);
+  }
+  must_refuse.clear();
+}
 
 void SimCluster::Node::fire(node::FaultPoint p, const node::FaultAction& action) {
   // Passed by the member's own code, in its own fiber: that is the process the action ends.
@@ -85,6 +103,25 @@ void SimCluster::record_exit(uint64_t id, const std::string& why) {
   exits_.push_back(t + ("n" + std::to_string(id) + " exits: ") + why);
 }
 
+std::optional<faults::ClusterTarget::WalDamageRange> SimCluster::wal_damage_range(size_t i) const {
+  if (up(i) || !nodes_[i]->was_started || nodes_[i]->lost) return std::nullopt;
+  auto target = wal_damage_target(sim_.host(nodes_[i]->host).disk(), options_.server.data_dir);
+  if (!target) return std::nullopt;
+  return WalDamageRange{.file = target->file, .limit = target->limit};
+}
+
+void SimCluster::damaging(size_t i, const std::string& file, uint64_t offset, uint64_t length) {
+  Node& n = *nodes_[i];
+  // Only a down member's next start reads what is damaged now; a running one may cut a new
+  // segment and release this one first.
+  if (!n.must_refuse.empty() || up(i) || !n.was_started || n.lost) return;
+  auto target = wal_damage_target(sim_.host(n.host).disk(), options_.server.data_dir);
+  if (!target || !inside(*target, file, offset, length)) return;
+  n.must_refuse = file + " bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) +
+                  " damaged (" + std::to_string(target->records) + " records before byte " +
+                  std::to_string(target->limit) + ")";
+}
+
 node::ServerCounters SimCluster::counters(size_t i) const {
   const Node& n = *nodes_[i];
   node::ServerCounters sum = n.ended_counters;
@@ -98,7 +135,7 @@ sim::DurationDist SimCluster::normal_fsync_latency() const {
 
 bool SimCluster::counts_as_member(size_t i) const {
   const Node& n = *nodes_[i];
-  if (!n.was_started || n.was_removed) return false;
+  if (!n.was_started || n.was_removed || n.lost) return false;
   const std::optional<size_t> l = leader();
   if (!l) return true;
   return node::names_member(server(*l)->raft().conf_state(), n.id);
@@ -108,6 +145,7 @@ void SimCluster::start(size_t i) {
   Node& n = *nodes_[i];
   DST_ASSERT_MSG(!up(i), "node already running");
   DST_ASSERT_MSG(!n.was_removed, "a removed member is not started again");
+  DST_ASSERT_MSG(!n.lost, "a member lost to damaged storage is not started again");
   n.process = sim_.start_process(n.host, "n" + std::to_string(n.id));
   n.paused = false;
   n.was_started = true;
@@ -229,8 +267,8 @@ void SimCluster::heal_all() {
       sim_.resume(nodes_[i]->process);
       nodes_[i]->paused = false;
     }
-    // Nodes never started (a member_add that failed) and removed members stay down.
-    if (!up(i) && nodes_[i]->was_started && !nodes_[i]->was_removed) start(i);
+    // Nodes never started (a member_add that failed), removed members and lost ones stay down.
+    if (!up(i) && nodes_[i]->was_started && !nodes_[i]->was_removed && !nodes_[i]->lost) start(i);
   }
 }
 
@@ -240,7 +278,9 @@ void SimCluster::heal_all() {
 void SimCluster::restart_exited_after_heal(std::vector<int>& restarts, LivenessReport& report) {
   constexpr int kRestartsAfterHealMax = 3;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (up(i) || !nodes_[i]->was_started || nodes_[i]->was_removed || restarts[i] >= kRestartsAfterHealMax) continue;
+    if (up(i) || !nodes_[i]->was_started || nodes_[i]->was_removed || nodes_[i]->lost ||
+        restarts[i] >= kRestartsAfterHealMax)
+      continue;
     ++restarts[i];
     start(i);
     report.restarted_after_heal += (report.restarted_after_heal.empty() ? "n" : " n") + std::to_string(nodes_[i]->id);

@@ -82,6 +82,10 @@ class SimCluster : public faults::ClusterTarget {
   const node::Server* server(size_t i) const { return nodes_[i]->live; }
   sim::HostId host(size_t i) const override { return nodes_[i]->host; }
   node::FaultPoints& faults(size_t i) override { return nodes_[i]->faults; }
+  bool lost(size_t i) const override { return nodes_[i]->lost; }
+  std::optional<WalDamageRange> wal_damage_range(size_t i) const override;
+  void damaging(size_t i, const std::string& file, uint64_t offset, uint64_t length) override;
+  bool must_refuse_start(size_t i) const override { return !nodes_[i]->must_refuse.empty(); }
   // Summed over every incarnation of node i, the live one included.
   node::ServerCounters counters(size_t i) const;
   raft::Invariants& invariants() { return invariants_; }
@@ -101,6 +105,8 @@ class SimCluster : public faults::ClusterTarget {
   // their state hashes (computed in a fiber: a KV member's backend may be in the middle of a
   // commit), retrying if an apply slipped in meanwhile; false after `bound` or on a mismatch.
   AgreementReport await_agreement(sim::DurationNs bound);
+  // Nodes that refused to start on damage they had to detect ("t=4.1s n2: ..."), bounded.
+  const std::vector<std::string>& lost_members() const { return lost_members_; }
   // Nodes that took themselves down, with the reason ("t=3.2s n2 exits: WAL save failed: ...").
   const std::vector<std::string>& exits() const { return exits_; }
 
@@ -129,6 +135,9 @@ class SimCluster : public faults::ClusterTarget {
     bool paused = false;
     bool was_started = false;  // at least once
     bool was_removed = false;  // the member applied its own removal
+    // Its storage holds damage its next start must refuse ("n2's WAL ... bytes 80..84"), or empty.
+    std::string must_refuse;
+    bool lost = false;  // it refused to start on that damage: kept down for good
   };
   // "t=3.2s n2 exits: WAL save failed: ...", bounded.
   void record_exit(uint64_t id, const std::string& why);
@@ -142,6 +151,7 @@ class SimCluster : public faults::ClusterTarget {
   sim::HostId observer_host_ = 0;  // where await_agreement reads the members' state
   sim::ProcessId observer_ = sim::kNoProcess;
   std::vector<std::string> exits_;
+  std::vector<std::string> lost_members_;
 };
 
 }  // namespace dst::world

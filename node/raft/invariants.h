@@ -55,6 +55,10 @@ class Invariants {
   // role) starts over.
   void observe_restart(const Raft& r);
 
+  // A node recovered from storage it had to refuse (its WAL damaged where a start must detect
+  // it): what it recovered may lack what it promised durable. Reported by the world.
+  void storage_violation(const std::string& what) { violate("Durability: " + what); }
+
   const std::vector<std::string>& violations() const { return violations_; }
   bool ok() const { return violations_.empty(); }
   // The highest index known committed anywhere in the cluster.

@@ -208,6 +208,7 @@ Status WalOpener::judge_bad_record(const Wal::Segment& segment, const BadRecord&
                    "to be a torn tail";
   }
   if (!why_not_torn.empty()) {
+    DST_PROBE(kWalCorruptionRefused);
     return Status(StatusCode::kCorruption,
                   "wal: corruption in " + at(segment.file, bad.offset) + ": " + bad.reason + "; " +
                       why_not_torn);
