@@ -318,6 +318,7 @@ inline constexpr int64_t kScenarioLatencyNsMax = 60'000'000'000;  // 60 s
 inline constexpr int64_t kWorkloadCompactionKeepMax = 1'000'000;
 // A watch client's stall (watch_stall) and how far back a rewind may go (watch_rewind).
 inline constexpr int64_t kWatchStallNsMax = 60'000'000'000;  // 60 s
+inline constexpr int64_t kClientStallNsMax = 60'000'000'000;  // 60 s: a KV client's stall
 inline constexpr int64_t kWatchRewindRevisionsMax = 1'000'000'000;
 // Shape parameters of distributions: lognormal's sigma (10 already spans e^±10 around the
 // median) and Pareto's alpha (past 100 it is a constant at its scale).

@@ -65,6 +65,7 @@ DST_PROBE_ENUM(kWatchMultiEventRevision, "watch.multi-event-revision", "a watche
 DST_PROBE_ENUM(kWatchPrevKvOnCatchUp, "watch.prev-kv-on-catch-up", "a watcher catching up from history was sent events with their previous values")
 
 // --- clients (client/) ------------------------------------------------------------------------------
+DST_PROBE_ENUM(kClientStalled, "client.stalled", "a KV client (or its lease keep-alive stream) sat out a stall: nothing sent, its answer read late")
 DST_PROBE_ENUM(kClientFailover, "client.failover", "a client that is not pinned moved to another member")
 DST_PROBE_ENUM(kClientWriteUnknown, "client.write-unknown", "a write's outcome was unknown (no answer, or Unavailable)")
 DST_PROBE_ENUM(kClientWatchResumed, "client.watch-resumed", "a watch resumed on a new stream after its stream broke")

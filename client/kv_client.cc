@@ -59,7 +59,18 @@ rpc::Connection* KvClient::connection() {
   return nullptr;
 }
 
+void KvClient::wait_out_stall() {
+  if (options_.stalled_until == nullptr) return;
+  // A stall that a fault extends while this one sleeps is slept out too (bounded: each is <= 60 s
+  // and the workload clamps them to the client's end).
+  for (int i = 0; i < 64 && *options_.stalled_until > sim_.now(); ++i) {
+    DST_PROBE(kClientStalled);
+    if (sim_.sleep(*options_.stalled_until - sim_.now()) != sim::WaitResult::kOk) return;
+  }
+}
+
 history::Operation KvClient::execute(etcdserverpb::ApiRequest req) {
+  wait_out_stall();
   if (backoff_ > 0) (void)sim_.sleep(backoff_);  // the last request found no member
   if (options_.balance == Balance::kRoundRobin && !options_.pinned) next_member();
   history::Operation op;
@@ -80,6 +91,7 @@ history::Operation KvClient::execute(etcdserverpb::ApiRequest req) {
     return op;
   }
   auto r = c->call(std::move(req), options_.timeout);
+  wait_out_stall();  // paused with the answer (or the timeout) waiting: it completes late
   op.return_ns = sim_.now();
   if (r.is_ok()) {
     op.response = std::move(r).value();

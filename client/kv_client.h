@@ -42,6 +42,10 @@ struct KvClientOptions {
   // The wait before a request after one found no member (doubling up to backoff_max; 0: none).
   sim::DurationNs backoff_base = 0;
   sim::DurationNs backoff_max = 0;
+  // The application's stall (a GC or VM pause; faults::WorkloadTarget::stall_client): while the
+  // time is before *stalled_until it sends nothing, and a response that arrives meanwhile is
+  // read, and its operation completes, only when the stall ends. Null: never stalled.
+  const sim::TimeNs* stalled_until = nullptr;
 };
 
 // Whether a request can change the store (its failed outcome then needs classifying).
@@ -61,6 +65,8 @@ class KvClient {
 
  private:
   rpc::Connection* connection();
+  // Sleeps out a stall in force (see KvClientOptions::stalled_until).
+  void wait_out_stall();
   bool pinned() const { return options_.pinned || options_.balance == Balance::kPinned; }
   void next_member() { member_ = (member_ + 1) % options_.members.size(); }
 

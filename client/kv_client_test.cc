@@ -86,6 +86,35 @@ TEST(KvClient, AnAnswerIsRecordedAtBothEndsWithTheMemberItWentTo) {
   EXPECT_EQ(f.members.received(1).size(), 1u);
 }
 
+// A stalled application (faults' client_stall): an answer that arrives during the stall is read,
+// and its operation completes, only when the stall ends; a stall in force sends nothing.
+TEST(KvClient, AStallDelaysTheCompletionOfTheRequestInFlightAndTheNextSend) {
+  Fixture f;
+  sim::TimeNs stalled_until = 0;
+  sim::TimeNs answered_at = 0;
+  f.members.start(0, [&](size_t, const etcdserverpb::ApiRequest&) {
+    if (answered_at == 0) {
+      answered_at = f.sim.now();
+      stalled_until = f.sim.now() + sim::seconds(3);  // the client pauses while the answer travels
+    }
+    return Reply::answer(put_answer(9));
+  });
+  run_client(f.sim, [&] {
+    KvClientOptions o = f.options(/*pinned=*/true, 0, sim::seconds(1));
+    o.stalled_until = &stalled_until;
+    KvClient c(f.sim, o, f.recorder);
+    history::Operation first = c.execute(put_request("k", "v1"));
+    EXPECT_EQ(first.outcome, history::Outcome::kOk);  // read late, not timed out
+    stalled_until = f.sim.now() + sim::seconds(2);
+    (void)c.execute(put_request("k", "v2"));
+  });
+  ASSERT_EQ(f.recorder.history().operations.size(), 2u);
+  EXPECT_LT(f.op(0).invoke_ns, answered_at);
+  EXPECT_GE(f.op(0).return_ns, answered_at + sim::seconds(3));
+  EXPECT_GE(f.op(1).invoke_ns, f.op(0).return_ns + sim::seconds(2));  // nothing sent meanwhile
+  EXPECT_EQ(f.members.received(0).size(), 2u);
+}
+
 TEST(KvClient, SilenceMakesAWriteUnknownAndAReadFailedThenAFreshConnection) {
   Fixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {

@@ -14,7 +14,7 @@
 
 namespace dst::client {
 
-// What a fault asks of a running watch client (faults::WatchTarget through the workload); the
+// What a fault asks of a running watch client (faults::WorkloadTarget through the workload); the
 // client looks at it after each response it takes.
 struct WatchControl {
   sim::TimeNs stalled_until = 0;  // read nothing more before this time

@@ -43,7 +43,8 @@ std::string_view profile_name(Profile p) {
 
 Workload::Workload(sim::Simulator& sim, std::vector<sim::Address> members, WorkloadOptions options,
                    history::Recorder& recorder)
-    : sim_(sim), members_(std::move(members)), options_(options), recorder_(recorder), controls_(options.watchers) {
+    : sim_(sim), members_(std::move(members)), options_(options), recorder_(recorder), controls_(options.watchers),
+      client_stalls_(options.clients, 0) {
   DST_ASSERT(!members_.empty());
   DST_ASSERT_GT(options_.rate, 0.0);
   DST_ASSERT_GE(options_.keys, 1u);
@@ -51,6 +52,7 @@ Workload::Workload(sim::Simulator& sim, std::vector<sim::Address> members, Workl
 
 void Workload::start(sim::TimeNs until, sim::TimeNs watchers_until) {
   DST_ASSERT_GE(watchers_until, until);
+  clients_until_ = until;
   uint32_t next_id = 1;
   auto spawn = [&](const std::string& name, auto body, sim::TimeNs until) {
     sim::HostId host = sim_.add_host(name);
@@ -131,6 +133,7 @@ void Workload::run_client(uint32_t id, sim::TimeNs until) {
   ko.timeout = options_.request_timeout;
   ko.backoff_base = kClientBackoffBase;
   ko.backoff_max = kClientBackoffMax;
+  ko.stalled_until = &client_stalls_[id - 1];
   KvClient kv(sim_, ko, recorder_);
   // Shared with the client's keep-alive stream (a fiber of the same process), which may outlive
   // this call by one renewal.
@@ -185,6 +188,7 @@ void Workload::run_keep_alives(uint32_t id, std::shared_ptr<ClientState> state, 
   ko.timeout = options_.request_timeout;
   ko.backoff_base = kClientBackoffBase;
   ko.backoff_max = kClientBackoffMax;
+  ko.stalled_until = &client_stalls_[id - 1];  // one application: its keep-alives stall with it
   KvClient kv(sim_, ko, recorder_);
   const sim::DurationNs period =
       std::max<sim::DurationNs>(sim::milliseconds(100), sim::seconds(options_.kv_mix.lease_ttl_min) / 3);
@@ -273,6 +277,11 @@ bool Workload::account_watch(const WatchClientResult& r, int64_t& compact_revisi
 void Workload::stall_watcher(size_t n, sim::TimeNs until) {
   DST_ASSERT(n >= 1 && n <= controls_.size());
   controls_[n - 1].stalled_until = std::max(controls_[n - 1].stalled_until, until);
+}
+
+void Workload::stall_client(size_t n, sim::TimeNs until) {
+  DST_ASSERT(n >= 1 && n <= client_stalls_.size());
+  client_stalls_[n - 1] = std::max(client_stalls_[n - 1], std::min(until, clients_until_));
 }
 
 void Workload::rewind_watcher(size_t n, int64_t revisions) {

@@ -72,10 +72,14 @@ class Workload {
   // were still in flight when the clients stopped).
   void start(sim::TimeNs until, sim::TimeNs watchers_until);
   const WorkloadStats& stats() const { return stats_; }
-  // Faults on the watch clients (faults::WatchTarget, through the world). Watchers are 1-based;
+  // Faults on the watch clients (faults::WorkloadTarget, through the world). Watchers are 1-based;
   // each acts at its next response (watch_client.h, WatchControl).
   size_t watchers() const { return controls_.size(); }
   void stall_watcher(size_t n, sim::TimeNs until);
+  // The KV clients (1-based, as the nemesis numbers them): a stall acts at once, and never lasts
+  // past the clients' end.
+  size_t clients() const { return client_stalls_.size(); }
+  void stall_client(size_t n, sim::TimeNs until);
   void rewind_watcher(size_t n, int64_t revisions);
   // Hosts of the clients (for partitions that cut clients off).
   const std::vector<sim::HostId>& client_hosts() const { return hosts_; }
@@ -99,6 +103,8 @@ class Workload {
   WorkloadStats stats_;
   std::vector<sim::HostId> hosts_;
   std::vector<WatchControl> controls_;  // one per watcher, never resized (the clients hold pointers)
+  std::vector<sim::TimeNs> client_stalls_;  // one per KV client, never resized (KvClientOptions::stalled_until)
+  sim::TimeNs clients_until_ = 0;           // when the KV clients stop (start())
 };
 
 }  // namespace dst::client

@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(FaultKind::kCount)> k
     "slow_fsync",      "normal_fsync",    "fsync_error",       "disk_full",       "bitflip",
     "clock_skew",      "clock_drift",     "clock_jump",        "failpoint",       "apiserver_crash",
     "apiserver_restart", "apiserver_cut", "apiserver_reconnect", "controller_pause", "controller_resume",
-    "watch_stall",     "watch_rewind",    "stop",
+    "watch_stall",     "watch_rewind",    "client_stall",      "stop",
 };
 
 constexpr std::array<std::string_view, 4> kOriginNames = {"random", "script", "config", "timed"};
@@ -69,7 +69,9 @@ std::optional<Origin> parse_origin(std::string_view name) {
 
 bool acts_on_kube(FaultKind kind) { return kind >= FaultKind::kApiserverCrash && kind <= FaultKind::kControllerResume; }
 
-bool acts_on_watcher(FaultKind kind) { return kind == FaultKind::kWatchStall || kind == FaultKind::kWatchRewind; }
+bool acts_on_workload(FaultKind kind) {
+  return kind == FaultKind::kWatchStall || kind == FaultKind::kWatchRewind || kind == FaultKind::kClientStall;
+}
 
 bool acts_on_member(FaultKind kind) {
   switch (kind) {
@@ -114,6 +116,7 @@ std::string describe(const FaultStep& s) {
     case FaultKind::kControllerPause: case FaultKind::kControllerResume:
       return out + " controller" + std::to_string(s.node);
     case FaultKind::kWatchStall: return out + " watcher" + std::to_string(s.node) + " " + sim::format_duration(s.ns);
+    case FaultKind::kClientStall: return out + " client" + std::to_string(s.node) + " " + sim::format_duration(s.ns);
     case FaultKind::kWatchRewind:
       return out + " watcher" + std::to_string(s.node) + " by " + std::to_string(s.count) + " revisions";
     default:

@@ -62,6 +62,8 @@ enum class FaultKind : uint8_t {
   // The workload's watch clients (numbers are watchers, 1-based).
   kWatchStall,   // node, ns: reads nothing for `ns`
   kWatchRewind,  // node, count: watches again from `count` revisions below where it was
+  // The workload's KV clients (numbers are clients, 1-based).
+  kClientStall,  // node, ns: sends nothing and reads nothing for `ns` (its keep-alives stop too)
   // Not an action: the random generator's last wake (a replay sleeps until it, as the original did).
   kStop,
   kCount,
@@ -94,7 +96,7 @@ struct FaultStep {
   std::string file;                          // kBitflip
   uint64_t offset = 0, length = 4096;        // kBitflip
   int bits = 1;                              // kBitflip
-  sim::DurationNs ns = 0;                    // kClockSkew, kClockJump, kWatchStall
+  sim::DurationNs ns = 0;                    // kClockSkew, kClockJump, kWatchStall, kClientStall
   int64_t ppm = 0;                           // kClockDrift
   std::string point, action;                 // kFailpoint
   sim::DurationNs delay = 0;                 // kFailpoint "sleep"
@@ -113,7 +115,8 @@ std::optional<Origin> parse_origin(std::string_view name);
 // Whether the kind acts on a member (node is 1..members) / on the kube layer / on a watch client.
 bool acts_on_member(FaultKind kind);
 bool acts_on_kube(FaultKind kind);
-bool acts_on_watcher(FaultKind kind);  // node is a watch client of the workload (1..watchers)
+// node is one of the workload's clients: a watcher (1..watchers) or a KV client (1..clients).
+bool acts_on_workload(FaultKind kind);
 
 // One readable line: "kill n2 lose_unsynced torn", "partition n1|n2,n3".
 std::string describe(const FaultStep& step);

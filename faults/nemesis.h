@@ -30,7 +30,7 @@
 #include "faults/cluster_target.h"
 #include "faults/fault_step.h"
 #include "faults/kube_target.h"
-#include "faults/watch_target.h"
+#include "faults/workload_target.h"
 #include "sim/fault_log.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
@@ -45,8 +45,9 @@ class Nemesis {
   void set_kube(KubeTarget* kube) { kube_ = kube; }
   const KubeTarget* kube() const { return kube_; }
   // The workload's watch clients, once the world has made them (none: watch faults are refused).
-  void set_watchers(WatchTarget* watchers) { watchers_ = watchers; }
-  size_t watchers() const { return watchers_ ? watchers_->watchers() : 0; }
+  void set_workload(WorkloadTarget* workload) { workload_ = workload; }
+  size_t watchers() const { return workload_ ? workload_->watchers() : 0; }
+  size_t clients() const { return workload_ ? workload_->clients() : 0; }
 
   // Carries out one step now (its `at` is set to now) and records it; a refused step (an
   // unknown node, a bad parameter) changes nothing, is not recorded, and says what was expected.
@@ -131,6 +132,7 @@ class Nemesis {
   Status apply_member(const FaultStep& step);
   Status apply_kube(const FaultStep& step);
   Status apply_watcher(const FaultStep& step);
+  Status apply_client(const FaultStep& step);
   void record(const FaultStep& step);
   Status drop_noise(double loss, double duplicate, double reorder);
   void heal_network();  // every link works again; the network's windows end
@@ -140,7 +142,7 @@ class Nemesis {
   ClusterTarget& cluster_;
   history::Recorder& recorder_;
   KubeTarget* kube_ = nullptr;
-  WatchTarget* watchers_ = nullptr;
+  WorkloadTarget* workload_ = nullptr;
   std::vector<FaultStep> applied_;
   // Open windows by slot ("net", "crash n2", "pause n1", "fsync n3", ...): the fault id.
   std::map<std::string, uint64_t> open_;

@@ -27,7 +27,7 @@ Status Nemesis::apply(FaultStep step) {
   Status st;
   if (step.kind == FaultKind::kStop) st = Status::ok();
   else if (acts_on_kube(step.kind)) st = apply_kube(step);
-  else if (acts_on_watcher(step.kind)) st = apply_watcher(step);
+  else if (acts_on_workload(step.kind)) st = step.kind == FaultKind::kClientStall ? apply_client(step) : apply_watcher(step);
   else if (acts_on_member(step.kind)) st = apply_member(step);
   else st = apply_network(step);
   if (st.is_ok()) {
@@ -145,6 +145,26 @@ Status Nemesis::apply_kube(const FaultStep& s) {
   return Status::ok();
 }
 
+// A KV client's stall: a window of its length (the report shades it).
+Status Nemesis::apply_client(const FaultStep& s) {
+  const std::string fn(fault_kind_name(s.kind));
+  if (s.node < 1 || s.node > clients())
+    return Status(StatusCode::kInvalidArgument, fn + ": client " + std::to_string(s.node) + " does not exist (" +
+                                                    (clients() == 0 ? std::string("the workload has no clients")
+                                                                    : "1.." + std::to_string(clients())) + ")");
+  if (s.ns < 0 || s.ns > limits::kClientStallNsMax)
+    return Status(StatusCode::kInvalidArgument, fn + ": a stall of 0..60 s, got " + sim::format_duration(s.ns));
+  const std::string target = "client" + std::to_string(s.node);
+  workload_->stall_client(s.node, sim_.now() + s.ns);
+  history::Fault f;
+  f.kind = "client-stall";
+  f.target = target;
+  f.start_ns = sim_.now();
+  recorder_.fault_ended(recorder_.fault_started(f), sim_.now() + s.ns);
+  log_.add(sim_.now(), "client-stall " + target + " for " + sim::format_duration(s.ns));
+  return Status::ok();
+}
+
 // A watch client's stall (a window of its length) or rewind (an instant). The watcher acts on
 // either at its next response.
 Status Nemesis::apply_watcher(const FaultStep& s) {
@@ -157,7 +177,7 @@ Status Nemesis::apply_watcher(const FaultStep& s) {
   if (s.kind == FaultKind::kWatchStall) {
     if (s.ns < 0 || s.ns > limits::kWatchStallNsMax)
       return Status(StatusCode::kInvalidArgument, fn + ": a stall of 0..60 s, got " + sim::format_duration(s.ns));
-    watchers_->stall_watcher(s.node, sim_.now() + s.ns);
+    workload_->stall_watcher(s.node, sim_.now() + s.ns);
     // Its window is known now: the report shades the whole stall.
     history::Fault f;
     f.kind = "watch-stall";
@@ -170,7 +190,7 @@ Status Nemesis::apply_watcher(const FaultStep& s) {
     if (s.count < 1 || s.count > limits::kWatchRewindRevisionsMax)
       return Status(StatusCode::kInvalidArgument, fn + ": rewind by 1.." + std::to_string(limits::kWatchRewindRevisionsMax) +
                                                       " revisions, got " + std::to_string(s.count));
-    watchers_->rewind_watcher(s.node, s.count);
+    workload_->rewind_watcher(s.node, s.count);
     instant("watch-rewind", target + " by " + std::to_string(s.count));
   }
   return Status::ok();

@@ -16,7 +16,7 @@ namespace {
 enum Action { kSplit, kIsolateLeader, kOneWay, kHeal, kCrash, kCrashLeader, kRestart, kSlowFsync, kFsyncError,
               kLoss, kPause, kResume, kFaultPoint, kApiserverCrash, kApiserverRestart, kApiserverCut,
               kApiserverReconnect, kControllerPause, kControllerResume, kClockSkew, kClockJump, kClockDrift,
-              kWatchStall, kWatchRewind, kPauseLeader, kStallLeaderDisk, kCorruptWal, kActionCount };
+              kWatchStall, kWatchRewind, kPauseLeader, kStallLeaderDisk, kCorruptWal, kClientStall, kActionCount };
 
 // The members (1-based) for which `pred` holds.
 template <typename Pred>
@@ -173,6 +173,9 @@ void weigh(const RandomFaultOptions& o, const Nemesis& nem, uint64_t (&w)[kActio
   // while its API still answers: etcd #15247's keep-alives renewed by a stale leader.
   w[kStallLeaderDisk] = o.slow_fsync && leader ? 3 : 0;
   w[kCorruptWal] = damageable(o, nem).empty() ? 0 : 2;
+  // A stalled application: a request's answer read late (a long operation in the history), its
+  // leases' keep-alives stopped (they may expire while it holds them: etcd's lock-holder pause).
+  w[kClientStall] = o.client_stalls && nem.clients() > 0 ? 3 : 0;
 }
 
 // A random two-way split, each side non-empty, e.g. {n1,n3} | {n2}.
@@ -291,6 +294,13 @@ FaultStep draw_random_fault(const RandomFaultOptions& options, const Nemesis& ne
     case kControllerResume: s = kube_fault(action, nem, rng); break;
     case kClockSkew: case kClockJump: case kClockDrift: s = clock_fault(action, nem, rng); break;
     case kCorruptWal: s = wal_damage(options, nem, rng); break;
+    case kClientStall: {
+      // Mostly under a second (a GC pause), sometimes past a short lease's TTL (1..12 s).
+      s = FaultStep{.kind = FaultKind::kClientStall, .node = 1 + rng.uniform_u64(nem.clients())};
+      s.ns = rng.bernoulli(0.7) ? rng.uniform_int(sim::milliseconds(50), sim::seconds(1))
+                                : rng.uniform_int(sim::seconds(1), sim::seconds(12));
+      break;
+    }
     case kActionCount: DST_UNREACHABLE("random fault action");
   }
   s.origin = Origin::kRandom;

@@ -50,6 +50,9 @@ struct RandomFaultOptions {
   // Bit rot in synced data: a few bits of a down member's WAL flipped where its next start must
   // refuse it (a member that refuses stays down: at most (n-1)/2 of them). Off unless asked.
   bool disk_corruption = false;
+  // The workload's KV clients: one stalls (sends and reads nothing, its lease keep-alives stop)
+  // for 50 ms..1 s, sometimes 1..12 s. Off unless asked.
+  bool client_stalls = false;
   // From each fork's time on, draws come from its stream at its rate (nemesis_fork.h); times
   // strictly increase, each inside `duration`.
   std::vector<NemesisFork> forks;

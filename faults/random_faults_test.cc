@@ -85,13 +85,16 @@ TEST(RandomFaults, OptionsSwitchKindsOff) {
   EXPECT_EQ(kinds, (std::set<std::string>{"heal", "pause", "resume", "stop"}));
 }
 
-// A WatchTarget that only counts what it was asked.
-struct CountingWatchers : WatchTarget {
+// A WorkloadTarget that only counts what it was asked.
+struct CountingWatchers : WorkloadTarget {
+  size_t clients() const override { return 2; }
+  void stall_client(size_t n, sim::TimeNs until) override { client_stalls.push_back({n, until}); }
   size_t watchers() const override { return 3; }
   void stall_watcher(size_t n, sim::TimeNs until) override { stalls.push_back({n, until}); }
   void rewind_watcher(size_t n, int64_t revisions) override { rewinds.push_back({n, revisions}); }
   std::vector<std::pair<size_t, sim::TimeNs>> stalls;
   std::vector<std::pair<size_t, int64_t>> rewinds;
+  std::vector<std::pair<size_t, sim::TimeNs>> client_stalls;
 };
 
 TEST(RandomFaults, WatchFaultsStallAndRewindTheWorkloadsWatchers) {
@@ -100,7 +103,7 @@ TEST(RandomFaults, WatchFaultsStallAndRewindTheWorkloadsWatchers) {
   history::MemoryRecorder& recorder = w.recorder;
   world::ClusterNemesis& nem = w.nem;
   CountingWatchers watchers;
-  nem.nemesis.set_watchers(&watchers);
+  nem.nemesis.set_workload(&watchers);
   RandomFaultOptions only_watch{.duration = seconds(20), .mean_interval = sim::milliseconds(100), .partitions = false,
                                 .asymmetric = false, .crashes = false, .slow_fsync = false, .fsync_errors = false,
                                 .message_loss = false, .pauses = false, .fault_points = false};
@@ -128,7 +131,7 @@ TEST(RandomFaults, WatchFaultsStallAndRewindTheWorkloadsWatchers) {
   EXPECT_EQ(rewound, (std::set<size_t>{1, 2, 3}));
   EXPECT_TRUE(far_back);  // some rewinds go back to the first revision
   // Without watchers (or with the kind off) nothing of the sort is drawn.
-  nem.nemesis.set_watchers(nullptr);
+  nem.nemesis.set_workload(nullptr);
   EXPECT_EQ(nem.nemesis.watchers(), 0u);
   const Status refused = nem.nemesis.apply(FaultStep{.kind = FaultKind::kWatchStall, .node = 1, .ns = seconds(1)});
   EXPECT_EQ(refused.message(), "watch_stall: watcher 1 does not exist (the workload has no watchers)");
@@ -166,6 +169,38 @@ TEST(RandomFaults, WalDamageHitsOneDownMemberOfThreeWhichThenRefusesToStart) {
   const world::LivenessReport live = w.cluster.await_recovery(seconds(20));
   EXPECT_TRUE(live.ok) << live.detail;
   EXPECT_FALSE(w.cluster.up(n - 1));
+}
+
+TEST(RandomFaults, ClientStallsPauseEveryClientForAGcPauseOrPastALeaseTtl) {
+  NemesisWorld w(6);
+  CountingWatchers workload;
+  w.nem.nemesis.set_workload(&workload);
+  RandomFaultOptions only_clients{.duration = seconds(60), .mean_interval = sim::milliseconds(200), .partitions = false,
+                                  .asymmetric = false, .crashes = false, .slow_fsync = false, .fsync_errors = false,
+                                  .message_loss = false, .pauses = false, .fault_points = false};
+  only_clients.client_stalls = true;
+  w.nem.driver.start_random(only_clients);
+  w.sim.run_until(seconds(61));
+  ASSERT_FALSE(w.nem.driver.error());
+  std::set<std::string> kinds;
+  for (const history::ScheduleStep& row : w.recorder.history().schedule) kinds.insert(row.kind);
+  EXPECT_EQ(kinds, (std::set<std::string>{"heal", "client_stall", "stop"}));
+  ASSERT_GT(workload.client_stalls.size(), 50u);
+  EXPECT_TRUE(workload.stalls.empty());
+  std::set<size_t> stalled;
+  bool short_one = false, long_one = false;
+  for (const FaultStep& s : w.nem.nemesis.applied()) {
+    if (s.kind != FaultKind::kClientStall) continue;
+    stalled.insert(s.node);
+    short_one = short_one || s.ns < sim::seconds(1);
+    long_one = long_one || s.ns > sim::seconds(3);
+    EXPECT_LE(s.ns, sim::seconds(12));
+  }
+  EXPECT_EQ(stalled, (std::set<size_t>{1, 2}));
+  EXPECT_TRUE(short_one);
+  EXPECT_TRUE(long_one);
+  const Status refused = w.nem.nemesis.apply(FaultStep{.kind = FaultKind::kClientStall, .node = 3, .ns = seconds(1)});
+  EXPECT_EQ(refused.message(), "client_stall: client 3 does not exist (1..2)");
 }
 
 TEST(FaultDriver, ReplayingTheRecordedStepsGivesTheSameTraceHash) {

@@ -63,14 +63,14 @@ std::string kind_fields(const FaultStep& s) {
     case FaultKind::kBitflip:
       return node + ", file=" + lua_quote(s.file) + ", offset=" + std::to_string(s.offset) +
              ", length=" + std::to_string(s.length) + ", bits=" + std::to_string(s.bits);
-    case FaultKind::kClockSkew: case FaultKind::kClockJump: case FaultKind::kWatchStall: return node + ", ns=" + integer(s.ns);
+    case FaultKind::kClockSkew: case FaultKind::kClockJump: case FaultKind::kWatchStall: case FaultKind::kClientStall: return node + ", ns=" + integer(s.ns);
     case FaultKind::kWatchRewind: return node + ", count=" + integer(s.count);
     case FaultKind::kClockDrift: return node + ", ppm=" + integer(s.ppm);
     case FaultKind::kFailpoint:
       return node + ", point=" + lua_quote(s.point) + ", action=" + lua_quote(s.action) + ", delay=" + integer(s.delay) +
              ", skip=" + std::to_string(s.skip) + ", times=" + std::to_string(s.times);
     default:
-      return acts_on_member(s.kind) || acts_on_kube(s.kind) || acts_on_watcher(s.kind) ? node : "";
+      return acts_on_member(s.kind) || acts_on_kube(s.kind) || acts_on_workload(s.kind) ? node : "";
   }
 }
 

@@ -34,6 +34,7 @@ void register_api(lua_State* L, Scenario* scenario) {
       {"kube_resume", l_kube_resume}, {"apiservers", l_apiservers}, {"controllers", l_controllers},
       {"random_apiserver", l_random_apiserver}, {"random_controller", l_random_controller},
       {"watch_stall", l_watch_stall}, {"watch_rewind", l_watch_rewind},
+      {"client_stall", l_client_stall},
   };
   for (const luaL_Reg& r : fns) {
     lua_pushlightuserdata(L, scenario);

@@ -43,6 +43,7 @@ int l_resume(lua_State* L);
 int l_slow_fsync(lua_State* L);
 int l_watch_stall(lua_State* L);
 int l_watch_rewind(lua_State* L);
+int l_client_stall(lua_State* L);
 int l_normal_fsync(lua_State* L);
 int l_fsync_error(lua_State* L);
 int l_disk_full(lua_State* L);

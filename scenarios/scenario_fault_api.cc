@@ -249,6 +249,16 @@ int l_watch_rewind(lua_State* L) {
   return 0;
 }
 
+// client_stall(c, d): the workload's KV client c (with its lease keep-alives) sends and reads
+// nothing for d: a GC or VM pause of the application.
+int l_client_stall(lua_State* L) {
+  fault_call_start(L, 2, "client_stall()");
+  FaultStep step = on_node(FaultKind::kClientStall, static_cast<size_t>(check_whole(L, 1, "client_stall()", "the client", 1, 256)));
+  step.ns = to_duration(L, 2, "client_stall()", "the stall", limits::kClientStallNsMax);
+  apply(L, step);
+  return 0;
+}
+
 int l_fsync_error(lua_State* L) {
   FaultStep step = node_fault_call(L, FaultKind::kFsyncError, 2, "fsync_error()");
   step.count = lua_isnoneornil(L, 2) ? 1 : check_whole(L, 2, "fsync_error()", "the count", 1, 1'000'000);

@@ -25,7 +25,7 @@ namespace {
 
 // "kube" (apiserver crashes and cuts, controller pauses) last: only a world with kube{} has it.
 constexpr const char* kSwarmKinds[] = {"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause",
-                                       "failpoint", "clock", "watch", "corrupt", "kube"};
+                                       "failpoint", "clock", "watch", "client", "corrupt", "kube"};
 
 // swarm{}'s field 'faults': the kinds listed (all of them when it is absent; "kube" only with kube{}).
 std::vector<std::string> swarm_kinds(lua_State* L, Fields& f, bool has_kube) {
@@ -37,7 +37,7 @@ std::vector<std::string> swarm_kinds(lua_State* L, Fields& f, bool has_kube) {
       const char* k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
       if (k == nullptr || std::find_if(std::begin(kSwarmKinds), std::end(kSwarmKinds),
                                        [&](const char* x) { return std::string(x) == k; }) == std::end(kSwarmKinds))
-        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint, clock, watch, corrupt, kube",
+        luaL_error(L, "swarm{}: unknown fault kind '%s'; expected partition, one_way, crash, slow_fsync, fsync_error, loss, pause, failpoint, clock, watch, client, corrupt, kube",
                    k ? k : luaL_typename(L, -1));
       if (std::string(k) == "kube" && !has_kube) fail(L, "swarm{}: fault kind 'kube' needs apiservers: call kube{} before swarm{}");
       kinds.push_back(k);
@@ -81,6 +81,7 @@ void set_fault_kind(faults::RandomFaultOptions& n, const std::string& k, bool on
   if (k == "clock") n.clocks = on;
   if (k == "watch") n.watch_clients = on;
   if (k == "corrupt") n.disk_corruption = on;
+  if (k == "client") n.client_stalls = on;
 }
 
 

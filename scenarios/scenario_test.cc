@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/limits.h"
+#include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
 
 namespace dst::scenarios {
@@ -260,6 +261,37 @@ TEST(Scenario, WatchFaultsStallAndRewindTheWatchers) {
   WorldRun bad("workload{clients=1, watchers=2}\nrun_for(s(3))\nat(s(1), function() watch_stall(3, s(1)) end)\n");
   ASSERT_TRUE(bad.scenario->runtime_error());
   EXPECT_NE(bad.scenario->runtime_error()->find("watch_stall: watcher 3 does not exist (1..2)"), std::string::npos)
+      << *bad.scenario->runtime_error();
+}
+
+// client_stall() pauses one KV client (and its lease keep-alives): a window in the report, no
+// operation of that client invoked inside it, and the history still linearizable (a late read of
+// an answer only widens its operation).
+TEST(Scenario, AClientStallSendsNothingUntilItEnds) {
+  WorldRun r("workload{clients=2, watchers=1, rate=40}\n"
+             "run_for(s(6))\n"
+             "at(s(2), function() client_stall(2, s(2)) end)\n");
+  EXPECT_FALSE(r.scenario->runtime_error()) << *r.scenario->runtime_error();
+  const auto& faults = r.recorder.history().faults;
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0].kind, "client-stall");
+  EXPECT_EQ(faults[0].target, "client2");
+  size_t before = 0, inside = 0, after = 0, other_inside = 0;
+  for (const history::Operation& op : r.recorder.history().operations) {
+    const bool in = op.invoke_ns > faults[0].start_ns && op.invoke_ns < faults[0].end_ns;
+    if (op.client == 2) (in ? inside : op.invoke_ns <= faults[0].start_ns ? before : after)++;
+    if (op.client == 1 && in) ++other_inside;
+  }
+  EXPECT_GT(before, 10u);
+  EXPECT_EQ(inside, 0u);
+  EXPECT_GT(after, 10u);
+  EXPECT_GT(other_inside, 10u);  // the other client went on
+  const auto lin = checker::etcd::check_etcd(r.recorder.history());
+  ASSERT_TRUE(lin.is_ok()) << lin.status().message();
+  EXPECT_EQ(lin->verdict, checker::Verdict::kLinearizable) << lin->summary();
+  WorldRun bad("workload{clients=2}\nrun_for(s(3))\nat(s(1), function() client_stall(3, s(1)) end)\n");
+  ASSERT_TRUE(bad.scenario->runtime_error());
+  EXPECT_NE(bad.scenario->runtime_error()->find("client_stall: client 3 does not exist (1..2)"), std::string::npos)
       << *bad.scenario->runtime_error();
 }
 

@@ -93,6 +93,7 @@ void kind_fields(lua_State* L, Fields& f, FaultStep& s) {
       break;
     case FaultKind::kFsyncError: s.count = f.integer("count", 1, 1'000'000).value_or(1); break;
     case FaultKind::kWatchStall: s.ns = f.integer("ns", 0, limits::kWatchStallNsMax).value_or(0); break;
+    case FaultKind::kClientStall: s.ns = f.integer("ns", 0, limits::kClientStallNsMax).value_or(0); break;
     case FaultKind::kWatchRewind: s.count = f.integer("count", 1, limits::kWatchRewindRevisionsMax).value_or(1); break;
     case FaultKind::kDiskFull: s.full = f.boolean("full").value_or(true); break;
     case FaultKind::kBitflip:
@@ -144,7 +145,7 @@ int l_step(lua_State* L) {
   if ((s.origin == faults::Origin::kScript) != call.has_value())
     fail(L, "step{}: a step with origin=\"script\" needs call=K (the script's K-th fault call), and only such a step");
   s.call = call ? static_cast<uint64_t>(*call) : 0;
-  if (faults::acts_on_member(s.kind) || faults::acts_on_kube(s.kind) || faults::acts_on_watcher(s.kind)) {
+  if (faults::acts_on_member(s.kind) || faults::acts_on_kube(s.kind) || faults::acts_on_workload(s.kind)) {
     s.node = node_field(f, "node");
     if (s.node == 0) fail(L, "step{}: " + kind + ": field 'node' (1-based) is required");
   }

@@ -191,7 +191,8 @@ TEST(ScheduleFile, EveryKindWrittenReadsBackTheSame) {
     step.lose_unsynced = step.torn = true;
     step.count = 5;
     step.file = "wal/0001.wal";
-    step.ns = step.kind == FaultKind::kWatchStall ? sim::milliseconds(300) : -sim::milliseconds(300);
+    step.ns = step.kind == FaultKind::kWatchStall || step.kind == FaultKind::kClientStall ? sim::milliseconds(300)
+                                                                                         : -sim::milliseconds(300);
     step.ppm = -250;
     step.point = "after-vote";
     step.action = "sleep";

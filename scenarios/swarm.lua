@@ -4,5 +4,5 @@
 cluster{nodes=3}
 workload{profile="etcd-kv", clients=4, rate=80, watchers=3}
 run_for(s(20))
-swarm{faults={"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause", "failpoint", "clock", "watch", "corrupt"},
+swarm{faults={"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause", "failpoint", "clock", "watch", "client", "corrupt"},
       interval={ms(300), s(2)}, nodes={1, 3, 5}}

@@ -8,5 +8,5 @@ cluster{nodes=3}
 workload{profile="kubernetes", clients=4, rate=30, keys=30, watchers=2, compaction=s(4)}
 kube{apiservers=2, controllers=3, prefix="/registry/configmaps/", cache=40, writes=10, keys=10}
 run_for(s(20))
-swarm{faults={"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause", "failpoint", "clock", "watch", "corrupt", "kube"},
+swarm{faults={"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause", "failpoint", "clock", "watch", "client", "corrupt", "kube"},
       interval={ms(300), s(2)}, nodes={1, 3, 5}}

@@ -87,10 +87,12 @@ void check_recovery(sim::Simulator& sim, SimCluster& cluster, history::Recorder&
 
 namespace {
 
-// The workload's watch clients as the nemesis acts on them (faults::WatchTarget).
-class WorkloadWatchers : public faults::WatchTarget {
+// The workload's clients and watchers as the nemesis acts on them (faults::WorkloadTarget).
+class WorkloadClients : public faults::WorkloadTarget {
  public:
-  explicit WorkloadWatchers(client::Workload& workload) : workload_(workload) {}
+  explicit WorkloadClients(client::Workload& workload) : workload_(workload) {}
+  size_t clients() const override { return workload_.clients(); }
+  void stall_client(size_t n, sim::TimeNs until) override { workload_.stall_client(n, until); }
   size_t watchers() const override { return workload_.watchers(); }
   void stall_watcher(size_t n, sim::TimeNs until) override { workload_.stall_watcher(n, until); }
   void rewind_watcher(size_t n, int64_t revisions) override { workload_.rewind_watcher(n, revisions); }
@@ -122,9 +124,9 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   // checkers know every revision.
   const sim::TimeNs watchers_until = clients_until + options.recovery_bound + options.settle;
   workload.start(clients_until, watchers_until);
-  WorkloadWatchers watchers(workload);
+  WorkloadClients clients(workload);
   ClusterNemesis nemesis(cluster, recorder);
-  nemesis.nemesis.set_watchers(&watchers);
+  nemesis.nemesis.set_workload(&clients);
   if (options.replay) {
     nemesis.driver.start_replay(*options.replay, clients_until);
   } else if (options.faults) {
