@@ -235,9 +235,9 @@ Status Nemesis::kill(size_t n, bool lose_unsynced, bool torn) {
 Status Nemesis::restart(size_t n) {
   if (Status st = check_member(static_cast<int64_t>(n), "restart()"); !st.is_ok()) return st;
   if (up(n)) return Status::ok();
-  // A removed member stays down (etcd's would refuse to start); a node never started was never
-  // added: both are no-ops.
-  if (cluster_.removed(n - 1) || !cluster_.started(n - 1)) return Status::ok();
+  // A removed member stays down (etcd's would refuse to start), and so does one that refused its
+  // damaged storage (it would refuse again); a node never started was never added: all no-ops.
+  if (cluster_.removed(n - 1) || cluster_.lost(n - 1) || !cluster_.started(n - 1)) return Status::ok();
   cluster_.start(n - 1);
   close("down " + name(n));
   log_.add(sim_.now(), "restart " + name(n));
