@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "node/lease/errors.h"
 #include "rpc/etcd_connection.h"
 #include "client/etcdctl/etcdctl_parse.h"
 
@@ -75,25 +76,22 @@ void ShellSession::finish() {
   world_.advance(options_.drain);
 }
 
-std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRequest req, size_t member) {
-  rpc::Connection* conn = world_.connection(member);
-  if (conn == nullptr) {
-    emit(etcdctl::print_request_error(cmd, "context deadline exceeded", endpoint(member)));
+std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRequest req, size_t member,
+                                              std::string* failure) {
+  const auto failed = [&](const std::string& msg) {
+    emit(etcdctl::print_request_error(cmd, msg, endpoint(member)));
+    if (failure != nullptr) *failure = msg;
     return std::nullopt;
-  }
+  };
+  rpc::Connection* conn = world_.connection(member);
+  if (conn == nullptr) return failed("context deadline exceeded");
   auto r = conn->call(std::move(req), options_.command_timeout);
   if (!r.is_ok()) {
     // etcdctl's context expires first on a timeout; a broken connection shows gRPC's words.
-    const std::string msg = r.status().code() == StatusCode::kTimeout
-                                ? "context deadline exceeded"
-                                : "rpc error: code = Unavailable desc = transport is closing";
-    emit(etcdctl::print_request_error(cmd, msg, endpoint(member)));
-    return std::nullopt;
+    return failed(r.status().code() == StatusCode::kTimeout ? "context deadline exceeded"
+                                                            : "rpc error: code = Unavailable desc = transport is closing");
   }
-  if (r->has_error()) {
-    emit(etcdctl::print_request_error(cmd, r->error().message(), endpoint(member)));
-    return std::nullopt;
-  }
+  if (r->has_error()) return failed(r->error().message());
   return std::move(r).value();
 }
 
@@ -194,7 +192,6 @@ void ShellSession::run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Comm
     auto listed = call(cmd, list, m);
     if (!listed) return;
     etcdserverpb::AlarmResponse all;
-    *all.mutable_header() = listed->alarm().header();
     for (const auto& a : listed->alarm().alarms()) {
       ApiRequest d;
       d.mutable_alarm()->set_action(etcdserverpb::AlarmRequest::DEACTIVATE);
@@ -215,7 +212,12 @@ void ShellSession::run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const
   world_.run_client([&] {
     ApiRequest q;
     *q.mutable_lease_keep_alive() = c.request;
-    if (auto r = call(cmd, q, options_.member)) emit(etcdctl::print_lease_keep_alive(r->lease_keep_alive(), print));
+    auto r = call(cmd, q, options_.member);
+    if (!r) return;
+    // The member answers a keep-alive of an unknown (revoked, expired) lease with TTL 0; clientv3's
+    // KeepAliveOnce turns that into ErrLeaseNotFound, which etcdctl prints and exits 2 with.
+    if (r->lease_keep_alive().ttl() <= 0) return emit(etcdctl::print_request_error(cmd, lease::kErrLeaseNotFound));
+    emit(etcdctl::print_lease_keep_alive(r->lease_keep_alive(), print));
   });
 }
 
@@ -230,13 +232,15 @@ template <typename Answer, typename Ask, typename Take, typename Print>
 void ShellSession::per_endpoint(bool cluster, const etcdctl::Command& cmd, Ask ask, Take take, Print print) {
   world_.run_client([&] {
     std::vector<Answer> answers;
+    std::string failure;  // the last endpoint's that failed
     const auto [first, last] = endpoint_range(cluster);
     for (size_t i = first; i < last; ++i) {
       ApiRequest q;
       ask(q);
-      if (auto r = call(cmd, q, i)) answers.push_back(Answer{endpoint(i), take(*r)});
+      if (auto r = call(cmd, q, i, &failure)) answers.push_back(Answer{endpoint(i), take(*r)});
     }
-    if (!answers.empty()) emit(print(answers));
+    emit(print(answers));  // even empty, as etcdctl displays the list it has
+    if (!failure.empty()) emit(etcdctl::print_endpoints_failed(cmd, failure));
   });
 }
 

@@ -60,8 +60,9 @@ class ShellSession {
   void start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print);
   void start_keep_alive(int64_t id, const etcdctl::PrintOptions& print);
   // One unary call to the session's member inside a client fiber; the response or the error line.
+  // `failure`, when given, receives the message of a failed request (which is printed either way).
   std::optional<etcdserverpb::ApiResponse> call(const etcdctl::Command& cmd, etcdserverpb::ApiRequest req,
-                                                size_t member);
+                                                size_t member, std::string* failure = nullptr);
   void emit(etcdctl::Output o) { sink_(o); }
 
   world::KvWorld& world_;

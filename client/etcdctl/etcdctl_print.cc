@@ -102,11 +102,14 @@ Output print_request_error(const Command& command, std::string_view message, std
     return Output{"", "Failed to defragment etcd member[" + ep + "] (" + msg + ")\n", kExitError};
   if (std::holds_alternative<EndpointStatusCommand>(command))
     return Output{"", "Failed to get the status of endpoint " + ep + " (" + msg + ")\n", kExitError};
-  if (std::holds_alternative<EndpointHashKVCommand>(command)) {
-    return Output{"", "Failed to get the hash of endpoint " + ep + " (" + msg + ")\nError: " + msg + "\n",
-                  kExitError};
-  }
+  if (std::holds_alternative<EndpointHashKVCommand>(command))
+    return Output{"", "Failed to get the hash of endpoint " + ep + " (" + msg + ")\n", kExitError};
   return print_error(msg);
+}
+
+Output print_endpoints_failed(const Command& command, std::string_view last_message) {
+  if (std::holds_alternative<EndpointHashKVCommand>(command)) return print_error(last_message);
+  return Output{"", "", kExitError};
 }
 
 Output print_get(const etcdserverpb::RangeResponse& r, const PrintOptions& p) {

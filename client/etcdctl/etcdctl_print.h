@@ -41,7 +41,11 @@ Output print_error(std::string_view message, int exit_code = kExitError);
 // words it: "failed to grant lease (...)", "failed to revoke lease (...)", defrag's
 // "Failed to defragment etcd member[EP] (...)", plain "Error: ..." for the rest; with the
 // command's exit code. `endpoint` is only used by defrag and the endpoint commands.
+// The endpoint commands print one "Failed to get the ... of endpoint EP (...)" line per failed
+// endpoint, then the list of the others (empty: "[]" in JSON, a bare table), then this: hashkv's
+// "Error: <the last failure>", status's silent exit 1 (etcdctl 3.4's ep_command.go).
 Output print_request_error(const Command& command, std::string_view message, std::string_view endpoint = "");
+Output print_endpoints_failed(const Command& command, std::string_view last_message);
 
 // get/put/del: simple is etcdctl's key/value lines ("OK", the deleted count, prev kvs),
 // json is etcd_json.h's rendering, fields the "Name" : value lines.

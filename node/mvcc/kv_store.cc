@@ -1,6 +1,7 @@
 #include "node/mvcc/kv_store.h"
 
 #include "base/assert.h"
+#include "base/crc32c.h"
 #include "base/hash.h"
 #include "base/limits.h"
 #include "base/probes.h"
@@ -48,7 +49,7 @@ Result<std::unique_ptr<KvStore>> KvStore::open(backend::Backend& backend, backen
 }
 
 Status KvStore::restore() {
-  int64_t scheduled = 0, finished = 0;
+  int64_t scheduled = -1, finished = -1;  // never compacted
   for (auto [key, out] : {std::pair{kScheduledCompactKey, &scheduled}, std::pair{kFinishedCompactKey, &finished}}) {
     auto v = backend_.get(kMetaBucket, key);
     if (!v.is_ok()) return v.status();
@@ -248,6 +249,36 @@ Result<uint64_t> KvStore::hash_at(int64_t rev) {
   uint64_t h = hash_combine(0x6b76, static_cast<uint64_t>(rev));
   for (const mvccpb::KeyValue& kv : r->kvs) h = hash_combine(h, hash_bytes(kv.SerializeAsString()));
   return h;
+}
+
+Result<uint32_t> KvStore::etcd_hash_kv(int64_t rev) {
+  if (rev > 0 && rev <= compact_rev_) return compacted();
+  if (rev > current_rev_) return future_rev();
+  if (rev <= 0) rev = current_rev_;
+  const std::set<Revision> keep = index_.keep(rev);
+  uint32_t crc = crc32c(kKeyBucket);
+  Status corrupt;
+  Status s = backend_.range(kKeyBucket, "", encode_revision(Revision{rev + 1, 0}), 0,
+                            [&](std::string_view k, std::string_view v) {
+                              auto kr = decode_revision(k);
+                              if (!kr.is_ok()) {
+                                corrupt = kr.status();
+                                return false;
+                              }
+                              if (kr->rev.main <= compact_rev_) {
+                                // etcd's compaction deleted a tombstone at the compaction revision
+                                // too; this store keeps it for watchers, and hashes it as etcd
+                                // would hash what it has.
+                                const bool kept = keep.empty() ? !kr->tombstone : keep.count(kr->rev) > 0;
+                                if (!kept) return true;
+                              }
+                              crc = crc32c_extend(crc, k.data(), k.size());
+                              crc = crc32c_extend(crc, v.data(), v.size());
+                              return true;
+                            });
+  if (!s.is_ok()) return s;
+  if (!corrupt.is_ok()) return corrupt;
+  return crc;
 }
 
 // --- WriteTxn -----------------------------------------------------------------------------------

@@ -122,6 +122,8 @@ class KvStore {
                                                StoreOptions options = {});
 
   int64_t rev() const { return current_rev_; }
+  // The revision of the last compaction; -1 before any (as etcd's compactMainRev: a compaction to
+  // revision 0 is then allowed, and etcd's HashKV reports -1).
   int64_t compact_rev() const { return compact_rev_; }
 
   // A read outside any write (etcd's read transaction). kOutOfRange-style errors carry etcd's
@@ -148,6 +150,11 @@ class KvStore {
   // A digest of every key's state at `rev` (member agreement: equal on every member at the same
   // revision).
   Result<uint64_t> hash_at(int64_t rev);
+  // etcd's HashKV (mvcc HashByRev in 3.4): a CRC-32C over the name of the key bucket, then the
+  // backend key and value of every revision <= rev (0: the current one), where a revision at or
+  // below the compaction counts only if a compaction at rev would keep it. So it equals a real
+  // etcd's for the same history. kErrCompacted if 0 < rev <= compact_rev(), kErrFutureRev if rev > rev().
+  Result<uint32_t> etcd_hash_kv(int64_t rev);
 
   const TreeIndex& index() const { return index_; }
   // The store was replaced by a snapshot's (its backend now holds another state): reads still in
@@ -173,7 +180,7 @@ class KvStore {
   StoreOptions options_;
   TreeIndex index_;
   int64_t current_rev_ = 1;  // etcd starts at revision 1 with an empty store
-  int64_t compact_rev_ = 0;
+  int64_t compact_rev_ = -1;
   bool write_open_ = false;
   bool retired_ = false;
   CommitObserver observer_;

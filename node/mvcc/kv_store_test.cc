@@ -124,6 +124,44 @@ TEST(KvStore, CompactionForgetsOldRevisionsButNotWhatLaterReadsSee) {
   });
 }
 
+// etcd's HashKV: the numbers a real etcd 3.4.23 printed for `endpoint hashkv` after the same
+// requests on a fresh single member (recorded on loopback, 2026-12-04), compactions included; and
+// etcd's compaction edge: a fresh store (compact revision -1) may compact to 0, once.
+TEST(KvStore, EtcdHashKvEqualsARealEtcdsAndCompactionStartsBelowZero) {
+  World w;
+  with_store(w, [](KvStore& s, backend::Backend&) {
+    EXPECT_EQ(s.compact_rev(), -1);
+    EXPECT_EQ(*s.etcd_hash_kv(0), 1084519789u);  // crc32c("key"): an empty key bucket
+    ASSERT_TRUE(s.compact(0).is_ok());
+    EXPECT_EQ(s.compact_rev(), 0);
+    EXPECT_EQ(s.compact(0).message(), kErrCompacted);
+    EXPECT_EQ(*s.etcd_hash_kv(0), 1084519789u);
+    put(s, "a", "1");  // 2
+    put(s, "b", "2");  // 3
+    del(s, "a");       // 4
+    put(s, "c", "3");  // 5
+    EXPECT_EQ(*s.etcd_hash_kv(0), 878850413u);
+    EXPECT_EQ(*s.etcd_hash_kv(3), 1827592406u);
+    EXPECT_EQ(s.etcd_hash_kv(6).status().message(), kErrFutureRev);
+    ASSERT_TRUE(s.compact(4).is_ok());
+    EXPECT_EQ(*s.etcd_hash_kv(0), 4196123440u);
+    EXPECT_EQ(*s.etcd_hash_kv(5), 4196123440u);
+    EXPECT_EQ(s.etcd_hash_kv(4).status().message(), kErrCompacted);
+    put(s, "x", "1");  // 6
+    put(s, "y", "1");  // 7
+    del(s, "x");       // 8
+    del(s, "y");       // 9
+    del(s, "c");       // 10
+    del(s, "b");       // 11
+    ASSERT_TRUE(s.compact(10).is_ok());  // every key deleted: nothing kept, tombstones not hashed
+    EXPECT_EQ(*s.etcd_hash_kv(0), 1057586353u);
+    put(s, "z", "9");  // 12
+    ASSERT_TRUE(s.compact(11).is_ok());
+    EXPECT_EQ(*s.etcd_hash_kv(0), 1566541901u);
+    EXPECT_EQ(*s.etcd_hash_kv(12), 1566541901u);
+  });
+}
+
 TEST(KvStore, ReopenRestoresIndexRevisionAndCompaction) {
   World w;
   uint64_t hash_before = 0;
@@ -328,7 +366,7 @@ std::string reopen_after_crash_compacting_newest_tombstone(StoreOptions options)
 TEST(KvStore, CrashCompactingTheNewestTombstoneKeepsTheRevision) {
   // Our compaction keeps the tombstone at the compaction revision and commits nothing before it
   // finishes (Raft applies the compaction again): the store reopens at revision 4.
-  EXPECT_EQ(reopen_after_crash_compacting_newest_tombstone({}), "rev=4 compacted=0 next write=5");
+  EXPECT_EQ(reopen_after_crash_compacting_newest_tombstone({}), "rev=4 compacted=-1 next write=5");
 }
 
 TEST(KvStore, BugCompactionRevisionDecreaseReopensAtALowerRevision) {
@@ -337,7 +375,7 @@ TEST(KvStore, BugCompactionRevisionDecreaseReopensAtALowerRevision) {
   // scheduledCompactRev remembers revision 4, and it is ignored: the store goes back to 3 (the
   // compaction to 4 is now "in the future" and dropped) and hands revision 4 out a second time.
   EXPECT_EQ(reopen_after_crash_compacting_newest_tombstone({.bugs = Bugs::of(Bug::kCompactionRevisionDecrease)}),
-            "rev=3 compacted=0 next write=4");
+            "rev=3 compacted=-1 next write=4");
 }
 
 // What etcd's crash left on disk (the newest row, a tombstone, deleted; scheduledCompactRev

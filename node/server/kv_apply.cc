@@ -370,7 +370,9 @@ Result<etcdserverpb::CompactionResponse> apply_compaction(mvcc::KvStore& store,
 }
 
 std::string client_error(const Status& s) {
-  if (s.code() == StatusCode::kOutOfRange) return "etcdserver: " + s.message();
+  // mvcc's errors are bare ("mvcc: ..."); etcd's gRPC layer names them "etcdserver: mvcc: ...".
+  // The lessor's already carry that prefix (lease/errors.h): never twice.
+  if (s.code() == StatusCode::kOutOfRange && !s.message().starts_with("etcdserver: ")) return "etcdserver: " + s.message();
   return s.message();
 }
 

@@ -143,7 +143,14 @@ ApplyResult KvStateMachine::execute_alarm(const etcdserverpb::AlarmRequest& req)
     case etcdserverpb::AlarmRequest::DEACTIVATE:
       changed = alarms_.deactivate(*backend_, req.memberid(), req.alarm());
       break;
-    default: r.error = Status(StatusCode::kInvalidArgument, "etcdserver: alarm GET is not proposed"); break;
+    default: {
+      // GET goes through Raft as in etcd 3.4 (each `alarm list` takes a log index): the alarms of
+      // the asked type, or every alarm for NONE.
+      changed = alarms_.list();
+      if (req.alarm() != etcdserverpb::NONE)
+        std::erase_if(*changed, [&](const etcdserverpb::AlarmMember& m) { return m.alarm() != req.alarm(); });
+      break;
+    }
   }
   if (!changed.is_ok()) {
     r.error = changed.status();  // a disk error: apply() sees the backend failure and stops the node

@@ -2,7 +2,7 @@
 #include "node/wal/record.h"
 
 #include "base/limits.h"
-#include "node/wal/crc32c.h"
+#include "base/crc32c.h"
 
 namespace dst::wal {
 namespace {

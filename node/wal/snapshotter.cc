@@ -1,7 +1,7 @@
 // Snapshot files; see snapshotter.h.
 #include "node/wal/snapshotter.h"
 
-#include "node/wal/crc32c.h"
+#include "base/crc32c.h"
 #include "node/wal/file_names.h"
 #include "proto/wal.pb.h"
 

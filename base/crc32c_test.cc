@@ -1,11 +1,11 @@
 // CRC-32C against published check values (RFC 3720 appendix B.4 and the CRC catalogue).
-#include "node/wal/crc32c.h"
+#include "base/crc32c.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace dst::wal {
+namespace dst {
 namespace {
 
 TEST(Crc32c, CatalogueCheckValue) { EXPECT_EQ(crc32c("123456789"), 0xE3069283u); }
@@ -37,4 +37,4 @@ TEST(Crc32c, OneFlippedBitChangesTheChecksum) {
 }
 
 }  // namespace
-}  // namespace dst::wal
+}  // namespace dst

@@ -1,9 +1,9 @@
 // Table-driven CRC-32C; see crc32c.h.
-#include "node/wal/crc32c.h"
+#include "base/crc32c.h"
 
 #include <array>
 
-namespace dst::wal {
+namespace dst {
 namespace {
 
 constexpr uint32_t kPolynomialReflected = 0x82F63B78u;
@@ -31,4 +31,4 @@ uint32_t crc32c_extend(uint32_t crc, const void* data, size_t size) {
   return ~state;
 }
 
-}  // namespace dst::wal
+}  // namespace dst
