@@ -18,6 +18,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kCorruption: return "corruption";
     case StatusCode::kOutOfRange: return "out of range";
     case StatusCode::kFailedPrecondition: return "failed precondition";
+    case StatusCode::kUnimplemented: return "unimplemented";
   }
   return "unknown status";
 }

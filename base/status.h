@@ -27,6 +27,7 @@ enum class StatusCode {
   kCorruption,         // stored data failed a checksum or could not be parsed
   kOutOfRange,         // a revision outside what is available (compacted, or in the future)
   kFailedPrecondition, // the system is not in a state the operation needs (e.g. too few members started)
+  kUnimplemented,      // a well-formed request for something not supported (etcdctl's "bad sort order")
 };
 
 const char* status_code_name(StatusCode code);

@@ -15,6 +15,8 @@ int shell_command(const std::string& self, const std::vector<std::string>& argv)
   args.option("seed", "N", "the seed of the simulated cluster (default 1)");
   args.option("nodes", "N", "members in the cluster (default 3)");
   args.option("member", "N", "the member (1-based) requests go to, like etcdctl --endpoints (default 1)");
+  args.flag("last-exit", "exit with the exit code etcdctl would have given the last command (for scripts that "
+                         "compare with a real etcdctl, ci/compare-etcd.sh) instead of 0");
   if (std::optional<int> done = args.parse_or_exit(
           "\nReads etcdctl 3.4 command lines on stdin (put, get, del, txn, compaction, watch, lease ..., defrag,\n"
           "alarm list|disarm, endpoint status|hashkv, member list, and `sleep DURATION` to let virtual time\n"
@@ -54,18 +56,23 @@ int shell_command(const std::string& self, const std::vector<std::string>& argv)
   shell::ShellOptions so;
   so.member = *member - 1;
   {
-    shell::ShellSession session(world, so, [](const etcdctl::Output& o) {
+    int last_exit = 0;  // of what the last line fed printed
+    shell::ShellSession session(world, so, [&last_exit](const etcdctl::Output& o) {
       std::fputs(o.out.c_str(), stdout);
       std::fputs(o.err.c_str(), stderr);
       std::fflush(stdout);
       std::fflush(stderr);
+      if (o.exit_code != 0) last_exit = o.exit_code;
     });
     std::string line;
-    while (std::getline(std::cin, line)) session.feed(line);
+    while (std::getline(std::cin, line)) {
+      last_exit = 0;
+      session.feed(line);
+    }
     session.finish();
+    std::fprintf(stderr, "# trace hash %s\n", sim::format_trace_hash(world.sim().trace().hash()).c_str());
+    return args.has("last-exit") ? last_exit : kExitPass;
   }
-  std::fprintf(stderr, "# trace hash %s\n", sim::format_trace_hash(world.sim().trace().hash()).c_str());
-  return kExitPass;
 }
 
 }  // namespace dst

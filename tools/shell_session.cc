@@ -61,7 +61,9 @@ void ShellSession::feed(const std::string& line) {
   }
   auto parsed = etcdctl::parse_line(line);
   if (!parsed.is_ok()) {
-    emit(etcdctl::print_error(parsed.status().message(), etcdctl::kExitBadArgs));
+    emit(etcdctl::print_error(parsed.status().message(), parsed.status().code() == StatusCode::kUnimplemented
+                                                             ? etcdctl::kExitBadFeature
+                                                             : etcdctl::kExitBadArgs));
     return;
   }
   if (!parsed->has_value()) return;  // blank line or comment

@@ -148,9 +148,10 @@ class Overlay {
 };
 
 // etcd 3.4's applierV3backend.Range, as the model's own code: the store hands out keys in key
-// order, the count of every key in the range, and (when neither a sort nor a revision filter needs
-// them all) only limit + 1 keys; then the revision filters, the sort (a target without an order
-// sorts ascending), the limit with `more`, keys_only.
+// order, the count of every key in the range, and (unless an explicit sort order or a revision
+// filter needs them all) only limit + 1 keys; then the revision filters, the sort (a target
+// without an order sorts ascending: the limit + 1 keys fetched, so it pages by key first), the
+// limit with `more`, keys_only.
 void sort_like_etcd(std::vector<mvccpb::KeyValue>& kvs, const RangeRequest& r) {
   RangeRequest::SortOrder order = r.sort_order();
   if (order == RangeRequest::NONE && r.sort_target() != RangeRequest::KEY) order = RangeRequest::ASCEND;
@@ -183,10 +184,10 @@ etcdserverpb::RangeResponse run_range(Overlay& o, const RangeRequest& r) {
   const auto present = o.present(r.key(), r.range_end());
   resp.set_count(static_cast<int64_t>(present.size()));
   if (r.count_only()) return resp;
-  const bool key_order = r.sort_target() == RangeRequest::KEY && r.sort_order() != RangeRequest::DESCEND;
+  const bool ordered = r.sort_order() != RangeRequest::NONE;
   const bool filters = r.min_mod_revision() || r.max_mod_revision() || r.min_create_revision() || r.max_create_revision();
   size_t fetched = present.size();
-  if (key_order && !filters && r.limit() > 0) fetched = std::min(fetched, static_cast<size_t>(r.limit()) + 1);
+  if (!ordered && !filters && r.limit() > 0) fetched = std::min(fetched, static_cast<size_t>(r.limit()) + 1);
   std::vector<mvccpb::KeyValue> kvs;
   for (size_t i = 0; i < fetched; ++i) {
     const Kv& kv = present[i].second;

@@ -71,7 +71,7 @@ Result<RangeRequest::SortOrder> sort_order(const std::string& text) {
   if (upper.empty()) return RangeRequest::NONE;
   if (upper == "ASCEND") return RangeRequest::ASCEND;
   if (upper == "DESCEND") return RangeRequest::DESCEND;
-  return usage("bad sort order " + text);
+  return bad_feature("bad sort order " + text);
 }
 
 Result<RangeRequest::SortTarget> sort_target(const std::string& text) {
@@ -82,7 +82,7 @@ Result<RangeRequest::SortTarget> sort_target(const std::string& text) {
   if (upper == "MODIFY") return RangeRequest::MOD;
   if (upper == "VALUE") return RangeRequest::VALUE;
   if (upper == "VERSION") return RangeRequest::VERSION;
-  return usage("bad sort target " + text);
+  return bad_feature("bad sort target " + text);
 }
 
 }  // namespace

@@ -15,6 +15,9 @@
 namespace dst::etcdctl::internal {
 
 inline Status usage(std::string message) { return Status(StatusCode::kInvalidArgument, std::move(message)); }
+// A flag value etcdctl checks itself after parsing (a bad sort order or target): it exits with
+// ExitBadFeature (4), not ExitBadArgs (128). The shell maps kUnimplemented to that code.
+inline Status bad_feature(std::string message) { return Status(StatusCode::kUnimplemented, std::move(message)); }
 
 // get/put/del flag sets, shared by the top level and by txn op lines.
 const std::vector<FlagSpec>& get_flags();

@@ -21,10 +21,11 @@ std::string range_end(const std::string& end) { return end; }
 
 // --- Range --------------------------------------------------------------------------------------
 
+// etcd 3.4 (applierV3backend.Range) fetches every key only for an explicit sort order or a
+// revision filter. A sort target without an order is fetched limit + 1 keys in key order and then
+// sorted (ascending): `get --sort-by=VALUE --limit=2` pages by key first, then sorts that page.
 bool needs_full_fetch(const RangeRequest& r) {
-  bool sorted_by_key_ascending =
-      r.sort_target() == RangeRequest::KEY && r.sort_order() != RangeRequest::DESCEND;
-  return !sorted_by_key_ascending || r.min_mod_revision() != 0 || r.max_mod_revision() != 0 ||
+  return r.sort_order() != RangeRequest::NONE || r.min_mod_revision() != 0 || r.max_mod_revision() != 0 ||
          r.min_create_revision() != 0 || r.max_create_revision() != 0;
 }
 
