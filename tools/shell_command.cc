@@ -66,7 +66,7 @@ int shell_command(const std::string& self, const std::vector<std::string>& argv)
     });
     std::string line;
     while (std::getline(std::cin, line)) {
-      last_exit = 0;
+      if (!session.in_txn_body()) last_exit = 0;  // a new command line
       session.feed(line);
     }
     session.finish();

@@ -42,12 +42,19 @@ ShellSession::~ShellSession() {
 std::string ShellSession::endpoint(size_t i) const { return "http://n" + std::to_string(i + 1) + ":2379"; }
 
 void ShellSession::feed(const std::string& line) {
+  if (skip_txn_blank_lines_ > 0) {
+    // The rest of a malformed txn's body: etcdctl exited at its bad line, so none of it runs.
+    if (line.find_first_not_of(" \t\r") == std::string::npos) --skip_txn_blank_lines_;
+    return;
+  }
   if (txn_) {
     // The txn's own lines: compares, success ops, failure ops, separated by blank lines.
+    const int blank_lines_left = txn_->blank_lines_left();
     Result<bool> done = txn_->feed(line);
     if (!done.is_ok()) {
       emit(etcdctl::print_error(done.status().message(), etcdctl::kExitInvalidInput));
       txn_.reset();
+      skip_txn_blank_lines_ = blank_lines_left;
       return;
     }
     if (!*done) {

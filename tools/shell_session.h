@@ -43,6 +43,9 @@ class ShellSession {
   void finish();
   // Name of member i as the shell prints it ("http://n1:2379").
   std::string endpoint(size_t i) const;
+  // Inside a txn's body (being read, or a malformed one being skipped): the next line fed is not
+  // a command of its own.
+  bool in_txn_body() const { return txn_.has_value() || skip_txn_blank_lines_ > 0; }
 
  private:
   void run(const etcdctl::Invocation& inv);
@@ -69,6 +72,7 @@ class ShellSession {
   ShellOptions options_;
   Sink sink_;
   std::optional<etcdctl::TxnParser> txn_;  // while reading a txn's lines
+  int skip_txn_blank_lines_ = 0;            // while skipping the rest of a malformed txn's body
   etcdctl::PrintOptions txn_print_;
   // Background watches and keep-alives run in their own client process, killed with the session.
   sim::ProcessId background_process_ = sim::kNoProcess;

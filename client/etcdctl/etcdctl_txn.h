@@ -40,6 +40,9 @@ class TxnParser {
   Status end_of_input() const;
 
   bool done() const { return section_ == Section::kDone; }
+  // Blank lines still to come before the body ends (3 before any, 0 when done): a body whose line
+  // failed to parse is read to its end without acting (etcdctl exits without running any of it).
+  int blank_lines_left() const { return 3 - static_cast<int>(section_); }
   const etcdserverpb::TxnRequest& request() const { return request_; }
 
  private:
