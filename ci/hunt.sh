@@ -7,7 +7,7 @@
 #   ci/hunt.sh [--dst build/dst] [--seeds 500] [--kube-seeds 300] [--from 1] [--jobs 2] [--out DIR] [-- RUN ARGS]
 #
 # --seeds is for swarm.lua, --kube-seeds for swarm_kube.lua (a kube run costs more, and the kube
-# layer's zoo bugs are found within 60 seeds; docs/bug-zoo.md).
+# layer's zoo bugs are found within 70 seeds; docs/bug-zoo.md).
 #
 # RUN ARGS go to every run (e.g. -- --bug stale-read to measure how soon a known bug is caught;
 # a kube bug runs only on swarm_kube.lua, the one world with apiservers). With --explore, each
