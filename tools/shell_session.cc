@@ -2,6 +2,10 @@
 
 #include <variant>
 
+#include <google/protobuf/descriptor.h>
+
+#include "base/assert.h"
+
 #include "node/lease/errors.h"
 #include "rpc/etcd_connection.h"
 #include "client/etcdctl/etcdctl_parse.h"
@@ -85,6 +89,21 @@ void ShellSession::finish() {
   world_.advance(options_.drain);
 }
 
+namespace {
+
+// clientv3's default MaxCallSendMsgSize (2 MiB): etcdctl refuses a bigger request before sending.
+constexpr size_t kClientSendBytesMax = 2 * 1024 * 1024;
+
+// The size gRPC measures: the etcd request message itself (a PutRequest...), not our envelope.
+size_t request_message_bytes(const ApiRequest& req) {
+  const google::protobuf::OneofDescriptor* oneof = ApiRequest::descriptor()->FindOneofByName("request");
+  DST_ASSERT(oneof != nullptr);
+  const google::protobuf::FieldDescriptor* field = req.GetReflection()->GetOneofFieldDescriptor(req, oneof);
+  return field == nullptr ? 0 : req.GetReflection()->GetMessage(req, field).ByteSizeLong();
+}
+
+}  // namespace
+
 std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRequest req, size_t member,
                                               std::string* failure) {
   const auto failed = [&](const std::string& msg) {
@@ -92,6 +111,10 @@ std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRe
     if (failure != nullptr) *failure = msg;
     return std::nullopt;
   };
+  if (const size_t bytes = request_message_bytes(req); bytes > kClientSendBytesMax) {
+    return failed("rpc error: code = ResourceExhausted desc = trying to send message larger than max (" +
+                  std::to_string(bytes) + " vs. " + std::to_string(kClientSendBytesMax) + ")");
+  }
   rpc::Connection* conn = world_.connection(member);
   if (conn == nullptr) return failed("context deadline exceeded");
   auto r = conn->call(std::move(req), options_.command_timeout);

@@ -562,6 +562,19 @@ const std::vector<Block> kFreshMemberEdges = {
      "Error: etcdserver: requested lease not found\n", 2},
 };
 
+// §3c: etcdctl's client refuses a request over gRPC's 2 MiB send limit before sending it; the size
+// is the PutRequest's (key "big" and 3,000,000 bytes: 3000010), and nothing is written.
+TEST(ShellLimits, AnOversizedPutIsRefusedByTheClient) {
+  Shell shell;
+  ASSERT_TRUE(shell.stable());
+  expect_block(shell, {"§3c head -c 3000000 /dev/zero | tr '\\0' x | etcdctl put big",
+                       "put big " + std::string(3'000'000, 'x') + "\n", "",
+                       "Error: rpc error: code = ResourceExhausted desc = trying to send message larger than max (3000010 vs. "
+                       "2097152)\n",
+                       1});
+  expect_block(shell, {"get big (nothing written)", "get big\n", ""});
+}
+
 TEST(ShellMaintenance, FreshMemberEdgesAsARecordedEtcd) {
   Shell shell;
   ASSERT_TRUE(shell.stable());
