@@ -67,7 +67,7 @@ void ShellSession::feed(const std::string& line) {
     }
     etcdserverpb::TxnRequest request = txn_->request();
     txn_.reset();
-    run_txn(request, txn_print_);
+    printing(txn_print_, etcdctl::TxnCommand{}, [&] { run_txn(request, txn_print_); });
     return;
   }
   auto parsed = etcdctl::parse_line(line);
@@ -78,7 +78,24 @@ void ShellSession::feed(const std::string& line) {
     return;
   }
   if (!parsed->has_value()) return;  // blank line or comment
-  run(**parsed);
+  printing((*parsed)->print, (*parsed)->command, [&] { run(**parsed); });
+}
+
+// -w table for a command etcdctl has no table for: it runs the command, and where that succeeds,
+// fails to print its result (a failure is printed as usual, before any result).
+void ShellSession::printing(const etcdctl::PrintOptions& print, const etcdctl::Command& cmd,
+                            const std::function<void()>& body) {
+  if (print.format != etcdctl::OutputFormat::kTable || etcdctl::prints_table(cmd)) return body();
+  Sink kept = sink_;
+  bool failed = false;
+  sink_ = [&](const etcdctl::Output& o) {
+    if (o.exit_code == 0) return;
+    failed = true;
+    kept(o);
+  };
+  body();
+  sink_ = std::move(kept);
+  if (!failed) emit(etcdctl::print_table_unsupported());
 }
 
 void ShellSession::finish() {

@@ -49,6 +49,7 @@ class ShellSession {
 
  private:
   void run(const etcdctl::Invocation& inv);
+  void printing(const etcdctl::PrintOptions& print, const etcdctl::Command& cmd, const std::function<void()>& body);
   void run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::PrintOptions& print);
   void run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd, const etcdctl::PrintOptions& print);
   void run_endpoint_status(const etcdctl::EndpointStatusCommand& c, const etcdctl::Command& cmd,

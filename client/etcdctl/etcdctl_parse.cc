@@ -78,10 +78,21 @@ Result<OutputFormat> output_format(const std::string& name) {
   if (name == "simple") return OutputFormat::kSimple;
   if (name == "json") return OutputFormat::kJson;
   if (name == "fields") return OutputFormat::kFields;
-  if (name == "table" || name == "protobuf")
-    return usage("dst shell does not print -w " + name + " (use simple, json or fields)");
+  if (name == "table") return OutputFormat::kTable;
+  if (name == "protobuf") return usage("dst shell does not print -w protobuf (use simple, json, fields or table)");
   return usage("unsupported output format");
 }
+
+}  // namespace
+
+bool prints_table(const Command& c) {
+  // compaction and defrag print their line whatever -w says; sleep is the shell's own.
+  return std::holds_alternative<MemberListCommand>(c) || std::holds_alternative<EndpointStatusCommand>(c) ||
+         std::holds_alternative<EndpointHashKVCommand>(c) || std::holds_alternative<CompactionCommand>(c) ||
+         std::holds_alternative<DefragCommand>(c) || std::holds_alternative<SleepCommand>(c);
+}
+
+namespace {
 
 bool prints_fields(const Command& c) {
   return std::holds_alternative<GetCommand>(c) || std::holds_alternative<PutCommand>(c) ||

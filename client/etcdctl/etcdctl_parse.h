@@ -35,6 +35,11 @@ Result<std::optional<Invocation>> parse_line(std::string_view line);
 // An already split command line, e.g. {"get", "foo", "--prefix", "-w", "json"}.
 Result<Invocation> parse_args(const std::vector<std::string>& args);
 
+// Whether etcdctl 3.4 prints the command's result with -w table (member list, endpoint status,
+// endpoint hashkv; compaction and defrag, which ignore -w); any other command runs, then fails to
+// print: print_table_unsupported().
+bool prints_table(const Command& c);
+
 // One operation line inside a txn: `put ...`, `get ...` or `del ...` with their flags (no global
 // flags, as in etcdctl's txn reader), as the RequestOp etcdctl puts in the TxnRequest. Errors as
 // etcdctl words them: "invalid txn compare request: LINE" for fewer than two words, "invalid txn

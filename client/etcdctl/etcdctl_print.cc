@@ -1,5 +1,7 @@
 #include "client/etcdctl/etcdctl_print.h"
 
+#include "client/etcdctl/table.h"
+
 #include "client/etcdctl/etcd_json.h"
 #include "client/etcdctl/etcdctl_print_fields.h"
 #include "client/etcdctl/go_format.h"
@@ -107,6 +109,8 @@ Output print_request_error(const Command& command, std::string_view message, std
   return print_error(msg);
 }
 
+Output print_table_unsupported() { return print_error("table not supported as output format", kExitBadFeature); }
+
 Output print_endpoints_failed(const Command& command, std::string_view last_message) {
   if (std::holds_alternative<EndpointHashKVCommand>(command)) return print_error(last_message);
   return Output{"", "", kExitError};
@@ -213,38 +217,48 @@ Output print_alarm(const etcdserverpb::AlarmResponse& r, const PrintOptions& p) 
 
 Output print_endpoint_status(const std::vector<EndpointStatus>& statuses, const PrintOptions& p) {
   if (p.format == OutputFormat::kJson) return json_line(endpoint_status_json(statuses));
-  std::string out;
+  std::vector<std::vector<std::string>> rows;
   for (const EndpointStatus& e : statuses) {
     const auto& s = e.status;
     std::vector<std::string> errors(s.errors().begin(), s.errors().end());
-    out += join({e.endpoint, hex(s.header().member_id()), s.version(), humanize_bytes(static_cast<uint64_t>(s.dbsize())),
-                 s.leader() == s.header().member_id() ? "true" : "false", s.islearner() ? "true" : "false",
-                 std::to_string(s.raftterm()), std::to_string(s.raftindex()), std::to_string(s.raftappliedindex()),
-                 join(errors, ", ")},
-                ", ");
-    out += "\n";
+    rows.push_back({e.endpoint, hex(s.header().member_id()), s.version(), humanize_bytes(static_cast<uint64_t>(s.dbsize())),
+                    s.leader() == s.header().member_id() ? "true" : "false", s.islearner() ? "true" : "false",
+                    std::to_string(s.raftterm()), std::to_string(s.raftindex()), std::to_string(s.raftappliedindex()),
+                    join(errors, ", ")});
   }
+  if (p.format == OutputFormat::kTable) {
+    return stdout_text(render_table({"endpoint", "ID", "version", "db size", "is leader", "is learner", "raft term",
+                                     "raft index", "raft applied index", "errors"},
+                                    rows));
+  }
+  std::string out;
+  for (const auto& row : rows) out += join(row, ", ") + "\n";
   return stdout_text(out);
 }
 
 Output print_endpoint_hashkv(const std::vector<EndpointHashKV>& hashes, const PrintOptions& p) {
   if (p.format == OutputFormat::kJson) return json_line(endpoint_hashkv_json(hashes));
+  std::vector<std::vector<std::string>> rows;
+  for (const EndpointHashKV& h : hashes) rows.push_back({h.endpoint, std::to_string(h.hash_kv.hash())});
+  if (p.format == OutputFormat::kTable) return stdout_text(render_table({"endpoint", "hash"}, rows));
   std::string out;
-  for (const EndpointHashKV& h : hashes) out += h.endpoint + ", " + std::to_string(h.hash_kv.hash()) + "\n";
+  for (const auto& row : rows) out += join(row, ", ") + "\n";
   return stdout_text(out);
 }
 
 Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p) {
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
-  std::string out;
+  std::vector<std::vector<std::string>> rows;
   for (const auto& m : r.members()) {
     const std::vector<std::string> peers(m.peerurls().begin(), m.peerurls().end());
     const std::vector<std::string> clients(m.clienturls().begin(), m.clienturls().end());
-    out += join({hex(m.id()), m.name().empty() ? "unstarted" : "started", m.name(), join(peers, ","),
-                 join(clients, ","), m.islearner() ? "true" : "false"},
-                ", ") +
-           "\n";
+    rows.push_back({hex(m.id()), m.name().empty() ? "unstarted" : "started", m.name(), join(peers, ","),
+                    join(clients, ","), m.islearner() ? "true" : "false"});
   }
+  if (p.format == OutputFormat::kTable)
+    return stdout_text(render_table({"ID", "Status", "Name", "Peer Addrs", "Client Addrs", "Is Learner"}, rows));
+  std::string out;
+  for (const auto& row : rows) out += join(row, ", ") + "\n";
   return stdout_text(out);
 }
 

@@ -46,6 +46,9 @@ Output print_error(std::string_view message, int exit_code = kExitError);
 // "Error: <the last failure>", status's silent exit 1 (etcdctl 3.4's ep_command.go).
 Output print_request_error(const Command& command, std::string_view message, std::string_view endpoint = "");
 Output print_endpoints_failed(const Command& command, std::string_view last_message);
+// "Error: table not supported as output format", exit 4 (ExitBadFeature): what etcdctl prints
+// after running a command whose result it cannot print as a table.
+Output print_table_unsupported();
 
 // get/put/del: simple is etcdctl's key/value lines ("OK", the deleted count, prev kvs),
 // json is etcd_json.h's rendering, fields the "Name" : value lines.
