@@ -43,8 +43,9 @@ struct KvClientOptions {
   sim::DurationNs backoff_base = 0;
   sim::DurationNs backoff_max = 0;
   // The application's stall (a GC or VM pause; faults::WorkloadTarget::stall_client): while the
-  // time is before *stalled_until it sends nothing, and a response that arrives meanwhile is
-  // read, and its operation completes, only when the stall ends. Null: never stalled.
+  // time is before *stalled_until it sends nothing, and a response that arrives meanwhile (before
+  // the request's timeout; after it the outcome is unknown, as for any lost answer) is read, and
+  // its operation completes, only when the stall ends. Null: never stalled.
   const sim::TimeNs* stalled_until = nullptr;
 };
 

@@ -66,7 +66,7 @@ class Nemesis {
   Status check_member(int64_t n, const char* what) const;
   bool up(size_t n) const { return cluster_.up(n - 1); }
   bool paused(size_t n) const { return cluster_.paused(n - 1); }
-  // Down, but started once and not removed: a restart would bring it back.
+  // Down, but started once, not removed and not lost to damaged storage: a restart would bring it back.
   bool restartable(size_t n) const {
     return !up(n) && cluster_.started(n - 1) && !cluster_.removed(n - 1) && !cluster_.lost(n - 1);
   }
@@ -127,6 +127,7 @@ class Nemesis {
   void open(const std::string& slot, const std::string& kind, const std::string& target);
   void close(const std::string& slot);
   void instant(const std::string& kind, const std::string& target);
+  void stall_window(const std::string& kind, const std::string& target, sim::DurationNs ns);
   Status apply_partition(const Groups& groups, const std::string& kind);
   Status apply_network(const FaultStep& step);
   Status apply_member(const FaultStep& step);

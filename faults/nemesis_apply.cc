@@ -145,7 +145,18 @@ Status Nemesis::apply_kube(const FaultStep& s) {
   return Status::ok();
 }
 
-// A KV client's stall: a window of its length (the report shades it).
+// A workload client's window whose length is known when it starts (a stall): recorded whole, so
+// the report shades all of it, and logged.
+void Nemesis::stall_window(const std::string& kind, const std::string& target, sim::DurationNs ns) {
+  history::Fault f;
+  f.kind = kind;
+  f.target = target;
+  f.start_ns = sim_.now();
+  recorder_.fault_ended(recorder_.fault_started(f), sim_.now() + ns);
+  log_.add(sim_.now(), kind + " " + target + " for " + sim::format_duration(ns));
+}
+
+// A KV client's stall: a window of its length.
 Status Nemesis::apply_client(const FaultStep& s) {
   const std::string fn(fault_kind_name(s.kind));
   if (s.node < 1 || s.node > clients())
@@ -156,12 +167,7 @@ Status Nemesis::apply_client(const FaultStep& s) {
     return Status(StatusCode::kInvalidArgument, fn + ": a stall of 0..60 s, got " + sim::format_duration(s.ns));
   const std::string target = "client" + std::to_string(s.node);
   workload_->stall_client(s.node, sim_.now() + s.ns);
-  history::Fault f;
-  f.kind = "client-stall";
-  f.target = target;
-  f.start_ns = sim_.now();
-  recorder_.fault_ended(recorder_.fault_started(f), sim_.now() + s.ns);
-  log_.add(sim_.now(), "client-stall " + target + " for " + sim::format_duration(s.ns));
+  stall_window("client-stall", target, s.ns);
   return Status::ok();
 }
 
@@ -178,13 +184,7 @@ Status Nemesis::apply_watcher(const FaultStep& s) {
     if (s.ns < 0 || s.ns > limits::kWatchStallNsMax)
       return Status(StatusCode::kInvalidArgument, fn + ": a stall of 0..60 s, got " + sim::format_duration(s.ns));
     workload_->stall_watcher(s.node, sim_.now() + s.ns);
-    // Its window is known now: the report shades the whole stall.
-    history::Fault f;
-    f.kind = "watch-stall";
-    f.target = target;
-    f.start_ns = sim_.now();
-    recorder_.fault_ended(recorder_.fault_started(f), sim_.now() + s.ns);
-    log_.add(sim_.now(), "watch-stall " + target + " for " + sim::format_duration(s.ns));
+    stall_window("watch-stall", target, s.ns);
   } else {
     DST_ASSERT(s.kind == FaultKind::kWatchRewind);
     if (s.count < 1 || s.count > limits::kWatchRewindRevisionsMax)

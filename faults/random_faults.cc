@@ -114,9 +114,12 @@ FaultStep watch_fault(Action a, const Nemesis& nem, sim::Rng& rng) {
 // The down members whose WAL may be damaged now: the damage must leave a quorum that can still
 // start (a member that refuses is lost for good), so at most (n-1)/2 members are ever damaged.
 std::vector<size_t> damageable(const RandomFaultOptions& o, const Nemesis& nem) {
-  if (!o.disk_corruption || nem.size() < 3) return {};
+  // The voters: members now (a damaged one not yet restarted among them) and the lost ones, not
+  // nodes added for a member_add that failed or members removed since.
+  const size_t n = members_where(nem, [&](size_t m) { return nem.member(m) || nem.lost(m); }).size();
+  if (!o.disk_corruption || n < 3) return {};
   const size_t damaged = members_where(nem, [&](size_t m) { return nem.lost(m) || nem.must_refuse_start(m); }).size();
-  if (damaged >= (nem.size() - 1) / 2) return {};
+  if (damaged >= (n - 1) / 2) return {};
   return members_where(nem, [&](size_t m) {
     return nem.restartable(m) && !nem.must_refuse_start(m) && nem.wal_damage_range(m).has_value();
   });

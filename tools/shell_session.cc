@@ -78,6 +78,8 @@ void ShellSession::feed(const std::string& line) {
     return;
   }
   if (!parsed->has_value()) return;  // blank line or comment
+  // A txn line only opens its body: the body's end runs it (and prints, or refuses a table).
+  if (std::holds_alternative<etcdctl::TxnCommand>((*parsed)->command)) return run(**parsed);
   printing((*parsed)->print, (*parsed)->command, [&] { run(**parsed); });
 }
 

@@ -166,6 +166,9 @@ bool SimCluster::up(size_t i) const {
 
 void SimCluster::crash(size_t i, sim::KillOptions options) {
   if (!up(i)) return;
+  // A power loss before the start read its WAL may replay pending writes (its tail repair's)
+  // over the damaged bytes: what the next start must refuse is no longer known.
+  if (options.lose_unsynced) nodes_[i]->must_refuse.clear();
   sim_.kill(nodes_[i]->process, options);
   nodes_[i]->paused = false;
 }

@@ -105,7 +105,7 @@ class SimCluster : public faults::ClusterTarget {
   // their state hashes (computed in a fiber: a KV member's backend may be in the middle of a
   // commit), retrying if an apply slipped in meanwhile; false after `bound` or on a mismatch.
   AgreementReport await_agreement(sim::DurationNs bound);
-  // Nodes that refused to start on damage they had to detect ("t=4.1s n2: ..."), bounded.
+  // Nodes that refused to start on damage they had to detect ("t=4.100s n2 refused ..."), bounded.
   const std::vector<std::string>& lost_members() const { return lost_members_; }
   // Nodes that took themselves down, with the reason ("t=3.2s n2 exits: WAL save failed: ...").
   const std::vector<std::string>& exits() const { return exits_; }
