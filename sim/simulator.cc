@@ -560,6 +560,9 @@ FiberId Simulator::spawn(ProcessId process, std::string name, UniqueFunction bod
   f->body = std::move(body);
   f->context = ctx::fiber(std::allocator_arg, PooledStackAllocator(stacks_.get()),
                           [this, f](ctx::fiber&& caller) {
+                            // Destroyed before it ever ran: the ucontext backend (sanitizer
+                            // builds) starts the body to unwind it; it must not run.
+                            if (f->finished) return std::move(caller);
                             keep_caller(std::move(caller));
                             try {
                               f->body();
@@ -619,10 +622,10 @@ void Simulator::destroy_fiber(Fiber* f) {
   if (f->wait_list != nullptr) unlink_waiter(f);
   current_ = f;
   current_process_ = f->owner->id;
+  f->finished = true;  // before the unwinding: a fiber that never started sees it and returns
   { ctx::fiber doomed = std::move(f->context); }  // runs the unwinding
   current_ = saved;
   current_process_ = saved_process;
-  f->finished = true;
   finish_fiber(f);
 }
 

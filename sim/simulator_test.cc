@@ -129,6 +129,27 @@ TEST(Simulator, KillUnwindsFibersAndRunsDestructors) {
   EXPECT_FALSE(w.sim.alive(w.proc));
 }
 
+// A fiber whose process dies before its start event never runs at all (the sanitizer builds'
+// ucontext backend would start the body to unwind it).
+TEST(Simulator, AFiberKilledBeforeItStartsNeverRuns) {
+  World w;
+  bool ran = false;
+  FiberId f = w.sim.spawn(w.proc, "never", [&] { ran = true; });
+  w.sim.kill(w.proc);
+  EXPECT_FALSE(ran);
+  EXPECT_FALSE(w.sim.fiber_alive(f));
+  w.sim.run_until_idle();
+  EXPECT_FALSE(ran);
+  // And the same when the simulator itself goes away first.
+  bool ran_at_exit = false;
+  {
+    Simulator sim(7);
+    const ProcessId p = sim.start_process(sim.add_host("h"), "p");
+    sim.spawn(p, "never", [&] { ran_at_exit = true; });
+  }
+  EXPECT_FALSE(ran_at_exit);
+}
+
 TEST(Simulator, KilledProcessTimersNeverFire) {
   World w;
   int fired = 0;
