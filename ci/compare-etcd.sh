@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The same command lines through a real etcd 3.4 and through `dst shell` (one member), each
-# answer normalized (ids, endpoint URLs, lease ids, raft indexes and sizes) and compared (issue
-# 22). Prints the differences; exit 0 when there are none, 1 otherwise.
+# answer normalized (ids, endpoint URLs, lease ids, raft indexes, sizes and endpoint health's round
+# trip times) and compared (issue 22). Prints the differences; exit 0 when there are none, 1 otherwise.
 #
 #   ci/compare-etcd.sh FILE [--dst build/dst] [--keep DIR] [--live | --record]
 #
@@ -68,7 +68,8 @@ stdin=""
 normalize() {
   sed -E -e 's/"(cluster_id|member_id|raft_term|raftTerm|raftIndex|raftAppliedIndex|leader|dbSize|dbSizeInUse|ID|id|lease|memberID)":[0-9]+/"\1":<N>/g' \
          -e 's#https?://[A-Za-z0-9.-]+:[0-9]+#<URL>#g' -e 's/lease [0-9a-f]{16}/lease <LEASE>/g' \
-         -e 's/memberID:[0-9]+/memberID:<N>/g' -e 's/"name":"[^"]*"/"name":<NAME>/g' "$1"
+         -e 's/memberID:[0-9]+/memberID:<N>/g' -e 's/"name":"[^"]*"/"name":<NAME>/g' \
+         -e 's/(took = |"took":"|"Took" : )[0-9.]+(ns|µs|ms|s)/\1<DURATION>/g' "$1"
 }
 if [ -n "$KEEP" ]; then mkdir -p "$KEEP"; cp "$work/etcd.txt" "$work/dst.txt" "$KEEP/"; fi
 if diff -u <(normalize "$work/etcd.txt") <(normalize "$work/dst.txt") --label etcd --label dst; then

@@ -9,6 +9,7 @@
 #include "node/lease/errors.h"
 #include "rpc/etcd_connection.h"
 #include "client/etcdctl/etcdctl_parse.h"
+#include "client/etcdctl/go_format.h"
 
 namespace dst::shell {
 
@@ -216,6 +217,8 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
           [&](const etcdctl::AlarmCommand& c) { run_alarm(c, cmd, print); },
           [&](const etcdctl::EndpointStatusCommand& c) { run_endpoint_status(c, cmd, print); },
           [&](const etcdctl::EndpointHashKVCommand& c) { run_endpoint_hashkv(c, cmd, print); },
+          [&](const etcdctl::EndpointHealthCommand& c) { run_endpoint_health(c, cmd, print); },
+          [&](const etcdctl::VersionCommand&) { emit(etcdctl::print_version()); },
           [&](const etcdctl::MemberListCommand& c) {
             unary([&](ApiRequest& q) { *q.mutable_member_list() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });
@@ -308,6 +311,25 @@ void ShellSession::run_endpoint_hashkv(const etcdctl::EndpointHashKVCommand& c, 
       c.cluster, cmd, [&](ApiRequest& q) { *q.mutable_hash_kv() = c.request; },
       [](const ApiResponse& r) { return r.hash_kv(); },
       [&](const std::vector<etcdctl::EndpointHashKV>& all) { return etcdctl::print_endpoint_hashkv(all, print); });
+}
+
+// `endpoint health`: each endpoint's answer to a linearizable get of "health", timed in virtual
+// time; a failure is that endpoint's error, not a line of its own.
+void ShellSession::run_endpoint_health(const etcdctl::EndpointHealthCommand& c, const etcdctl::Command& cmd,
+                                       const etcdctl::PrintOptions& print) {
+  world_.run_client([&] {
+    std::vector<etcdctl::EndpointHealth> all;
+    const auto [first, last] = endpoint_range(c.cluster);
+    for (size_t i = first; i < last; ++i) {
+      ApiRequest q;
+      q.mutable_range()->set_key("health");
+      std::string failure;
+      const sim::TimeNs start = world_.sim().now();
+      const bool ok = call(cmd, q, i, &failure).has_value();
+      all.push_back({endpoint(i), ok, etcdctl::go_duration_string(world_.sim().now() - start), failure});
+    }
+    emit(etcdctl::print_endpoint_health(all, print));
+  });
 }
 
 void ShellSession::start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print) {

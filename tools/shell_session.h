@@ -54,6 +54,8 @@ class ShellSession {
   void run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd, const etcdctl::PrintOptions& print);
   void run_endpoint_status(const etcdctl::EndpointStatusCommand& c, const etcdctl::Command& cmd,
                            const etcdctl::PrintOptions& print);
+  void run_endpoint_health(const etcdctl::EndpointHealthCommand& c, const etcdctl::Command& cmd,
+                           const etcdctl::PrintOptions& print);
   void run_endpoint_hashkv(const etcdctl::EndpointHashKVCommand& c, const etcdctl::Command& cmd,
                            const etcdctl::PrintOptions& print);
   void run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const etcdctl::Command& cmd,

@@ -58,6 +58,7 @@ class Shell {
   }
 
   bool stable() const { return stable_; }
+  world::KvWorld& world() { return world_; }
 
   // Feeds `input` line by line (every line ends with '\n', as the page's printf texts do) and
   // returns what was printed meanwhile.
@@ -610,6 +611,33 @@ TEST(ShellMaintenance, HashKvIdenticalAcrossMembers) {
   EXPECT_EQ(p.err, "");
   for (const std::string& ep : endpoints) EXPECT_NE(p.out.find("\"Endpoint\":\"" + ep + "\""), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("\"hash\":" + hashes[0]), std::string::npos) << p.out;
+}
+
+// endpoint health: every member's get of "health" timed in virtual time; a member that is down is
+// unhealthy in the list (not a line of its own), and the command then fails (ep_command.go).
+TEST(ShellMaintenance, EndpointHealthOfAClusterWithAMemberDown) {
+  Shell shell;
+  ASSERT_TRUE(shell.stable());
+  Printed p = shell.run("endpoint health --cluster\n");
+  EXPECT_EQ(p.out, "");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  const std::regex healthy("http://n[123]:2379 is healthy: successfully committed proposal: took = [0-9.]+(ms|\xc2\xb5s)\n");
+  EXPECT_EQ(std::distance(std::sregex_iterator(p.err.begin(), p.err.end(), healthy), std::sregex_iterator()), 3) << p.err;
+  shell.world().cluster().crash(1);
+  p = shell.run("endpoint health --cluster\n");
+  EXPECT_EQ(p.exit_code, etcdctl::kExitError);
+  EXPECT_NE(p.err.find("http://n2:2379 is unhealthy: failed to commit proposal: context deadline exceeded\n"),
+            std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("http://n3:2379 is healthy"), std::string::npos) << p.err;
+  EXPECT_TRUE(p.err.ends_with("Error: unhealthy cluster\n")) << p.err;
+  p = shell.run("endpoint health --cluster -w json\n");
+  EXPECT_NE(p.out.find(R"({"endpoint":"http://n2:2379","health":false,"took":")"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find(R"(","error":"context deadline exceeded"})"), std::string::npos) << p.out;
+  EXPECT_EQ(p.err, "Error: unhealthy cluster\n");
+  // The session's own member is still healthy on its own.
+  p = shell.run("endpoint health -w json\n");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find(R"([{"endpoint":"http://n1:2379","health":true,"took":")"), std::string::npos) << p.out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -349,4 +349,14 @@ std::string endpoint_hashkv_json(const std::vector<EndpointHashKV>& hashes) {
   return "[" + out + "]";
 }
 
+std::string endpoint_health_json(const std::vector<EndpointHealth>& healths) {
+  std::string out;
+  for (const EndpointHealth& h : healths) {
+    Object o;
+    o.raw("endpoint", json_string(h.endpoint)).raw("health", h.health ? "true" : "false").raw("took", json_string(h.took));
+    out += (out.empty() ? "" : ",") + o.string("error", h.error).str();
+  }
+  return "[" + out + "]";
+}
+
 }  // namespace dst::etcdctl

@@ -48,5 +48,7 @@ std::string to_json(const etcdserverpb::MemberListResponse& r);
 // JSON arrays of etcdctl's epStatus / epHashKV.
 std::string endpoint_status_json(const std::vector<EndpointStatus>& statuses);
 std::string endpoint_hashkv_json(const std::vector<EndpointHashKV>& hashes);
+// [{"endpoint":...,"health":true,"took":"..."}], "error" only when there is one (epHealth's tags).
+std::string endpoint_health_json(const std::vector<EndpointHealth>& healths);
 
 }  // namespace dst::etcdctl

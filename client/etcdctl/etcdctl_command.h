@@ -71,6 +71,13 @@ struct EndpointHashKVCommand {
   etcdserverpb::HashKVRequest request;  // --rev
   bool cluster = false;
 };
+// `endpoint health`: a linearizable get of the key "health" from each endpoint, timed (etcdctl
+// 3.4's ep_command.go: the endpoint is healthy if the get succeeds).
+struct EndpointHealthCommand {
+  bool cluster = false;
+};
+// `version`: etcdctl's own version and API version, whatever -w says.
+struct VersionCommand {};
 struct MemberListCommand {
   etcdserverpb::MemberListRequest request;
 };
@@ -82,7 +89,8 @@ struct SleepCommand {
 using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, CompactionCommand, WatchCommand,
                              LeaseGrantCommand, LeaseRevokeCommand, LeaseTimeToLiveCommand, LeaseKeepAliveCommand,
                              LeaseListCommand, DefragCommand, AlarmCommand, EndpointStatusCommand,
-                             EndpointHashKVCommand, MemberListCommand, SleepCommand>;
+                             EndpointHashKVCommand, EndpointHealthCommand, MemberListCommand, VersionCommand,
+                             SleepCommand>;
 
 // One parsed line: the command and how its results are to be printed.
 struct Invocation {

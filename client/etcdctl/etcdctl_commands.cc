@@ -174,6 +174,12 @@ std::vector<CommandSpec> make_table() {
                  c.cluster = f.get_bool("cluster");
                  return Result<Command>(Command(std::move(c)));
                }});
+  t.push_back({"endpoint health", {{"cluster", 0, K::kBool}}, [](const ParsedFlags& f, PrintOptions*) {
+                 return Result<Command>(Command(EndpointHealthCommand{f.get_bool("cluster")}));
+               }});
+  t.push_back({"version", {}, [](const ParsedFlags&, PrintOptions*) -> Result<Command> {
+                 return Command(VersionCommand{});
+               }});
   t.push_back({"member list", {}, [](const ParsedFlags&, PrintOptions*) -> Result<Command> {
                  return Command(MemberListCommand{});
                }});

@@ -89,14 +89,16 @@ bool prints_table(const Command& c) {
   // compaction and defrag print their line whatever -w says; sleep is the shell's own.
   return std::holds_alternative<MemberListCommand>(c) || std::holds_alternative<EndpointStatusCommand>(c) ||
          std::holds_alternative<EndpointHashKVCommand>(c) || std::holds_alternative<CompactionCommand>(c) ||
-         std::holds_alternative<DefragCommand>(c) || std::holds_alternative<SleepCommand>(c);
+         std::holds_alternative<DefragCommand>(c) || std::holds_alternative<SleepCommand>(c) ||
+         std::holds_alternative<EndpointHealthCommand>(c) || std::holds_alternative<VersionCommand>(c);
 }
 
 namespace {
 
 bool prints_fields(const Command& c) {
   return std::holds_alternative<GetCommand>(c) || std::holds_alternative<PutCommand>(c) ||
-         std::holds_alternative<DelCommand>(c) || std::holds_alternative<TxnCommand>(c);
+         std::holds_alternative<DelCommand>(c) || std::holds_alternative<TxnCommand>(c) ||
+         std::holds_alternative<EndpointHealthCommand>(c) || std::holds_alternative<VersionCommand>(c);
 }
 
 }  // namespace
@@ -125,7 +127,7 @@ Result<Invocation> parse_args(const std::vector<std::string>& args) {
   auto command = (*spec)->build(*parsed, &print);
   if (!command.is_ok()) return command.status();
   if (print.format == OutputFormat::kFields && !prints_fields(*command))
-    return usage("dst shell prints -w fields only for get, put, del and txn");
+    return usage("dst shell prints -w fields only for get, put, del, txn, endpoint health and version");
   return Invocation{std::move(*command), print};
 }
 

@@ -78,7 +78,7 @@ TEST(ParseGlobal, WriteOutFlagAnywhere) {
   EXPECT_EQ(parse_error("get foo -w yaml"), "unsupported output format");
   EXPECT_EQ(parse_ok("endpoint status -w table").print.format, OutputFormat::kTable);
   EXPECT_EQ(parse_error("get foo -w protobuf"), "dst shell does not print -w protobuf (use simple, json, fields or table)");
-  EXPECT_EQ(parse_error("lease list -w fields"), "dst shell prints -w fields only for get, put, del and txn");
+  EXPECT_EQ(parse_error("lease list -w fields"), "dst shell prints -w fields only for get, put, del, txn, endpoint health and version");
   EXPECT_EQ(parse_error("get foo -w"), "flag needs an argument: 'w' in -w");
   EXPECT_EQ(parse_error("get foo --write-out"), "flag needs an argument: --write-out");
 }

@@ -106,6 +106,8 @@ Output print_request_error(const Command& command, std::string_view message, std
     return Output{"", "Failed to get the status of endpoint " + ep + " (" + msg + ")\n", kExitError};
   if (std::holds_alternative<EndpointHashKVCommand>(command))
     return Output{"", "Failed to get the hash of endpoint " + ep + " (" + msg + ")\n", kExitError};
+  // endpoint health reports a failure in its list (print_endpoint_health), not on a line of its own.
+  if (std::holds_alternative<EndpointHealthCommand>(command)) return Output{};
   return print_error(msg);
 }
 
@@ -245,6 +247,47 @@ Output print_endpoint_hashkv(const std::vector<EndpointHashKV>& hashes, const Pr
   for (const auto& row : rows) out += join(row, ", ") + "\n";
   return stdout_text(out);
 }
+
+namespace {
+
+std::string endpoint_health_text(const std::vector<EndpointHealth>& healths, OutputFormat format) {
+  std::string out;
+  if (format == OutputFormat::kJson) return endpoint_health_json(healths) + "\n";
+  if (format == OutputFormat::kTable) {
+    std::vector<std::vector<std::string>> rows;
+    for (const EndpointHealth& h : healths)
+      rows.push_back({h.endpoint, h.health ? "true" : "false", h.took, h.error});
+    return render_table({"endpoint", "health", "took", "error"}, rows);
+  }
+  for (const EndpointHealth& h : healths) {
+    if (format == OutputFormat::kFields) {
+      out += "\"Endpoint\" : " + go_quote(h.endpoint) + "\n\"Health\" : " + (h.health ? "true" : "false") +
+             "\n\"Took\" : " + h.took + "\n\"Error\" : " + h.error + "\n\n";
+    } else if (h.error.empty()) {
+      out += h.endpoint + " is healthy: successfully committed proposal: took = " + h.took + "\n";
+    } else {
+      out += h.endpoint + " is unhealthy: failed to commit proposal: " + h.error + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Output print_endpoint_health(const std::vector<EndpointHealth>& healths, const PrintOptions& p) {
+  Output o;
+  // The simple printer writes to stderr, every other format to stdout.
+  (p.format == OutputFormat::kSimple ? o.err : o.out) = endpoint_health_text(healths, p.format);
+  for (const EndpointHealth& h : healths) {
+    if (h.error.empty()) continue;
+    o.err += print_error("unhealthy cluster").err;
+    o.exit_code = kExitError;
+    break;
+  }
+  return o;
+}
+
+Output print_version() { return stdout_text("etcdctl version: 3.4.23\nAPI version: 3.4\n"); }
 
 Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p) {
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));

@@ -87,6 +87,12 @@ Output print_alarm(const etcdserverpb::AlarmResponse& r, const PrintOptions& p);
 
 // simple: one comma-separated line per endpoint, json: one array of {"Endpoint","Status"}.
 Output print_endpoint_status(const std::vector<EndpointStatus>& statuses, const PrintOptions& p);
+// endpoint health: simple writes "EP is healthy: successfully committed proposal: took = D" (or
+// "EP is unhealthy: failed to commit proposal: ERR") to stderr; json, fields and table to stdout;
+// then, if any endpoint failed, "Error: unhealthy cluster" and exit 1.
+Output print_endpoint_health(const std::vector<EndpointHealth>& healths, const PrintOptions& p);
+// version: the same two lines whatever -w says.
+Output print_version();
 Output print_endpoint_hashkv(const std::vector<EndpointHashKV>& hashes, const PrintOptions& p);
 Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p);
 

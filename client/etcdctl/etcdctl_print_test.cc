@@ -422,6 +422,41 @@ TEST(PrintMaintenance, EndpointHashKvAndMemberList) {
             "b17ef87422a23bd0, started, m3, http://127.0.0.1:23803, http://127.0.0.1:23793, false\n");
 }
 
+// endpoint health as etcdctl 3.4.23 printed it (testdata/etcd/health.etcd.txt, and its -w table and
+// -w fields on the same recording run).
+TEST(PrintMaintenance, EndpointHealthInEveryFormat) {
+  const std::vector<EndpointHealth> healthy = {{"http://127.0.0.1:23791", true, "3.348323ms", ""}};
+  Output o = print_endpoint_health(healthy, PrintOptions{OutputFormat::kTable});
+  EXPECT_EQ(o.out,
+            "+------------------------+--------+------------+-------+\n"
+            "|        ENDPOINT        | HEALTH |    TOOK    | ERROR |\n"
+            "+------------------------+--------+------------+-------+\n"
+            "| http://127.0.0.1:23791 |   true | 3.348323ms |       |\n"
+            "+------------------------+--------+------------+-------+\n");
+  EXPECT_EQ(o.err, "");
+  EXPECT_EQ(o.exit_code, 0);
+  o = print_endpoint_health({{"http://127.0.0.1:23791", true, "4.418703ms", ""}}, PrintOptions{OutputFormat::kFields});
+  EXPECT_EQ(o.out, "\"Endpoint\" : \"http://127.0.0.1:23791\"\n\"Health\" : true\n\"Took\" : 4.418703ms\n\"Error\" : \n\n");
+  o = print_endpoint_health({{"http://127.0.0.1:23791", true, "6.328624ms", ""}}, PrintOptions{});
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, "http://127.0.0.1:23791 is healthy: successfully committed proposal: took = 6.328624ms\n");
+  // One unhealthy endpoint: listed with its error (ep_command.go), then the command fails.
+  const std::vector<EndpointHealth> mixed = {{"http://a:2379", true, "1ms", ""},
+                                             {"http://b:2379", false, "5s", "context deadline exceeded"}};
+  o = print_endpoint_health(mixed, PrintOptions{});
+  EXPECT_EQ(o.err,
+            "http://a:2379 is healthy: successfully committed proposal: took = 1ms\n"
+            "http://b:2379 is unhealthy: failed to commit proposal: context deadline exceeded\n"
+            "Error: unhealthy cluster\n");
+  EXPECT_EQ(o.exit_code, kExitError);
+  o = print_endpoint_health(mixed, PrintOptions{OutputFormat::kJson});
+  EXPECT_EQ(o.out,
+            "[{\"endpoint\":\"http://a:2379\",\"health\":true,\"took\":\"1ms\"},"
+            "{\"endpoint\":\"http://b:2379\",\"health\":false,\"took\":\"5s\",\"error\":\"context deadline exceeded\"}]\n");
+  EXPECT_EQ(o.err, "Error: unhealthy cluster\n");
+  EXPECT_EQ(print_version().out, "etcdctl version: 3.4.23\nAPI version: 3.4\n");
+}
+
 TEST(PrintErrors, ReferenceErrorLinesAndWrappers) {
   EXPECT_EQ(print_request_error(GetCommand{}, "etcdserver: mvcc: required revision has been compacted"),
             (Output{"", "Error: etcdserver: mvcc: required revision has been compacted\n", 1}));

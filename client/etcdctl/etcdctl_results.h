@@ -20,4 +20,13 @@ struct EndpointHashKV {
   etcdserverpb::HashKVResponse hash_kv;
 };
 
+// etcdctl's epHealth: one endpoint's answer to `endpoint health`. `took` is Go's Duration text of
+// the get's round trip ("6.328624ms"); `error` is empty when healthy.
+struct EndpointHealth {
+  std::string endpoint;
+  bool health = false;
+  std::string took;
+  std::string error;
+};
+
 }  // namespace dst::etcdctl

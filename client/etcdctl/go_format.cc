@@ -186,4 +186,34 @@ Result<int64_t> go_parse_duration(std::string_view text) {
   return negative ? -ns : ns;
 }
 
+namespace {
+
+// "<whole>.<fraction>" of value / 10^digits, the fraction without trailing zeros (none if zero).
+std::string decimal(uint64_t value, int digits) {
+  uint64_t scale = 1;
+  for (int i = 0; i < digits; ++i) scale *= 10;
+  std::string fraction = std::to_string(value % scale);
+  fraction.insert(0, static_cast<size_t>(digits) - fraction.size(), '0');
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  return std::to_string(value / scale) + (fraction.empty() ? "" : "." + fraction);
+}
+
+}  // namespace
+
+std::string go_duration_string(int64_t ns) {
+  if (ns == 0) return "0s";
+  const std::string sign = ns < 0 ? "-" : "";
+  // The magnitude of INT64_MIN does not fit an int64_t; it does a uint64_t.
+  const uint64_t u = ns < 0 ? uint64_t{0} - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  if (u < 1000) return sign + std::to_string(u) + "ns";
+  if (u < 1000000) return sign + decimal(u, 3) + "\xc2\xb5s";  // U+00B5, as Go writes it
+  if (u < 1000000000) return sign + decimal(u, 6) + "ms";
+  const uint64_t whole_seconds = u / 1000000000;
+  const std::string seconds = decimal(u % 60000000000, 9) + "s";
+  if (whole_seconds < 60) return sign + seconds;
+  const uint64_t minutes = whole_seconds / 60;
+  if (minutes < 60) return sign + std::to_string(minutes) + "m" + seconds;
+  return sign + std::to_string(minutes / 60) + "h" + std::to_string(minutes % 60) + "m" + seconds;
+}
+
 }  // namespace dst::etcdctl

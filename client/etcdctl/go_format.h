@@ -37,4 +37,8 @@ std::string humanize_bytes(uint64_t bytes);
 // `time: missing unit in duration "5"`.
 Result<int64_t> go_parse_duration(std::string_view text);
 
+// time.Duration's String(): "0s", "999ns", "1.5µs", "6.328624ms", "1.5s", "1m1s", "1h0m0s" (the
+// fraction without trailing zeros; hours and minutes only from a minute up).
+std::string go_duration_string(int64_t ns);
+
 }  // namespace dst::etcdctl

@@ -1,6 +1,8 @@
 // The Go formatting helpers against values whose Go output is known.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "client/etcdctl/go_format.h"
 
 namespace dst::etcdctl {
@@ -34,6 +36,25 @@ TEST(GoFormat, HexAndHumanize) {
   EXPECT_EQ(humanize_bytes(9), "9 B");
   EXPECT_EQ(humanize_bytes(999), "999 B");
   EXPECT_EQ(humanize_bytes(1000), "1.0 kB");
+}
+
+// Go's time.Duration.String(), as endpoint health's "took" prints it.
+TEST(GoFormat, DurationStringLikeGo) {
+  EXPECT_EQ(go_duration_string(0), "0s");
+  EXPECT_EQ(go_duration_string(1), "1ns");
+  EXPECT_EQ(go_duration_string(999), "999ns");
+  EXPECT_EQ(go_duration_string(1000), "1\xc2\xb5s");
+  EXPECT_EQ(go_duration_string(1500), "1.5\xc2\xb5s");
+  EXPECT_EQ(go_duration_string(6328624), "6.328624ms");
+  EXPECT_EQ(go_duration_string(13723790), "13.72379ms");
+  EXPECT_EQ(go_duration_string(1000000000), "1s");
+  EXPECT_EQ(go_duration_string(1500000000), "1.5s");
+  EXPECT_EQ(go_duration_string(61000000000), "1m1s");
+  EXPECT_EQ(go_duration_string(90500000001), "1m30.500000001s");
+  EXPECT_EQ(go_duration_string(3600000000000), "1h0m0s");
+  EXPECT_EQ(go_duration_string(-2500000), "-2.5ms");
+  EXPECT_EQ(go_duration_string(INT64_MIN), "-2562047h47m16.854775808s");
+  EXPECT_EQ(go_duration_string(INT64_MAX), "2562047h47m16.854775807s");
 }
 
 }  // namespace
