@@ -46,6 +46,47 @@ ShellSession::~ShellSession() {
 
 std::string ShellSession::endpoint(size_t i) const { return "http://n" + std::to_string(i + 1) + ":2379"; }
 
+std::optional<size_t> ShellSession::member_of(const std::string& endpoint) const {
+  std::string_view rest = endpoint;
+  for (std::string_view scheme : {"http://", "https://"})
+    if (rest.substr(0, scheme.size()) == scheme) rest.remove_prefix(scheme.size());
+  const std::string_view port = ":2379";
+  if (rest.size() < 2 + port.size() || rest[0] != 'n' || rest.substr(rest.size() - port.size()) != port) return {};
+  const std::string_view digits = rest.substr(1, rest.size() - 1 - port.size());
+  if (digits.empty() || digits.size() > 3 || digits[0] == '0' ||
+      digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return {};
+  }
+  const size_t n = static_cast<size_t>(std::stoul(std::string(digits)));
+  if (n > world_.cluster().size()) return {};
+  return n - 1;
+}
+
+ShellSession::Target ShellSession::kv_target() const {
+  if (client_.endpoints.empty()) return Target{endpoint(options_.member), options_.member};
+  for (const std::string& e : client_.endpoints) {
+    const std::optional<size_t> m = member_of(e);
+    if (m && world_.cluster().up(*m)) return Target{e, m};
+  }
+  return Target{client_.endpoints.front(), member_of(client_.endpoints.front())};
+}
+
+std::vector<ShellSession::Target> ShellSession::endpoint_targets(bool cluster) const {
+  std::vector<Target> out;
+  if (cluster) {
+    for (size_t i = 0; i < world_.cluster().size(); ++i) out.push_back(Target{endpoint(i), i});
+  } else if (client_.endpoints.empty()) {
+    out.push_back(Target{endpoint(options_.member), options_.member});
+  } else {
+    for (const std::string& e : client_.endpoints) out.push_back(Target{e, member_of(e)});
+  }
+  return out;
+}
+
+sim::DurationNs ShellSession::command_timeout() const {
+  return client_.command_timeout_ns >= 0 ? client_.command_timeout_ns : options_.command_timeout;
+}
+
 void ShellSession::feed(const std::string& line) {
   if (skip_txn_blank_lines_ > 0) {
     // The rest of a malformed txn's body: etcdctl exited at its bad line, so none of it runs.
@@ -79,6 +120,7 @@ void ShellSession::feed(const std::string& line) {
     return;
   }
   if (!parsed->has_value()) return;  // blank line or comment
+  client_ = (*parsed)->client;
   // A txn line only opens its body: the body's end runs it (and prints, or refuses a table).
   if (std::holds_alternative<etcdctl::TxnCommand>((*parsed)->command)) return run(**parsed);
   printing((*parsed)->print, (*parsed)->command, [&] { run(**parsed); });
@@ -124,10 +166,10 @@ size_t request_message_bytes(const ApiRequest& req) {
 
 }  // namespace
 
-std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRequest req, size_t member,
+std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRequest req, const Target& target,
                                               std::string* failure) {
   const auto failed = [&](const std::string& msg) {
-    emit(etcdctl::print_request_error(cmd, msg, endpoint(member)));
+    emit(etcdctl::print_request_error(cmd, msg, target.name));
     if (failure != nullptr) *failure = msg;
     return std::nullopt;
   };
@@ -135,9 +177,10 @@ std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRe
     return failed("rpc error: code = ResourceExhausted desc = trying to send message larger than max (" +
                   std::to_string(bytes) + " vs. " + std::to_string(kClientSendBytesMax) + ")");
   }
-  rpc::Connection* conn = world_.connection(member);
-  if (conn == nullptr) return failed("context deadline exceeded");
-  auto r = conn->call(std::move(req), options_.command_timeout);
+  // An address no member has, a member that is down, or no time at all: the context expires.
+  rpc::Connection* conn = target.member ? world_.connection(*target.member) : nullptr;
+  if (conn == nullptr || command_timeout() <= 0) return failed("context deadline exceeded");
+  auto r = conn->call(std::move(req), command_timeout());
   if (!r.is_ok()) {
     // etcdctl's context expires first on a timeout; a broken connection shows gRPC's words.
     return failed(r.status().code() == StatusCode::kTimeout ? "context deadline exceeded"
@@ -152,13 +195,13 @@ void ShellSession::run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::P
   world_.run_client([&] {
     ApiRequest req;
     *req.mutable_txn() = txn;
-    if (auto r = call(cmd, req, options_.member)) emit(etcdctl::print_txn(r->txn(), print));
+    if (auto r = call(cmd, req, kv_target())) emit(etcdctl::print_txn(r->txn(), print));
   });
 }
 
 void ShellSession::run(const etcdctl::Invocation& inv) {
   const etcdctl::PrintOptions& print = inv.print;
-  const size_t m = options_.member;
+  const Target m = kv_target();
   const etcdctl::Command& cmd = inv.command;
   auto unary = [&](auto fill, auto show) {
     world_.run_client([&] {
@@ -212,7 +255,7 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
           },
           [&](const etcdctl::DefragCommand&) {
             unary([&](ApiRequest& q) { q.mutable_defragment(); },
-                  [&](ApiResponse&) { emit(etcdctl::print_defrag(endpoint(m))); });
+                  [&](ApiResponse&) { emit(etcdctl::print_defrag(m.name)); });
           },
           [&](const etcdctl::AlarmCommand& c) { run_alarm(c, cmd, print); },
           [&](const etcdctl::EndpointStatusCommand& c) { run_endpoint_status(c, cmd, print); },
@@ -230,7 +273,7 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
 
 void ShellSession::run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd,
                              const etcdctl::PrintOptions& print) {
-  const size_t m = options_.member;
+  const Target m = kv_target();
   world_.run_client([&] {
     if (c.request.action() != etcdserverpb::AlarmRequest::DEACTIVATE || c.request.memberid() != 0 ||
         c.request.alarm() != etcdserverpb::NONE) {
@@ -266,7 +309,7 @@ void ShellSession::run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const
   world_.run_client([&] {
     ApiRequest q;
     *q.mutable_lease_keep_alive() = c.request;
-    auto r = call(cmd, q, options_.member);
+    auto r = call(cmd, q, kv_target());
     if (!r) return;
     // The member answers a keep-alive of an unknown (revoked, expired) lease with TTL 0; clientv3's
     // KeepAliveOnce turns that into ErrLeaseNotFound, which etcdctl prints and exits 2 with.
@@ -275,23 +318,16 @@ void ShellSession::run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const
   });
 }
 
-// The members an endpoint command asks: the session's one, or every member with --cluster.
-std::pair<size_t, size_t> ShellSession::endpoint_range(bool cluster) const {
-  return cluster ? std::pair<size_t, size_t>{0, world_.cluster().size()}
-                 : std::pair<size_t, size_t>{options_.member, options_.member + 1};
-}
-
 // One request per member the command asks (endpoint_range), the answers printed together.
 template <typename Answer, typename Ask, typename Take, typename Print>
 void ShellSession::per_endpoint(bool cluster, const etcdctl::Command& cmd, Ask ask, Take take, Print print) {
   world_.run_client([&] {
     std::vector<Answer> answers;
     std::string failure;  // the last endpoint's that failed
-    const auto [first, last] = endpoint_range(cluster);
-    for (size_t i = first; i < last; ++i) {
+    for (const Target& t : endpoint_targets(cluster)) {
       ApiRequest q;
       ask(q);
-      if (auto r = call(cmd, q, i, &failure)) answers.push_back(Answer{endpoint(i), take(*r)});
+      if (auto r = call(cmd, q, t, &failure)) answers.push_back(Answer{t.name, take(*r)});
     }
     emit(print(answers));  // even empty, as etcdctl displays the list it has
     if (!failure.empty()) emit(etcdctl::print_endpoints_failed(cmd, failure));
@@ -319,14 +355,13 @@ void ShellSession::run_endpoint_health(const etcdctl::EndpointHealthCommand& c, 
                                        const etcdctl::PrintOptions& print) {
   world_.run_client([&] {
     std::vector<etcdctl::EndpointHealth> all;
-    const auto [first, last] = endpoint_range(c.cluster);
-    for (size_t i = first; i < last; ++i) {
+    for (const Target& t : endpoint_targets(c.cluster)) {
       ApiRequest q;
       q.mutable_range()->set_key("health");
       std::string failure;
       const sim::TimeNs start = world_.sim().now();
-      const bool ok = call(cmd, q, i, &failure).has_value();
-      all.push_back({endpoint(i), ok, etcdctl::go_duration_string(world_.sim().now() - start), failure});
+      const bool ok = call(cmd, q, t, &failure).has_value();
+      all.push_back({t.name, ok, etcdctl::go_duration_string(world_.sim().now() - start), failure});
     }
     emit(etcdctl::print_endpoint_health(all, print));
   });
@@ -336,8 +371,9 @@ void ShellSession::start_watch(const etcdctl::WatchCommand& w, const etcdctl::Pr
   ++background_;
   sim::Simulator& sim = world_.sim();
   etcdserverpb::WatchCreateRequest create = w.request;
-  sim.spawn(background_process_, "shell-watch", [this, &sim, create, print]() mutable {
-    size_t member = options_.member;
+  const size_t first = kv_target().member.value_or(options_.member);
+  sim.spawn(background_process_, "shell-watch", [this, &sim, create, print, first]() mutable {
+    size_t member = first;
     for (;;) {
       // clientv3 keeps a watch alive across broken connections: it reconnects (to the next
       // member) and resumes from the revision after the last one it delivered.
@@ -368,15 +404,17 @@ void ShellSession::start_watch(const etcdctl::WatchCommand& w, const etcdctl::Pr
 void ShellSession::start_keep_alive(int64_t id, const etcdctl::PrintOptions& print) {
   ++background_;
   sim::Simulator& sim = world_.sim();
-  sim.spawn(background_process_, "shell-keep-alive", [this, &sim, id, print] {
+  const size_t member = kv_target().member.value_or(options_.member);
+  const sim::DurationNs timeout = command_timeout();
+  sim.spawn(background_process_, "shell-keep-alive", [this, &sim, id, print, member, timeout] {
     etcdctl::Command cmd = etcdctl::LeaseKeepAliveCommand{};
     for (;;) {
-      auto conn = rpc::Connection::open(sim.current_env(), world_.member_address(options_.member));
+      auto conn = rpc::Connection::open(sim.current_env(), world_.member_address(member));
       int64_t ttl = 1;
       if (conn.is_ok()) {
         ApiRequest q;
         q.mutable_lease_keep_alive()->set_id(id);
-        auto r = (*conn)->call(q, options_.command_timeout);
+        auto r = (*conn)->call(q, timeout);
         if (r.is_ok() && r->has_lease_keep_alive()) {
           ttl = r->lease_keep_alive().ttl();
           if (ttl <= kLeaseGone) {

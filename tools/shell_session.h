@@ -48,6 +48,22 @@ class ShellSession {
   bool in_txn_body() const { return txn_.has_value() || skip_txn_blank_lines_ > 0; }
 
  private:
+  // An endpoint a command asks: its name as printed, and the member it names (none: an address
+  // no member has, which never answers).
+  struct Target {
+    std::string name;
+    std::optional<size_t> member;
+  };
+  // The member an endpoint names: "http://n2:2379", "n2:2379" (https too); none otherwise.
+  std::optional<size_t> member_of(const std::string& endpoint) const;
+  // The endpoint a KV, lease or maintenance command uses: the line's first --endpoints whose member
+  // is up (clientv3's balancer skips the unreachable ones), else its first; the session's member
+  // without --endpoints.
+  Target kv_target() const;
+  // The endpoints an endpoint command asks: every member with --cluster, else the line's
+  // --endpoints in order (repeats included, as etcdctl asks them), else the session's member.
+  std::vector<Target> endpoint_targets(bool cluster) const;
+  sim::DurationNs command_timeout() const;
   void run(const etcdctl::Invocation& inv);
   void printing(const etcdctl::PrintOptions& print, const etcdctl::Command& cmd, const std::function<void()>& body);
   void run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::PrintOptions& print);
@@ -60,7 +76,6 @@ class ShellSession {
                            const etcdctl::PrintOptions& print);
   void run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const etcdctl::Command& cmd,
                       const etcdctl::PrintOptions& print);
-  std::pair<size_t, size_t> endpoint_range(bool cluster) const;
   template <typename Answer, typename Ask, typename Take, typename Print>
   void per_endpoint(bool cluster, const etcdctl::Command& cmd, Ask ask, Take take, Print print);
   void start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print);
@@ -68,7 +83,7 @@ class ShellSession {
   // One unary call to the session's member inside a client fiber; the response or the error line.
   // `failure`, when given, receives the message of a failed request (which is printed either way).
   std::optional<etcdserverpb::ApiResponse> call(const etcdctl::Command& cmd, etcdserverpb::ApiRequest req,
-                                                size_t member, std::string* failure = nullptr);
+                                                const Target& target, std::string* failure = nullptr);
   void emit(etcdctl::Output o) { sink_(o); }
 
   world::KvWorld& world_;
@@ -77,6 +92,7 @@ class ShellSession {
   std::optional<etcdctl::TxnParser> txn_;  // while reading a txn's lines
   int skip_txn_blank_lines_ = 0;            // while skipping the rest of a malformed txn's body
   etcdctl::PrintOptions txn_print_;
+  etcdctl::ClientOptions client_;  // the client flags of the last command line (a txn's for its body)
   // Background watches and keep-alives run in their own client process, killed with the session.
   sim::ProcessId background_process_ = sim::kNoProcess;
   size_t background_ = 0;  // watch / keep-alive fibers started

@@ -640,6 +640,41 @@ TEST(ShellMaintenance, EndpointHealthOfAClusterWithAMemberDown) {
   EXPECT_NE(p.out.find(R"([{"endpoint":"http://n1:2379","health":true,"took":")"), std::string::npos) << p.out;
 }
 
+// --endpoints picks the members a line asks: a KV command uses the first that is up; the endpoint
+// commands ask each one as written, and an address no member has never answers.
+TEST(ShellEndpoints, TheLineChoosesItsMembers) {
+  Shell shell;
+  ASSERT_TRUE(shell.stable());
+  Printed p = shell.run("--endpoints=http://n3:2379 put k v -w json\n");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  const uint64_t n3_id = shell.world().cluster().server(2)->id();
+  EXPECT_NE(p.out.find("\"member_id\":" + std::to_string(n3_id) + ","), std::string::npos) << p.out;
+  // n2 down: the balancer skips it; a list of unknown addresses only times out.
+  shell.world().cluster().crash(1);
+  p = shell.run("--endpoints=http://n2:2379,http://n3:2379 get k --print-value-only\n");
+  EXPECT_EQ(p.out, "v\n");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  p = shell.run("--endpoints=http://n2:2379 get k\n");
+  EXPECT_EQ(p.err, "Error: context deadline exceeded\n");
+  EXPECT_EQ(p.exit_code, etcdctl::kExitError);
+  p = shell.run("--endpoints=10.0.0.1:2379 get k\n");
+  EXPECT_EQ(p.err, "Error: context deadline exceeded\n");
+  // endpoint commands: every endpoint as written, the unknown one failing (etcdctl's texts).
+  p = shell.run("--endpoints=n1:2379,http://n9:2379 endpoint status\n");
+  EXPECT_EQ(p.out.rfind("n1:2379, ", 0), 0u) << p.out;
+  EXPECT_EQ(p.err, "Failed to get the status of endpoint http://n9:2379 (context deadline exceeded)\n");
+  EXPECT_EQ(p.exit_code, etcdctl::kExitError);
+  p = shell.run("--endpoints=n3:2379 --endpoints=n3:2379 endpoint health\n");
+  const std::string healthy = "n3:2379 is healthy: successfully committed proposal: took = ";
+  EXPECT_EQ(p.err.find(healthy), 0u) << p.err;
+  EXPECT_NE(p.err.find(healthy, 1), std::string::npos) << "asked twice, as etcdctl does: " << p.err;
+  // A command timeout of nothing expires before any answer.
+  p = shell.run("--command-timeout=0s get k\n");
+  EXPECT_EQ(p.err, "Error: context deadline exceeded\n");
+  p = shell.run("--command-timeout=10s get k --print-value-only\n");
+  EXPECT_EQ(p.out, "v\n");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Leases. The page shows only the NOSPACE failure of `lease grant 60` (§3c); the success lines
 // are etcdctl 3.4's simple printer (etcdctl/ctlv3/command/printer_simple.go):

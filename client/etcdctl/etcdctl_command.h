@@ -92,10 +92,19 @@ using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, Com
                              EndpointHashKVCommand, EndpointHealthCommand, MemberListCommand, VersionCommand,
                              SleepCommand>;
 
-// One parsed line: the command and how its results are to be printed.
+// etcdctl's global client flags given on the line (unset: the session's defaults).
+struct ClientOptions {
+  // --endpoints, in order, as written ("http://n2:2379", "n2:2379"); repeated flags add up.
+  std::vector<std::string> endpoints;
+  int64_t command_timeout_ns = -1;  // --command-timeout (default 5s)
+  int64_t dial_timeout_ns = -1;     // --dial-timeout (default 2s)
+};
+
+// One parsed line: the command, how its results are to be printed, and the client flags.
 struct Invocation {
   Command command;
   PrintOptions print;
+  ClientOptions client;
 };
 
 }  // namespace dst::etcdctl

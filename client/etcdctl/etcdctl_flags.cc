@@ -41,6 +41,10 @@ Result<std::string> validate(const FlagSpec& spec, const std::string& value) {
     auto n = go_parse_int(value, 10);
     if (!n.is_ok()) return invalid(n.status());
   }
+  if (spec.kind == FlagKind::kDuration) {
+    auto d = go_parse_duration(value);
+    if (!d.is_ok()) return invalid(d.status());
+  }
   return value;
 }
 
@@ -62,6 +66,27 @@ int64_t ParsedFlags::get_int(std::string_view name, int64_t fallback) const {
 std::string ParsedFlags::get_string(std::string_view name, std::string_view fallback) const {
   auto it = values_.find(std::string(name));
   return it == values_.end() ? std::string(fallback) : it->second;
+}
+
+int64_t ParsedFlags::get_duration_ns(std::string_view name, int64_t fallback) const {
+  auto it = values_.find(std::string(name));
+  if (it == values_.end()) return fallback;
+  auto d = go_parse_duration(it->second);
+  DST_ASSERT_MSG(d.is_ok(), "duration flag validated while parsing");
+  return *d;
+}
+
+std::vector<std::string> ParsedFlags::get_slice(std::string_view name) const {
+  std::vector<std::string> out;
+  auto it = values_.find(std::string(name));
+  if (it == values_.end()) return out;
+  size_t begin = 0;
+  for (;;) {
+    const size_t comma = it->second.find(',', begin);
+    out.push_back(it->second.substr(begin, comma - begin));
+    if (comma == std::string::npos) return out;
+    begin = comma + 1;
+  }
 }
 
 Result<ParsedFlags> parse_flags(const std::vector<std::string>& args, const std::vector<FlagSpec>& specs) {
@@ -108,7 +133,9 @@ Result<ParsedFlags> parse_flags(const std::vector<std::string>& args, const std:
     }
     auto checked = validate(*spec, value);
     if (!checked.is_ok()) return checked.status();
-    out.values_[std::string(spec->name)] = *checked;
+    const bool append = spec->kind == FlagKind::kStringSlice && out.has(spec->name);
+    std::string& slot = out.values_[std::string(spec->name)];
+    slot = append ? slot + "," + *checked : *checked;
   }
   return out;
 }

@@ -15,7 +15,9 @@
 
 namespace dst::etcdctl {
 
-enum class FlagKind { kBool, kInt64, kString };
+// kDuration: Go's time.ParseDuration text. kStringSlice: comma-separated values; given again, the
+// new values are added to the earlier ones (pflag's stringSlice).
+enum class FlagKind { kBool, kInt64, kString, kDuration, kStringSlice };
 
 struct FlagSpec {
   std::string_view name;  // without the leading "--"
@@ -30,6 +32,9 @@ class ParsedFlags {
   bool get_bool(std::string_view name) const;
   int64_t get_int(std::string_view name, int64_t fallback = 0) const;
   std::string get_string(std::string_view name, std::string_view fallback = "") const;
+  int64_t get_duration_ns(std::string_view name, int64_t fallback) const;
+  // Every value given, in order (empty when the flag was not given).
+  std::vector<std::string> get_slice(std::string_view name) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:

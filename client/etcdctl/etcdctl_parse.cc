@@ -12,9 +12,17 @@ using internal::command_table;
 using internal::CommandSpec;
 using internal::usage;
 
-// The persistent flag of etcdctl's root command that `dst shell` honours (--endpoints and the TLS
-// flags mean nothing in a simulation and are rejected as unknown).
-const FlagSpec kWriteOut{"write-out", 'w', FlagKind::kString};
+// The persistent flags of etcdctl's root command that `dst shell` honours (the TLS and auth flags
+// mean nothing in a simulation and are rejected as unknown).
+const FlagSpec kRootFlags[] = {{"write-out", 'w', FlagKind::kString},
+                               {"endpoints", 0, FlagKind::kStringSlice},
+                               {"command-timeout", 0, FlagKind::kDuration},
+                               {"dial-timeout", 0, FlagKind::kDuration}};
+
+// A root flag written "--name VALUE": VALUE is not a command word.
+bool root_flag_takes_next(std::string_view a) {
+  return a == "-w" || a == "--write-out" || a == "--endpoints" || a == "--command-timeout" || a == "--dial-timeout";
+}
 
 const CommandSpec* find_command(std::string_view path) {
   for (const CommandSpec& c : command_table())
@@ -43,7 +51,7 @@ Result<const CommandSpec*> split_command(const std::vector<std::string>& args, s
   bool done = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    const bool takes_next = a == "-w" || a == "--write-out";
+    const bool takes_next = root_flag_takes_next(a);
     if (done || (a.size() > 1 && a[0] == '-')) {
       rest->push_back(a);
       if (!done && takes_next && i + 1 < args.size()) rest->push_back(args[++i]);
@@ -117,9 +125,13 @@ Result<Invocation> parse_args(const std::vector<std::string>& args) {
   auto spec = split_command(args, &rest);
   if (!spec.is_ok()) return spec.status();
   std::vector<FlagSpec> flags = (*spec)->flags;
-  flags.push_back(kWriteOut);
+  flags.insert(flags.end(), std::begin(kRootFlags), std::end(kRootFlags));
   auto parsed = parse_flags(rest, flags);
   if (!parsed.is_ok()) return parsed.status();
+  ClientOptions client;
+  client.endpoints = parsed->get_slice("endpoints");
+  client.command_timeout_ns = parsed->get_duration_ns("command-timeout", -1);
+  client.dial_timeout_ns = parsed->get_duration_ns("dial-timeout", -1);
   PrintOptions print;
   auto format = output_format(parsed->get_string("write-out", "simple"));
   if (!format.is_ok()) return format.status();
@@ -128,7 +140,7 @@ Result<Invocation> parse_args(const std::vector<std::string>& args) {
   if (!command.is_ok()) return command.status();
   if (print.format == OutputFormat::kFields && !prints_fields(*command))
     return usage("dst shell prints -w fields only for get, put, del, txn, endpoint health and version");
-  return Invocation{std::move(*command), print};
+  return Invocation{std::move(*command), print, std::move(client)};
 }
 
 Result<etcdserverpb::RequestOp> parse_txn_op(std::string_view line) {

@@ -83,6 +83,26 @@ TEST(ParseGlobal, WriteOutFlagAnywhere) {
   EXPECT_EQ(parse_error("get foo --write-out"), "flag needs an argument: --write-out");
 }
 
+// --endpoints, --command-timeout and --dial-timeout, before or after the command words, as
+// --flag=value or --flag value; a repeated --endpoints adds to the list (pflag's stringSlice).
+TEST(ParseGlobal, ClientFlags) {
+  Invocation inv = parse_ok("--endpoints=http://n2:2379,n3:2379 get foo --endpoints n1:2379");
+  ASSERT_TRUE(std::holds_alternative<GetCommand>(inv.command));
+  EXPECT_EQ(std::get<GetCommand>(inv.command).request.key(), "foo");
+  EXPECT_EQ(inv.client.endpoints, (std::vector<std::string>{"http://n2:2379", "n3:2379", "n1:2379"}));
+  EXPECT_EQ(inv.client.command_timeout_ns, -1);
+  inv = parse_ok("--command-timeout 1m30s --dial-timeout=250ms endpoint health");
+  EXPECT_TRUE(std::holds_alternative<EndpointHealthCommand>(inv.command));
+  EXPECT_TRUE(inv.client.endpoints.empty());
+  EXPECT_EQ(inv.client.command_timeout_ns, 90'000'000'000);
+  EXPECT_EQ(inv.client.dial_timeout_ns, 250'000'000);
+  EXPECT_EQ(parse_error("--command-timeout=x get a"),
+            "invalid argument \"x\" for \"--command-timeout\" flag: time: invalid duration \"x\"");
+  EXPECT_EQ(parse_error("get a --dial-timeout=5"),
+            "invalid argument \"5\" for \"--dial-timeout\" flag: time: missing unit in duration \"5\"");
+  EXPECT_EQ(parse_error("get a --endpoints"), "flag needs an argument: --endpoints");
+}
+
 TEST(ParseGlobal, UnknownCommandsAndFlags) {
   EXPECT_EQ(parse_error("frobnicate"), "unknown command \"frobnicate\" for \"etcdctl\"");
   EXPECT_EQ(parse_error("get foo --foo"), "unknown flag: --foo");
