@@ -7,6 +7,7 @@
 #include "base/assert.h"
 
 #include "node/lease/errors.h"
+#include "node/server/membership.h"
 #include "rpc/etcd_connection.h"
 #include "client/etcdctl/etcdctl_parse.h"
 #include "client/etcdctl/go_format.h"
@@ -74,7 +75,10 @@ ShellSession::Target ShellSession::kv_target() const {
 std::vector<ShellSession::Target> ShellSession::endpoint_targets(bool cluster) const {
   std::vector<Target> out;
   if (cluster) {
-    for (size_t i = 0; i < world_.cluster().size(); ++i) out.push_back(Target{endpoint(i), i});
+    // The members' client URLs (etcdctl reads them from the member list): nodes started and not
+    // removed (a node made for a failed member add is none).
+    for (size_t i = 0; i < world_.cluster().size(); ++i)
+      if (world_.cluster().started(i) && !world_.cluster().removed(i)) out.push_back(Target{endpoint(i), i});
   } else if (client_.endpoints.empty()) {
     out.push_back(Target{endpoint(options_.member), options_.member});
   } else {
@@ -262,6 +266,11 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
           [&](const etcdctl::EndpointHashKVCommand& c) { run_endpoint_hashkv(c, cmd, print); },
           [&](const etcdctl::EndpointHealthCommand& c) { run_endpoint_health(c, cmd, print); },
           [&](const etcdctl::VersionCommand&) { emit(etcdctl::print_version()); },
+          [&](const etcdctl::MemberAddCommand& c) { run_member_add(c, cmd, print); },
+          [&](const etcdctl::MemberRemoveCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_member_remove() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_member_remove(c.request.id(), r.member_remove(), print)); });
+          },
           [&](const etcdctl::MemberListCommand& c) {
             unary([&](ApiRequest& q) { *q.mutable_member_list() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });
@@ -299,6 +308,37 @@ void ShellSession::run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Comm
       for (const auto& x : done->alarm().alarms()) *all.add_alarms() = x;
     }
     emit(etcdctl::print_alarm(all, print));
+  });
+}
+
+// `member add`: the new member is the next node (its peer URL must be http://nK:2380 with K one
+// past the last node: where the simulation has a host for it). Once added, the shell starts it, as
+// an operator does with the printed ETCD_* settings; it joins and catches up from the leader.
+void ShellSession::run_member_add(const etcdctl::MemberAddCommand& c, const etcdctl::Command& cmd,
+                                  const etcdctl::PrintOptions& print) {
+  world::SimCluster& cluster = world_.cluster();
+  // A node made for an add that failed was never started: the next add is for it again.
+  const bool reuse = cluster.size() > 0 && !cluster.started(cluster.size() - 1);
+  const size_t next = reuse ? cluster.size() - 1 : cluster.size();
+  const std::string next_url = node::member_peer_url(next + 1, node::ServerOptions{}.raft_port);
+  Result<uint64_t> id = node::member_id_from_peer_url(c.request.peerurls(0));
+  // An existing member's URL or a malformed one: the member answers (etcd's errors).
+  const bool names_new_node = id.is_ok() && *id > next;
+  if (names_new_node && c.request.peerurls(0) != next_url) {
+    return emit(etcdctl::print_error("dst shell: the next member's peer URL is " + next_url, etcdctl::kExitBadArgs));
+  }
+  if (names_new_node && !reuse) {
+    Result<size_t> added = cluster.add_node();
+    if (!added.is_ok()) return emit(etcdctl::print_error(added.status().message(), etcdctl::kExitBadArgs));
+  }
+  world_.run_client([&] {
+    ApiRequest q;
+    *q.mutable_member_add() = c.request;
+    auto r = call(cmd, q, kv_target());
+    if (!r) return;
+    emit(etcdctl::print_member_add(r->member_add(), c, print));
+    const size_t index = r->member_add().member().id() - 1;
+    if (index < cluster.size() && !cluster.started(index)) cluster.start(index);
   });
 }
 

@@ -74,6 +74,8 @@ class ShellSession {
                            const etcdctl::PrintOptions& print);
   void run_endpoint_hashkv(const etcdctl::EndpointHashKVCommand& c, const etcdctl::Command& cmd,
                            const etcdctl::PrintOptions& print);
+  void run_member_add(const etcdctl::MemberAddCommand& c, const etcdctl::Command& cmd,
+                      const etcdctl::PrintOptions& print);
   void run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const etcdctl::Command& cmd,
                       const etcdctl::PrintOptions& print);
   template <typename Answer, typename Ask, typename Take, typename Print>

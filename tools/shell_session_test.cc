@@ -675,6 +675,33 @@ TEST(ShellEndpoints, TheLineChoosesItsMembers) {
   EXPECT_EQ(p.out, "v\n");
 }
 
+// member add starts the new member (as the operator would with the printed ETCD_* lines); it joins
+// and catches up. member remove takes it out again. A peer URL that is not the next node's is
+// refused by the shell (the simulation has no host for it).
+TEST(ShellMembers, AddJoinsAndCatchesUpThenRemove) {
+  Shell shell;
+  ASSERT_TRUE(shell.stable());
+  shell.run("put before 1\nsleep 6s\n");  // etcd refuses a reconfiguration until members are active 5s
+  Printed p = shell.run("member add m4 --peer-urls=http://n5:2380\n");
+  EXPECT_EQ(p.err, "Error: dst shell: the next member's peer URL is http://n4:2380\n");
+  p = shell.run("member add m4 --peer-urls=http://n4:2380\n");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.out.rfind("Member                4 added to cluster ", 0), 0u) << p.out;
+  EXPECT_NE(p.out.find("ETCD_INITIAL_CLUSTER=\"n1=http://n1:2380,n2=http://n2:2380,n3=http://n3:2380,m4=http://n4:2380\"\n"),
+            std::string::npos) << p.out;
+  shell.run("sleep 2s\n");
+  p = shell.run("--endpoints=http://n4:2379 get before --print-value-only\nmember list\n");
+  EXPECT_EQ(p.out.substr(0, 2), "1\n") << "the new member caught up: " << p.out;
+  EXPECT_NE(p.out.find("4, started, n4, http://n4:2380, http://n4:2379, false\n"), std::string::npos) << p.out;
+  p = shell.run("member remove 4\n");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.out.rfind("Member                4 removed from cluster ", 0), 0u) << p.out;
+  p = shell.run("sleep 2s\nmember list\n");
+  EXPECT_EQ(p.out.find("n4"), std::string::npos) << p.out;
+  p = shell.run("member remove 4\n");
+  EXPECT_EQ(p.err, "Error: etcdserver: member not found\n");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Leases. The page shows only the NOSPACE failure of `lease grant 60` (§3c); the success lines
 // are etcdctl 3.4's simple printer (etcdctl/ctlv3/command/printer_simple.go):

@@ -313,21 +313,44 @@ std::string string_array(const Strings& items) {
 
 }  // namespace
 
+namespace {
+
+std::string member_json(const etcdserverpb::Member& m) {
+  return Object()
+      .unsigned_number("ID", m.id())
+      .string("name", m.name())
+      .array("peerURLs", string_array(m.peerurls()), m.peerurls().empty())
+      .array("clientURLs", string_array(m.clienturls()), m.clienturls().empty())
+      .boolean("isLearner", m.islearner())
+      .str();
+}
+
+std::string members_json(const google::protobuf::RepeatedPtrField<etcdserverpb::Member>& members) {
+  std::string out;
+  for (const auto& m : members) out += (out.empty() ? "" : ",") + member_json(m);
+  return out;
+}
+
+}  // namespace
+
 std::string to_json(const etcdserverpb::MemberListResponse& r) {
-  std::string members;
-  for (const auto& m : r.members()) {
-    members += (members.empty() ? "" : ",") + Object()
-                                                  .unsigned_number("ID", m.id())
-                                                  .string("name", m.name())
-                                                  .array("peerURLs", string_array(m.peerurls()), m.peerurls().empty())
-                                                  .array("clientURLs", string_array(m.clienturls()),
-                                                         m.clienturls().empty())
-                                                  .boolean("isLearner", m.islearner())
-                                                  .str();
-  }
   return Object()
       .object("header", to_json(r.header()))
-      .array("members", members, r.members().empty())
+      .array("members", members_json(r.members()), r.members().empty())
+      .str();
+}
+
+std::string to_json(const etcdserverpb::MemberAddResponse& r) {
+  Object o;
+  o.object("header", to_json(r.header()));
+  if (r.has_member()) o.object("member", member_json(r.member()));
+  return o.array("members", members_json(r.members()), r.members().empty()).str();
+}
+
+std::string to_json(const etcdserverpb::MemberRemoveResponse& r) {
+  return Object()
+      .object("header", to_json(r.header()))
+      .array("members", members_json(r.members()), r.members().empty())
       .str();
 }
 

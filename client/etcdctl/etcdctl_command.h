@@ -78,6 +78,16 @@ struct EndpointHealthCommand {
 };
 // `version`: etcdctl's own version and API version, whatever -w says.
 struct VersionCommand {};
+// `member add NAME --peer-urls=URL[,URL] [--learner]`: the name only shapes the printed
+// ETCD_* lines (the member's own name comes when it starts).
+struct MemberAddCommand {
+  std::string name;
+  std::string peer_urls;  // as given (ETCD_INITIAL_ADVERTISE_PEER_URLS)
+  etcdserverpb::MemberAddRequest request;
+};
+struct MemberRemoveCommand {
+  etcdserverpb::MemberRemoveRequest request;  // the ID, given in hex
+};
 struct MemberListCommand {
   etcdserverpb::MemberListRequest request;
 };
@@ -89,7 +99,8 @@ struct SleepCommand {
 using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, CompactionCommand, WatchCommand,
                              LeaseGrantCommand, LeaseRevokeCommand, LeaseTimeToLiveCommand, LeaseKeepAliveCommand,
                              LeaseListCommand, DefragCommand, AlarmCommand, EndpointStatusCommand,
-                             EndpointHashKVCommand, EndpointHealthCommand, MemberListCommand, VersionCommand,
+                             EndpointHashKVCommand, EndpointHealthCommand, MemberAddCommand, MemberRemoveCommand, MemberListCommand,
+                             VersionCommand,
                              SleepCommand>;
 
 // etcdctl's global client flags given on the line (unset: the session's defaults).

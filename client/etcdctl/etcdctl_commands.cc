@@ -1,5 +1,6 @@
 // The etcdctl 3.4 command table: each command's words, flags and argument checks, with etcdctl's
 // error texts (etcdctl/ctlv3/command/*_command.go), plus dst's `sleep`.
+#include <cctype>
 #include <limits>
 
 #include "client/etcdctl/etcdctl_parse.h"
@@ -131,6 +132,42 @@ Result<Command> sleep(const ParsedFlags& f, PrintOptions*) {
   return Command(SleepCommand{*ns});
 }
 
+Result<Command> member_add(const ParsedFlags& f, PrintOptions*) {
+  const std::vector<std::string>& args = f.positional();
+  if (args.empty()) return usage("member name not provided");
+  if (args.size() > 1) {
+    std::string why = "too many arguments";
+    for (const std::string& a : args) {
+      std::string lower = a;
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (lower.rfind("http", 0) == 0) why += ", did you mean --peer-urls=" + a;
+    }
+    return usage(why);
+  }
+  MemberAddCommand c;
+  c.name = args[0];
+  c.peer_urls = f.get_string("peer-urls");
+  if (c.peer_urls.empty()) return usage("member peer urls not provided");
+  size_t begin = 0;
+  for (;;) {
+    const size_t comma = c.peer_urls.find(',', begin);
+    c.request.add_peerurls(c.peer_urls.substr(begin, comma - begin));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  c.request.set_islearner(f.get_bool("learner"));
+  return Command(std::move(c));
+}
+
+Result<Command> member_remove(const ParsedFlags& f, PrintOptions*) {
+  if (f.positional().size() != 1) return usage("member ID is not provided");
+  auto id = go_parse_uint(f.positional()[0], 16);
+  if (!id.is_ok()) return usage("bad member ID arg (" + id.status().message() + "), expecting ID in Hex");
+  MemberRemoveCommand c;
+  c.request.set_id(*id);
+  return Command(std::move(c));
+}
+
 std::vector<CommandSpec> make_table() {
   using K = FlagKind;
   using etcdserverpb::AlarmRequest;
@@ -180,6 +217,8 @@ std::vector<CommandSpec> make_table() {
   t.push_back({"version", {}, [](const ParsedFlags&, PrintOptions*) -> Result<Command> {
                  return Command(VersionCommand{});
                }});
+  t.push_back({"member add", {{"peer-urls", 0, K::kString}, {"learner", 0, K::kBool}}, member_add});
+  t.push_back({"member remove", {}, member_remove});
   t.push_back({"member list", {}, [](const ParsedFlags&, PrintOptions*) -> Result<Command> {
                  return Command(MemberListCommand{});
                }});

@@ -103,6 +103,27 @@ TEST(ParseGlobal, ClientFlags) {
   EXPECT_EQ(parse_error("get a --endpoints"), "flag needs an argument: --endpoints");
 }
 
+// member add / remove: etcdctl's own argument checks (recorded from etcdctl 3.4.23).
+TEST(ParseMember, AddAndRemoveArguments) {
+  Invocation inv = parse_ok("member add m2 --peer-urls=http://n4:2380,http://n4:2381 --learner");
+  ASSERT_TRUE(std::holds_alternative<MemberAddCommand>(inv.command));
+  const auto& add = std::get<MemberAddCommand>(inv.command);
+  EXPECT_EQ(add.name, "m2");
+  EXPECT_EQ(add.peer_urls, "http://n4:2380,http://n4:2381");
+  EXPECT_EQ(add.request.peerurls_size(), 2);
+  EXPECT_TRUE(add.request.islearner());
+  EXPECT_EQ(parse_error("member add"), "member name not provided");
+  EXPECT_EQ(parse_error("member add m4"), "member peer urls not provided");
+  EXPECT_EQ(parse_error("member add m4 HTTP://x y"), "too many arguments, did you mean --peer-urls=HTTP://x");
+  inv = parse_ok("member remove f2cf8613e92e2510");
+  EXPECT_EQ(std::get<MemberRemoveCommand>(inv.command).request.id(), 0xf2cf8613e92e2510ull);
+  EXPECT_EQ(parse_error("member remove"), "member ID is not provided");
+  EXPECT_EQ(parse_error("member remove zz"),
+            "bad member ID arg (strconv.ParseUint: parsing \"zz\": invalid syntax), expecting ID in Hex");
+  EXPECT_EQ(parse_error("member remove 1ffffffffffffffff"),
+            "bad member ID arg (strconv.ParseUint: parsing \"1ffffffffffffffff\": value out of range), expecting ID in Hex");
+}
+
 TEST(ParseGlobal, UnknownCommandsAndFlags) {
   EXPECT_EQ(parse_error("frobnicate"), "unknown command \"frobnicate\" for \"etcdctl\"");
   EXPECT_EQ(parse_error("get foo --foo"), "unknown flag: --foo");

@@ -287,6 +287,36 @@ Output print_endpoint_health(const std::vector<EndpointHealth>& healths, const P
   return o;
 }
 
+namespace {
+
+// fmt's "%16x": hex, space-padded on the left to 16 characters.
+std::string hex_width16(uint64_t id) {
+  std::string h = hex(id);
+  return std::string(h.size() < 16 ? 16 - h.size() : 0, ' ') + h;
+}
+
+}  // namespace
+
+Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAddCommand& c, const PrintOptions& p) {
+  if (p.format == OutputFormat::kJson) return json_line(to_json(r));
+  std::string out = "Member " + hex_width16(r.member().id()) + " added to cluster " +
+                    hex_width16(r.header().cluster_id()) + "\n";
+  if (p.format != OutputFormat::kSimple) return stdout_text(out);
+  std::vector<std::string> conf;
+  for (const auto& m : r.members()) {
+    for (const std::string& url : m.peerurls())
+      conf.push_back((m.id() == r.member().id() ? c.name : m.name()) + "=" + url);
+  }
+  out += "\nETCD_NAME=" + go_quote(c.name) + "\nETCD_INITIAL_CLUSTER=" + go_quote(join(conf, ",")) +
+         "\nETCD_INITIAL_ADVERTISE_PEER_URLS=" + go_quote(c.peer_urls) + "\nETCD_INITIAL_CLUSTER_STATE=\"existing\"\n";
+  return stdout_text(out);
+}
+
+Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kJson) return json_line(to_json(r));
+  return stdout_text("Member " + hex_width16(id) + " removed from cluster " + hex_width16(r.header().cluster_id()) + "\n");
+}
+
 Output print_version() { return stdout_text("etcdctl version: 3.4.23\nAPI version: 3.4\n"); }
 
 Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p) {

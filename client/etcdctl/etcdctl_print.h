@@ -91,6 +91,12 @@ Output print_endpoint_status(const std::vector<EndpointStatus>& statuses, const 
 // "EP is unhealthy: failed to commit proposal: ERR") to stderr; json, fields and table to stdout;
 // then, if any endpoint failed, "Error: unhealthy cluster" and exit 1.
 Output print_endpoint_health(const std::vector<EndpointHealth>& healths, const PrintOptions& p);
+// member add: "Member %16x added to cluster %16x", then (simple only) the ETCD_* lines an operator
+// starts the new member with: its name, the initial cluster (every member's name=peer URL, the
+// new one under the given name), its peer URLs as given, state "existing".
+Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAddCommand& c, const PrintOptions& p);
+// member remove: "Member %16x removed from cluster %16x".
+Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p);
 // version: the same two lines whatever -w says.
 Output print_version();
 Output print_endpoint_hashkv(const std::vector<EndpointHashKV>& hashes, const PrintOptions& p);

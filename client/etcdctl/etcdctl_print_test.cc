@@ -457,6 +457,44 @@ TEST(PrintMaintenance, EndpointHealthInEveryFormat) {
   EXPECT_EQ(print_version().out, "etcdctl version: 3.4.23\nAPI version: 3.4\n");
 }
 
+// member add / remove as etcdctl 3.4.23 printed them on a one-member etcd (ids from that run).
+TEST(PrintMaintenance, MemberAddAndRemove) {
+  etcdserverpb::MemberAddResponse add;
+  add.mutable_header()->set_cluster_id(0xd1cfaf999eb97a2aull);
+  add.mutable_header()->set_member_id(0xbdae9bbc11dd390dull);
+  add.mutable_header()->set_raft_term(2);
+  add.mutable_member()->set_id(0xf2cf8613e92e2510ull);
+  add.mutable_member()->add_peerurls("http://127.0.0.1:23899");
+  add.mutable_member()->set_islearner(true);
+  auto* rec = add.add_members();
+  rec->set_id(0xbdae9bbc11dd390dull);
+  rec->set_name("rec");
+  rec->add_peerurls("http://127.0.0.1:23801");
+  rec->add_clienturls("http://127.0.0.1:23791");
+  *add.add_members() = add.member();
+  MemberAddCommand c;
+  c.name = "m2";
+  c.peer_urls = "http://127.0.0.1:23899";
+  EXPECT_EQ(print_member_add(add, c, kSimple).out,
+            "Member f2cf8613e92e2510 added to cluster d1cfaf999eb97a2a\n"
+            "\n"
+            "ETCD_NAME=\"m2\"\n"
+            "ETCD_INITIAL_CLUSTER=\"rec=http://127.0.0.1:23801,m2=http://127.0.0.1:23899\"\n"
+            "ETCD_INITIAL_ADVERTISE_PEER_URLS=\"http://127.0.0.1:23899\"\n"
+            "ETCD_INITIAL_CLUSTER_STATE=\"existing\"\n");
+  EXPECT_EQ(print_member_add(add, c, kJson).out,
+            "{\"header\":{\"cluster_id\":15118495548433857066,\"member_id\":13668033151171901709,\"raft_term\":2},"
+            "\"member\":{\"ID\":17496350497432282384,\"peerURLs\":[\"http://127.0.0.1:23899\"],\"isLearner\":true},"
+            "\"members\":[{\"ID\":13668033151171901709,\"name\":\"rec\",\"peerURLs\":[\"http://127.0.0.1:23801\"],"
+            "\"clientURLs\":[\"http://127.0.0.1:23791\"]},{\"ID\":17496350497432282384,\"peerURLs\":"
+            "[\"http://127.0.0.1:23899\"],\"isLearner\":true}]}\n");
+  // %16x pads with spaces, not zeros: small ids (dst's) keep the column.
+  etcdserverpb::MemberRemoveResponse removed;
+  removed.mutable_header()->set_cluster_id(0x1c0ffee);
+  EXPECT_EQ(print_member_remove(4, removed, kSimple).out,
+            "Member                4 removed from cluster          1c0ffee\n");
+}
+
 TEST(PrintErrors, ReferenceErrorLinesAndWrappers) {
   EXPECT_EQ(print_request_error(GetCommand{}, "etcdserver: mvcc: required revision has been compacted"),
             (Output{"", "Error: etcdserver: mvcc: required revision has been compacted\n", 1}));

@@ -104,6 +104,25 @@ Result<int64_t> go_parse_int(std::string_view text, int base) {
   return static_cast<int64_t>(value);
 }
 
+Result<uint64_t> go_parse_uint(std::string_view text, int base) {
+  DST_ASSERT(base == 10 || base == 16);
+  if (text.empty()) return syntax_error("ParseUint", text, "invalid syntax");
+  uint64_t value = 0;
+  bool overflow = false;
+  for (char ch : text) {
+    int d = -1;
+    if (ch >= '0' && ch <= '9') d = ch - '0';
+    if (base == 16 && ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
+    if (base == 16 && ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
+    if (d < 0) return syntax_error("ParseUint", text, "invalid syntax");
+    const uint64_t max = std::numeric_limits<uint64_t>::max();
+    if (value > (max - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) overflow = true;
+    if (!overflow) value = value * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
+  }
+  if (overflow) return syntax_error("ParseUint", text, "value out of range");
+  return value;
+}
+
 Result<bool> go_parse_bool(std::string_view text) {
   for (const char* t : {"1", "t", "T", "TRUE", "true", "True"})
     if (text == t) return true;

@@ -21,6 +21,8 @@ std::string go_quote(std::string_view bytes);
 Result<int64_t> go_parse_int(std::string_view text, int base);
 
 // strconv.ParseBool: 1 t T TRUE true True 0 f F FALSE false False.
+// strconv.ParseUint(text, base, 64): no sign; errors as "strconv.ParseUint: parsing "zz": invalid syntax".
+Result<uint64_t> go_parse_uint(std::string_view text, int base);
 Result<bool> go_parse_bool(std::string_view text);
 
 // fmt's "%016x" of a lease id. Go formats a signed value: a negative id prints as "-" and the
