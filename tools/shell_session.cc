@@ -257,6 +257,26 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
             unary([&](ApiRequest& q) { *q.mutable_lease_leases() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_lease_list(r.lease_leases(), print)); });
           },
+          // Maintenance, cluster and the shell's own commands.
+          [&](const auto&) { run_admin(inv); },
+      },
+      cmd);
+}
+
+// The maintenance and cluster commands (and sleep), run()'s other half.
+void ShellSession::run_admin(const etcdctl::Invocation& inv) {
+  const etcdctl::PrintOptions& print = inv.print;
+  const Target m = kv_target();
+  const etcdctl::Command& cmd = inv.command;
+  auto unary = [&](auto fill, auto show) {
+    world_.run_client([&] {
+      ApiRequest req;
+      fill(req);
+      if (auto r = call(cmd, req, m)) show(*r);
+    });
+  };
+  std::visit(
+      Overloaded{
           [&](const etcdctl::DefragCommand&) {
             unary([&](ApiRequest& q) { q.mutable_defragment(); },
                   [&](ApiResponse&) { emit(etcdctl::print_defrag(m.name)); });
@@ -276,6 +296,7 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
                   [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });
           },
           [&](const etcdctl::SleepCommand& c) { world_.advance(c.duration_ns); },
+          [&](const auto&) { DST_UNREACHABLE("run() handles the KV and lease commands"); },
       },
       cmd);
 }

@@ -65,6 +65,7 @@ class ShellSession {
   std::vector<Target> endpoint_targets(bool cluster) const;
   sim::DurationNs command_timeout() const;
   void run(const etcdctl::Invocation& inv);
+  void run_admin(const etcdctl::Invocation& inv);
   void printing(const etcdctl::PrintOptions& print, const etcdctl::Command& cmd, const std::function<void()>& body);
   void run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::PrintOptions& print);
   void run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd, const etcdctl::PrintOptions& print);
