@@ -38,7 +38,8 @@ check() {
       if [ ! -r "$file" ]; then echo "${file#"$root"/}: cannot be read"; broken=1; continue; fi
       if [ "$tests" = no ] && [[ "$file" == *_test.cc || "$file" == *_test_util.h ]]; then continue; fi
       while IFS=: read -r line target; do
-        target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^">]*)[">].*/\1/' <<<"$target")
+        # In bash, not a sed per line: a fork per include made this test take a minute.
+        [[ "$target" =~ include[[:space:]]*[\<\"]([^\">]*) ]] && target="${BASH_REMATCH[1]}"
         for f in $forbidden; do
           if [[ "$target" == "$f/"* || "$target" == "$f" ]]; then
             where="$dir/"
