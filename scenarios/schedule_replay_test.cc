@@ -67,7 +67,7 @@ void expect_replay_matches(const char* name, uint64_t seed) {
 
 TEST(ScheduleReplay, RandomFaultsReplayToTheSameTraceHash) { expect_replay_matches("swarm.lua", 4); }
 
-#ifndef __SANITIZE_ADDRESS__  // a whole scenario runs ~15x slower there; one replay shows the memory use
+#ifndef DST_SANITIZER_BUILD  // a whole scenario runs ~15x slower there; one replay shows the memory use
 TEST(ScheduleReplay, ScriptedFaultsReplayToTheSameTraceHash) { expect_replay_matches("flapping_partitions.lua", 2); }
 TEST(ScheduleReplay, ConfigAndClockFaultsReplayToTheSameTraceHash) { expect_replay_matches("clock_skew_leases.lua", 1); }
 TEST(ScheduleReplay, KubeFaultsReplayToTheSameTraceHash) { expect_replay_matches("kube_apiserver_faults.lua", 3); }

@@ -427,7 +427,7 @@ TEST(SimClusterBugs, RandomFaultsCatchTheBugsTheyCanReach) {
 
 // The sanitizer build looks for memory errors, not for rare seeds, and runs ~15x slower: it sweeps
 // the first 60 seeds of each range (the normal build sweeps all 300).
-#ifdef __SANITIZE_ADDRESS__
+#ifdef DST_SANITIZER_BUILD
 constexpr uint64_t kSweepSeeds = 60;
 #else
 constexpr uint64_t kSweepSeeds = 300;
