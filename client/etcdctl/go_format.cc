@@ -76,50 +76,56 @@ std::string go_quote(std::string_view bytes) {
   return out + "\"";
 }
 
-Result<int64_t> go_parse_int(std::string_view text, int base) {
+namespace {
+
+enum class Digits { kOk, kSyntax, kRange };
+
+// The value of `digits` (no sign) in `base`, which may not exceed `limit`.
+Digits parse_digits(std::string_view digits, int base, uint64_t limit, uint64_t* value) {
   DST_ASSERT(base == 10 || base == 16);
-  std::string_view digits = text;
-  bool negative = false;
-  if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
-    negative = digits[0] == '-';
-    digits.remove_prefix(1);
-  }
-  if (digits.empty()) return syntax_error("ParseInt", text, "invalid syntax");
-  // Accumulate the magnitude as unsigned; 2^63 is allowed only for a negative value.
-  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  uint64_t value = 0;
+  if (digits.empty()) return Digits::kSyntax;
+  *value = 0;
   bool overflow = false;
   for (char ch : digits) {
     int d = -1;
     if (ch >= '0' && ch <= '9') d = ch - '0';
     if (base == 16 && ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
     if (base == 16 && ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
-    if (ch == '_') d = -1;  // Go allows underscores only with base 0
-    if (d < 0) return syntax_error("ParseInt", text, "invalid syntax");
-    if (value > (limit - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) overflow = true;
-    if (!overflow) value = value * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
+    if (d < 0) return Digits::kSyntax;  // Go allows underscores only with base 0
+    if (*value > (limit - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) overflow = true;
+    if (!overflow) *value = *value * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
   }
-  if (overflow) return syntax_error("ParseInt", text, "value out of range");
+  return overflow ? Digits::kRange : Digits::kOk;
+}
+
+}  // namespace
+
+Result<int64_t> go_parse_int(std::string_view text, int base) {
+  std::string_view digits = text;
+  bool negative = false;
+  if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
+  }
+  // The magnitude as unsigned; 2^63 is allowed only for a negative value.
+  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  uint64_t value = 0;
+  switch (parse_digits(digits, base, limit, &value)) {
+    case Digits::kSyntax: return syntax_error("ParseInt", text, "invalid syntax");
+    case Digits::kRange: return syntax_error("ParseInt", text, "value out of range");
+    case Digits::kOk: break;
+  }
   if (negative) return value == (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(value);
   return static_cast<int64_t>(value);
 }
 
 Result<uint64_t> go_parse_uint(std::string_view text, int base) {
-  DST_ASSERT(base == 10 || base == 16);
-  if (text.empty()) return syntax_error("ParseUint", text, "invalid syntax");
   uint64_t value = 0;
-  bool overflow = false;
-  for (char ch : text) {
-    int d = -1;
-    if (ch >= '0' && ch <= '9') d = ch - '0';
-    if (base == 16 && ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
-    if (base == 16 && ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
-    if (d < 0) return syntax_error("ParseUint", text, "invalid syntax");
-    const uint64_t max = std::numeric_limits<uint64_t>::max();
-    if (value > (max - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) overflow = true;
-    if (!overflow) value = value * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
+  switch (parse_digits(text, base, std::numeric_limits<uint64_t>::max(), &value)) {
+    case Digits::kSyntax: return syntax_error("ParseUint", text, "invalid syntax");
+    case Digits::kRange: return syntax_error("ParseUint", text, "value out of range");
+    case Digits::kOk: break;
   }
-  if (overflow) return syntax_error("ParseUint", text, "value out of range");
   return value;
 }
 

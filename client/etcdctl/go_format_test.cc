@@ -22,6 +22,10 @@ TEST(GoFormat, ParseIntErrorsAndRange) {
             "strconv.ParseInt: parsing \"8000000000000000\": value out of range");
   EXPECT_EQ(go_parse_int("", 10).status().message(), "strconv.ParseInt: parsing \"\": invalid syntax");
   EXPECT_EQ(go_parse_int("1_0", 10).status().message(), "strconv.ParseInt: parsing \"1_0\": invalid syntax");
+  EXPECT_EQ(*go_parse_uint("ffffffffffffffff", 16), UINT64_MAX);
+  EXPECT_EQ(go_parse_uint("10000000000000000", 16).status().message(),
+            "strconv.ParseUint: parsing \"10000000000000000\": value out of range");
+  EXPECT_EQ(go_parse_uint("-1", 10).status().message(), "strconv.ParseUint: parsing \"-1\": invalid syntax");
 }
 
 TEST(GoFormat, HexAndHumanize) {
