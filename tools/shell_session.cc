@@ -1,5 +1,6 @@
 #include "tools/shell_session.h"
 
+#include <algorithm>
 #include <variant>
 
 #include <google/protobuf/descriptor.h>
@@ -87,8 +88,15 @@ std::vector<ShellSession::Target> ShellSession::endpoint_targets(bool cluster) c
   return out;
 }
 
+void ShellSession::run_line(std::function<void()> body) {
+  // Room for every request of the line to time out (a line asks at most kEndpointsMax endpoints
+  // and a txn's alarm list/disarm a few more), so the bound never cuts a line short.
+  const sim::DurationNs timeout = std::max<sim::DurationNs>(command_timeout(), 0);
+  world_.run_client(std::move(body), timeout * (etcdctl::kEndpointsMax + 8) + sim::seconds(120));
+}
+
 sim::DurationNs ShellSession::command_timeout() const {
-  return client_.command_timeout_ns >= 0 ? client_.command_timeout_ns : options_.command_timeout;
+  return client_.command_timeout_ns.value_or(options_.command_timeout);
 }
 
 void ShellSession::feed(const std::string& line) {
@@ -196,7 +204,7 @@ std::optional<ApiResponse> ShellSession::call(const etcdctl::Command& cmd, ApiRe
 
 void ShellSession::run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::PrintOptions& print) {
   etcdctl::Command cmd = etcdctl::TxnCommand{};
-  world_.run_client([&] {
+  run_line([&] {
     ApiRequest req;
     *req.mutable_txn() = txn;
     if (auto r = call(cmd, req, kv_target())) emit(etcdctl::print_txn(r->txn(), print));
@@ -208,7 +216,7 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
   const Target m = kv_target();
   const etcdctl::Command& cmd = inv.command;
   auto unary = [&](auto fill, auto show) {
-    world_.run_client([&] {
+    run_line([&] {
       ApiRequest req;
       fill(req);
       if (auto r = call(cmd, req, m)) show(*r);
@@ -269,7 +277,7 @@ void ShellSession::run_admin(const etcdctl::Invocation& inv) {
   const Target m = kv_target();
   const etcdctl::Command& cmd = inv.command;
   auto unary = [&](auto fill, auto show) {
-    world_.run_client([&] {
+    run_line([&] {
       ApiRequest req;
       fill(req);
       if (auto r = call(cmd, req, m)) show(*r);
@@ -277,9 +285,15 @@ void ShellSession::run_admin(const etcdctl::Invocation& inv) {
   };
   std::visit(
       Overloaded{
-          [&](const etcdctl::DefragCommand&) {
-            unary([&](ApiRequest& q) { q.mutable_defragment(); },
-                  [&](ApiResponse&) { emit(etcdctl::print_defrag(m.name)); });
+          [&](const etcdctl::DefragCommand& c) {
+            // Each endpoint in turn; a failure is printed and the next one is still defragmented.
+            run_line([&] {
+              for (const Target& t : endpoint_targets(c.cluster)) {
+                ApiRequest q;
+                q.mutable_defragment();
+                if (call(cmd, q, t)) emit(etcdctl::print_defrag(t.name));
+              }
+            });
           },
           [&](const etcdctl::AlarmCommand& c) { run_alarm(c, cmd, print); },
           [&](const etcdctl::EndpointStatusCommand& c) { run_endpoint_status(c, cmd, print); },
@@ -304,7 +318,7 @@ void ShellSession::run_admin(const etcdctl::Invocation& inv) {
 void ShellSession::run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd,
                              const etcdctl::PrintOptions& print) {
   const Target m = kv_target();
-  world_.run_client([&] {
+  run_line([&] {
     if (c.request.action() != etcdserverpb::AlarmRequest::DEACTIVATE || c.request.memberid() != 0 ||
         c.request.alarm() != etcdserverpb::NONE) {
       ApiRequest q;
@@ -352,22 +366,27 @@ void ShellSession::run_member_add(const etcdctl::MemberAddCommand& c, const etcd
     Result<size_t> added = cluster.add_node();
     if (!added.is_ok()) return emit(etcdctl::print_error(added.status().message(), etcdctl::kExitBadArgs));
   }
-  world_.run_client([&] {
+  run_line([&] {
     ApiRequest q;
     *q.mutable_member_add() = c.request;
-    auto r = call(cmd, q, kv_target());
-    if (!r) return;
-    emit(etcdctl::print_member_add(r->member_add(), c, print));
-    const size_t index = r->member_add().member().id() - 1;
-    if (index < cluster.size() && !cluster.started(index)) cluster.start(index);
+    if (auto r = call(cmd, q, kv_target())) emit(etcdctl::print_member_add(r->member_add(), c, print));
   });
+  // Started once the cluster has it, answered or not (an add whose answer timed out may have been
+  // applied): a voter that never starts could cost the cluster its quorum for good.
+  if (!names_new_node || cluster.started(next)) return;
+  const std::optional<size_t> leader = cluster.leader();
+  if (!leader) return;
+  const raftpb::ConfState cs = cluster.server(*leader)->raft().conf_state();
+  const uint64_t new_id = next + 1;
+  const auto names = [&](const auto& ids) { return std::find(ids.begin(), ids.end(), new_id) != ids.end(); };
+  if (names(cs.voters()) || names(cs.learners())) cluster.start(next);
 }
 
 // `lease keep-alive`: a background stream, or with --once one request.
 void ShellSession::run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const etcdctl::Command& cmd,
                                   const etcdctl::PrintOptions& print) {
   if (!c.once) return start_keep_alive(c.request.id(), print);
-  world_.run_client([&] {
+  run_line([&] {
     ApiRequest q;
     *q.mutable_lease_keep_alive() = c.request;
     auto r = call(cmd, q, kv_target());
@@ -379,10 +398,10 @@ void ShellSession::run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const
   });
 }
 
-// One request per member the command asks (endpoint_range), the answers printed together.
+// One request per endpoint the command asks (endpoint_targets), the answers printed together.
 template <typename Answer, typename Ask, typename Take, typename Print>
 void ShellSession::per_endpoint(bool cluster, const etcdctl::Command& cmd, Ask ask, Take take, Print print) {
-  world_.run_client([&] {
+  run_line([&] {
     std::vector<Answer> answers;
     std::string failure;  // the last endpoint's that failed
     for (const Target& t : endpoint_targets(cluster)) {
@@ -414,7 +433,7 @@ void ShellSession::run_endpoint_hashkv(const etcdctl::EndpointHashKVCommand& c, 
 // time; a failure is that endpoint's error, not a line of its own.
 void ShellSession::run_endpoint_health(const etcdctl::EndpointHealthCommand& c, const etcdctl::Command& cmd,
                                        const etcdctl::PrintOptions& print) {
-  world_.run_client([&] {
+  run_line([&] {
     std::vector<etcdctl::EndpointHealth> all;
     for (const Target& t : endpoint_targets(c.cluster)) {
       ApiRequest q;
@@ -466,7 +485,8 @@ void ShellSession::start_keep_alive(int64_t id, const etcdctl::PrintOptions& pri
   ++background_;
   sim::Simulator& sim = world_.sim();
   const size_t member = kv_target().member.value_or(options_.member);
-  const sim::DurationNs timeout = command_timeout();
+  // etcdctl's stream has no command timeout (context.TODO): each renewal waits the session's.
+  const sim::DurationNs timeout = options_.command_timeout;
   sim.spawn(background_process_, "shell-keep-alive", [this, &sim, id, print, member, timeout] {
     etcdctl::Command cmd = etcdctl::LeaseKeepAliveCommand{};
     for (;;) {

@@ -64,6 +64,8 @@ class ShellSession {
   // --endpoints in order (repeats included, as etcdctl asks them), else the session's member.
   std::vector<Target> endpoint_targets(bool cluster) const;
   sim::DurationNs command_timeout() const;
+  // Runs one line's client code (KvWorld::run_client) with a bound no line reaches.
+  void run_line(std::function<void()> body);
   void run(const etcdctl::Invocation& inv);
   void run_admin(const etcdctl::Invocation& inv);
   void printing(const etcdctl::PrintOptions& print, const etcdctl::Command& cmd, const std::function<void()>& body);
@@ -83,7 +85,7 @@ class ShellSession {
   void per_endpoint(bool cluster, const etcdctl::Command& cmd, Ask ask, Take take, Print print);
   void start_watch(const etcdctl::WatchCommand& w, const etcdctl::PrintOptions& print);
   void start_keep_alive(int64_t id, const etcdctl::PrintOptions& print);
-  // One unary call to the session's member inside a client fiber; the response or the error line.
+  // One unary call to `target` inside a client fiber; the response or the error line.
   // `failure`, when given, receives the message of a failed request (which is printed either way).
   std::optional<etcdserverpb::ApiResponse> call(const etcdctl::Command& cmd, etcdserverpb::ApiRequest req,
                                                 const Target& target, std::string* failure = nullptr);

@@ -675,6 +675,26 @@ TEST(ShellEndpoints, TheLineChoosesItsMembers) {
   EXPECT_EQ(p.out, "v\n");
 }
 
+// defrag --cluster (and a list of --endpoints) defragments every member in turn; one that is down
+// fails with its own line and the others are still done; the command then exits 1 (defrag_command.go).
+TEST(ShellMaintenance, DefragEveryMemberEvenWhenOneFails) {
+  Shell shell;
+  ASSERT_TRUE(shell.stable());
+  Printed p = shell.run("defrag --cluster\n");
+  EXPECT_EQ(p.out,
+            "Finished defragmenting etcd member[http://n1:2379]\nFinished defragmenting etcd member[http://n2:2379]\n"
+            "Finished defragmenting etcd member[http://n3:2379]\n");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  shell.world().cluster().crash(1);
+  p = shell.run("defrag --cluster\n");
+  EXPECT_EQ(p.out,
+            "Finished defragmenting etcd member[http://n1:2379]\nFinished defragmenting etcd member[http://n3:2379]\n");
+  EXPECT_EQ(p.err, "Failed to defragment etcd member[http://n2:2379] (context deadline exceeded)\n");
+  EXPECT_EQ(p.exit_code, etcdctl::kExitError);
+  p = shell.run("--endpoints=n3:2379,n1:2379 defrag\n");
+  EXPECT_EQ(p.out, "Finished defragmenting etcd member[n3:2379]\nFinished defragmenting etcd member[n1:2379]\n");
+}
+
 // member add starts the new member (as the operator would with the printed ETCD_* lines); it joins
 // and catches up. member remove takes it out again. A peer URL that is not the next node's is
 // refused by the shell (the simulation has no host for it).

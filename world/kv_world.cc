@@ -42,8 +42,13 @@ bool KvWorld::run_client(std::function<void()> body, sim::DurationNs bound) {
     sim->stop();
   });
   sim_->run_until(sim_->now() + bound);
-  if (!done) sim_->cancel(fiber);
-  return done;
+  if (done) return true;
+  // Cancelled, its blocking calls return at once; it must end before we return, since `body`
+  // refers to the caller's frame. Bounded: each step lets it run to its next blocking call.
+  sim_->cancel(fiber);
+  for (int step = 0; step < 1000 && sim_->fiber_alive(fiber); ++step) sim_->run_until(sim_->now() + sim::milliseconds(1));
+  DST_ASSERT_MSG(!sim_->fiber_alive(fiber), "a cancelled client fiber did not end");
+  return false;
 }
 
 bool KvWorld::await_stable_leader(sim::DurationNs bound) {

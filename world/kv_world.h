@@ -33,7 +33,7 @@ class KvWorld {
   sim::HostId client_host() const { return client_host_; }
 
   // Runs `body` in a fiber of the client process until it returns; false if `bound` of virtual
-  // time passed first (the fiber is then cancelled).
+  // time passed first (the fiber is then cancelled, and ended before this returns).
   bool run_client(std::function<void()> body, sim::DurationNs bound = sim::seconds(120));
   // Lets virtual time pass with nothing but the cluster running.
   void advance(sim::DurationNs d) { sim_->run_for(d); }

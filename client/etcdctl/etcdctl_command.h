@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -60,7 +61,10 @@ struct LeaseKeepAliveCommand {
 struct LeaseListCommand {
   etcdserverpb::LeaseLeasesRequest request;
 };
-struct DefragCommand {};
+// `defrag [--cluster]`: every endpoint given (or every member), one after the other.
+struct DefragCommand {
+  bool cluster = false;
+};
 struct AlarmCommand {
   etcdserverpb::AlarmRequest request;  // action GET (alarm list) or DEACTIVATE (alarm disarm)
 };
@@ -106,10 +110,13 @@ using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, Com
 // etcdctl's global client flags given on the line (unset: the session's defaults).
 struct ClientOptions {
   // --endpoints, in order, as written ("http://n2:2379", "n2:2379"); repeated flags add up.
-  std::vector<std::string> endpoints;
-  int64_t command_timeout_ns = -1;  // --command-timeout (default 5s)
-  int64_t dial_timeout_ns = -1;     // --dial-timeout (default 2s)
+  std::vector<std::string> endpoints;  // at most kEndpointsMax
+  // --command-timeout (default 5s; at most kCommandTimeoutMaxNs; zero or less has expired at once)
+  std::optional<int64_t> command_timeout_ns;
+  std::optional<int64_t> dial_timeout_ns;  // --dial-timeout (default 2s)
 };
+inline constexpr size_t kEndpointsMax = 64;
+inline constexpr int64_t kCommandTimeoutMaxNs = int64_t{3600} * 1000 * 1000 * 1000;
 
 // One parsed line: the command, how its results are to be printed, and the client flags.
 struct Invocation {

@@ -191,9 +191,9 @@ std::vector<CommandSpec> make_table() {
   t.push_back({"lease list", {}, [](const ParsedFlags&, PrintOptions*) -> Result<Command> {
                  return Command(LeaseListCommand{});
                }});
-  // etcdctl's defrag also has --cluster and --data-dir; `dst shell` defragments the endpoint given.
-  t.push_back({"defrag", {}, [](const ParsedFlags&, PrintOptions*) -> Result<Command> {
-                 return Command(DefragCommand{});
+  // etcdctl's defrag also has --data-dir (a data directory no member uses): not in a simulation.
+  t.push_back({"defrag", {{"cluster", 0, K::kBool}}, [](const ParsedFlags& f, PrintOptions*) -> Result<Command> {
+                 return Command(DefragCommand{f.get_bool("cluster")});
                }});
   t.push_back({"alarm list", {}, [](const ParsedFlags& f, PrintOptions*) {
                  return alarm(f, AlarmRequest::GET, "list");

@@ -12,8 +12,8 @@ using internal::command_table;
 using internal::CommandSpec;
 using internal::usage;
 
-// The persistent flags of etcdctl's root command that `dst shell` honours (the TLS and auth flags
-// mean nothing in a simulation and are rejected as unknown).
+// The persistent flags of etcdctl's root command that `dst shell` honours (the others, TLS, auth,
+// --hex, --debug, keep-alive and discovery, are rejected as unknown).
 const FlagSpec kRootFlags[] = {{"write-out", 'w', FlagKind::kString},
                                {"endpoints", 0, FlagKind::kStringSlice},
                                {"command-timeout", 0, FlagKind::kDuration},
@@ -130,8 +130,15 @@ Result<Invocation> parse_args(const std::vector<std::string>& args) {
   if (!parsed.is_ok()) return parsed.status();
   ClientOptions client;
   client.endpoints = parsed->get_slice("endpoints");
-  client.command_timeout_ns = parsed->get_duration_ns("command-timeout", -1);
-  client.dial_timeout_ns = parsed->get_duration_ns("dial-timeout", -1);
+  if (client.endpoints.size() > kEndpointsMax)
+    return usage("dst shell takes at most " + std::to_string(kEndpointsMax) + " --endpoints, got " +
+                 std::to_string(client.endpoints.size()));
+  for (const char* name : {"command-timeout", "dial-timeout"}) {
+    if (!parsed->has(name)) continue;
+    const int64_t ns = parsed->get_duration_ns(name, 0);
+    if (ns > kCommandTimeoutMaxNs) return usage(std::string("dst shell takes --") + name + " of at most 1h");
+    (std::string_view(name) == "command-timeout" ? client.command_timeout_ns : client.dial_timeout_ns) = ns;
+  }
   PrintOptions print;
   auto format = output_format(parsed->get_string("write-out", "simple"));
   if (!format.is_ok()) return format.status();

@@ -90,12 +90,17 @@ TEST(ParseGlobal, ClientFlags) {
   ASSERT_TRUE(std::holds_alternative<GetCommand>(inv.command));
   EXPECT_EQ(std::get<GetCommand>(inv.command).request.key(), "foo");
   EXPECT_EQ(inv.client.endpoints, (std::vector<std::string>{"http://n2:2379", "n3:2379", "n1:2379"}));
-  EXPECT_EQ(inv.client.command_timeout_ns, -1);
+  EXPECT_FALSE(inv.client.command_timeout_ns.has_value());
   inv = parse_ok("--command-timeout 1m30s --dial-timeout=250ms endpoint health");
   EXPECT_TRUE(std::holds_alternative<EndpointHealthCommand>(inv.command));
   EXPECT_TRUE(inv.client.endpoints.empty());
   EXPECT_EQ(inv.client.command_timeout_ns, 90'000'000'000);
   EXPECT_EQ(inv.client.dial_timeout_ns, 250'000'000);
+  EXPECT_EQ(parse_ok("--command-timeout=-1ns get a").client.command_timeout_ns, -1);  // expired, not unset
+  EXPECT_EQ(parse_error("--command-timeout=2h get a"), "dst shell takes --command-timeout of at most 1h");
+  std::string many = "get a --endpoints=n1:2379";
+  for (int i = 0; i < 64; ++i) many += ",n1:2379";
+  EXPECT_EQ(parse_error(many), "dst shell takes at most 64 --endpoints, got 65");
   EXPECT_EQ(parse_error("--command-timeout=x get a"),
             "invalid argument \"x\" for \"--command-timeout\" flag: time: invalid duration \"x\"");
   EXPECT_EQ(parse_error("get a --dial-timeout=5"),

@@ -80,22 +80,23 @@ namespace {
 
 enum class Digits { kOk, kSyntax, kRange };
 
-// The value of `digits` (no sign) in `base`, which may not exceed `limit`.
-Digits parse_digits(std::string_view digits, int base, uint64_t limit, uint64_t* value) {
+// strconv.ParseUint's scan of `digits` (no sign) in `base`: a bad character before the value
+// overflows 64 bits is a syntax error; the overflow ends the scan (what follows is not looked at).
+Digits parse_digits(std::string_view digits, int base, uint64_t* value) {
   DST_ASSERT(base == 10 || base == 16);
   if (digits.empty()) return Digits::kSyntax;
+  const uint64_t max = std::numeric_limits<uint64_t>::max();
   *value = 0;
-  bool overflow = false;
   for (char ch : digits) {
     int d = -1;
     if (ch >= '0' && ch <= '9') d = ch - '0';
     if (base == 16 && ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
     if (base == 16 && ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
     if (d < 0) return Digits::kSyntax;  // Go allows underscores only with base 0
-    if (*value > (limit - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) overflow = true;
-    if (!overflow) *value = *value * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
+    if (*value > (max - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) return Digits::kRange;
+    *value = *value * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
   }
-  return overflow ? Digits::kRange : Digits::kOk;
+  return Digits::kOk;
 }
 
 }  // namespace
@@ -107,21 +108,19 @@ Result<int64_t> go_parse_int(std::string_view text, int base) {
     negative = digits[0] == '-';
     digits.remove_prefix(1);
   }
-  // The magnitude as unsigned; 2^63 is allowed only for a negative value.
+  // The magnitude as ParseUint reads it, then the int64 range (2^63 only for a negative value).
   const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
   uint64_t value = 0;
-  switch (parse_digits(digits, base, limit, &value)) {
-    case Digits::kSyntax: return syntax_error("ParseInt", text, "invalid syntax");
-    case Digits::kRange: return syntax_error("ParseInt", text, "value out of range");
-    case Digits::kOk: break;
-  }
+  const Digits d = parse_digits(digits, base, &value);
+  if (d == Digits::kSyntax) return syntax_error("ParseInt", text, "invalid syntax");
+  if (d == Digits::kRange || value > limit) return syntax_error("ParseInt", text, "value out of range");
   if (negative) return value == (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(value);
   return static_cast<int64_t>(value);
 }
 
 Result<uint64_t> go_parse_uint(std::string_view text, int base) {
   uint64_t value = 0;
-  switch (parse_digits(text, base, std::numeric_limits<uint64_t>::max(), &value)) {
+  switch (parse_digits(text, base, &value)) {
     case Digits::kSyntax: return syntax_error("ParseUint", text, "invalid syntax");
     case Digits::kRange: return syntax_error("ParseUint", text, "value out of range");
     case Digits::kOk: break;

@@ -26,6 +26,13 @@ TEST(GoFormat, ParseIntErrorsAndRange) {
   EXPECT_EQ(go_parse_uint("10000000000000000", 16).status().message(),
             "strconv.ParseUint: parsing \"10000000000000000\": value out of range");
   EXPECT_EQ(go_parse_uint("-1", 10).status().message(), "strconv.ParseUint: parsing \"-1\": invalid syntax");
+  // Go stops at the overflow: a bad character after it is not reported, one before it is.
+  EXPECT_EQ(go_parse_uint("1ffffffffffffffffz", 16).status().message(),
+            "strconv.ParseUint: parsing \"1ffffffffffffffffz\": value out of range");
+  EXPECT_EQ(go_parse_int("99999999999999999999z", 10).status().message(),
+            "strconv.ParseInt: parsing \"99999999999999999999z\": value out of range");
+  EXPECT_EQ(go_parse_int("9223372036854775808z", 10).status().message(),
+            "strconv.ParseInt: parsing \"9223372036854775808z\": invalid syntax");
 }
 
 TEST(GoFormat, HexAndHumanize) {

@@ -84,8 +84,9 @@ bool Progress::maybe_decr_to(uint64_t rejected, uint64_t match_hint) {
   }
   // Probe: only the answer to the probe we sent (at next - 1) counts. A rejection at or below
   // `match` cannot move `next` (it never drops below match + 1): answering it with another append
-  // would repeat the same exchange at network speed. Only a follower that lost what it had
-  // acknowledged says that (a safety bug is on); the next heartbeat answer probes it again.
+  // would repeat the same exchange at network speed. A follower that lost what it had acknowledged
+  // says that (a safety bug is on), or a duplicated old answer; the next heartbeat answer probes
+  // again.
   if (next == 0 || next - 1 != rejected || rejected <= match) return false;
   next = std::max(std::min(rejected, match_hint + 1), match + 1);
   probe_sent = false;
