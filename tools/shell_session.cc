@@ -211,17 +211,22 @@ void ShellSession::run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::P
   });
 }
 
+// One request of the line's command to its endpoint (kv_target): `fill` writes the request,
+// `show` prints the answer; a failure prints the command's error line.
+template <typename Fill, typename Show>
+void ShellSession::unary_call(const etcdctl::Command& cmd, Fill fill, Show show) {
+  const Target target = kv_target();
+  run_line([&] {
+    ApiRequest req;
+    fill(req);
+    if (auto r = call(cmd, req, target)) show(*r);
+  });
+}
+
 void ShellSession::run(const etcdctl::Invocation& inv) {
   const etcdctl::PrintOptions& print = inv.print;
-  const Target m = kv_target();
   const etcdctl::Command& cmd = inv.command;
-  auto unary = [&](auto fill, auto show) {
-    run_line([&] {
-      ApiRequest req;
-      fill(req);
-      if (auto r = call(cmd, req, m)) show(*r);
-    });
-  };
+  auto unary = [&](auto fill, auto show) { unary_call(cmd, fill, show); };
   std::visit(
       Overloaded{
           [&](const etcdctl::GetCommand& c) {
@@ -274,15 +279,8 @@ void ShellSession::run(const etcdctl::Invocation& inv) {
 // The maintenance and cluster commands (and sleep), run()'s other half.
 void ShellSession::run_admin(const etcdctl::Invocation& inv) {
   const etcdctl::PrintOptions& print = inv.print;
-  const Target m = kv_target();
   const etcdctl::Command& cmd = inv.command;
-  auto unary = [&](auto fill, auto show) {
-    run_line([&] {
-      ApiRequest req;
-      fill(req);
-      if (auto r = call(cmd, req, m)) show(*r);
-    });
-  };
+  auto unary = [&](auto fill, auto show) { unary_call(cmd, fill, show); };
   std::visit(
       Overloaded{
           [&](const etcdctl::DefragCommand& c) {

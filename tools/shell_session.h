@@ -68,6 +68,8 @@ class ShellSession {
   void run_line(std::function<void()> body);
   void run(const etcdctl::Invocation& inv);
   void run_admin(const etcdctl::Invocation& inv);
+  template <typename Fill, typename Show>
+  void unary_call(const etcdctl::Command& cmd, Fill fill, Show show);
   void printing(const etcdctl::PrintOptions& print, const etcdctl::Command& cmd, const std::function<void()>& body);
   void run_txn(const etcdserverpb::TxnRequest& txn, const etcdctl::PrintOptions& print);
   void run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd, const etcdctl::PrintOptions& print);
