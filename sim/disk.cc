@@ -246,6 +246,17 @@ void Disk::crash(bool torn) {
   check_invariants();
 }
 
+void Disk::replace() {
+  inodes_.clear();
+  names_.clear();
+  durable_names_.clear();
+  pending_names_.clear();
+  used_bytes_ = 0;
+  fsyncs_to_fail_ = 0;
+  full_ = false;
+  check_invariants();
+}
+
 // --- faults --------------------------------------------------------------------------------
 
 void Disk::fail_fsyncs(int64_t count) { fsyncs_to_fail_ = count; }

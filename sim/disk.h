@@ -107,6 +107,11 @@ class Disk {
   // Injected faults (fail_fsyncs, set_full) persist across it; so does the device queue.
   void crash(bool torn);
 
+  // The device is lost and an empty one of the same configuration takes its place (a machine
+  // whose disk died, in a disaster): no file survives; injected faults go with the old device.
+  // Only while no process of the host has a file open (the world kills them first).
+  void replace();
+
   // --- faults ---
   // The next `count` fsyncs fail; with `count` < 0 every fsync fails until cleared with 0.
   void fail_fsyncs(int64_t count);

@@ -153,6 +153,25 @@ TEST(DiskTest, CreatedFileWithSyncDirSurvivesCrash) {
   EXPECT_EQ(disk.open("new", OpenMode::kExisting).value(), f);  // same inode after the crash
 }
 
+TEST(DiskTest, AReplacedDiskIsEmptyAndUsableAndForgetsFaults) {
+  Disk disk = make_disk();
+  FileId old = durable_file(disk, "wal/0.wal", "records");
+  disk.set_full(true);
+  disk.fail_fsyncs(-1);
+  disk.replace();
+  EXPECT_TRUE(disk.list().empty());
+  EXPECT_EQ(disk.used_bytes(), 0u);
+  EXPECT_EQ(disk.read(old, 0, 1).status().code(), StatusCode::kNotFound);  // the old file is gone
+  EXPECT_EQ(disk.durable_content("wal/0.wal").status().code(), StatusCode::kNotFound);
+  FileId f = create(disk, "new");  // no longer full, and fsyncs work again
+  disk.sync_dir();
+  write_ok(disk, f, 0, "data");
+  fsync_ok(disk, f);
+  EXPECT_NE(f, old);  // file ids are never reused
+  disk.crash(false);
+  EXPECT_EQ(contents_of(disk, "new"), "data");
+}
+
 TEST(DiskTest, RenameWithoutSyncDirReverts) {
   Disk disk = make_disk();
   FileId f = durable_file(disk, "tmp", "payload");
