@@ -32,6 +32,7 @@ constexpr BugEntry kBugTable[] = {
     {Bug::kWatchTimeTravel, "watch-time-travel", BugLayer::kMember},
     {Bug::kLeaseExpiryOnFollowerClock, "lease-expiry-on-follower-clock", BugLayer::kMember},
     {Bug::kLeaseRenewOnStaleLeader, "lease-renew-on-stale-leader", BugLayer::kMember},
+    {Bug::kRestoreRestartsRevisions, "restore-restarts-revisions", BugLayer::kMember},
     {Bug::kListNotCaughtUp, "list-not-caught-up", BugLayer::kKube},
     {Bug::kInformerResumeSkip, "informer-resume-skip", BugLayer::kKube},
     {Bug::kDropOnRingWrap, "drop-on-ring-wrap", BugLayer::kKube},

@@ -71,6 +71,11 @@ enum class Bug : uint8_t {
   // and #12528; fixed in etcd 3.4.28 and 3.5.11 by ensureLeadership). Found by the harness
   // itself: slow_fsync_leader.lua seed 5 once the workload sent keep-alives.
   kLeaseRenewOnStaleLeader,
+  // A restore from a snapshot that loads the live keys into a fresh store (a dump and reload)
+  // instead of restoring the backend as it was: revisions start again from 2, so the restored
+  // cluster hands out revisions its clients already saw, with other contents, and watchers and
+  // readers at a revision get answers from another history.
+  kRestoreRestartsRevisions,
 
   // --- the Kubernetes layer (kube/) -----------------------------------------------------------
   // A LIST "not older than" R is answered from a watch cache that has not reached R yet, with the

@@ -117,6 +117,9 @@ inline constexpr uint64_t kWalResyncScanBytesMax = 64ull * 1024 * 1024;
 // --- node: snapshots ------------------------------------------------------------------------
 // Largest snapshot file: etcd's default backend quota is 2 GiB and the snapshot is the backend.
 inline constexpr uint64_t kSnapshotFileBytesMax = 2ull * 1024 * 1024 * 1024;
+// The largest --bump-revision a restore accepts (Kubernetes' guidance uses 10^9); far below where
+// revisions would overflow.
+inline constexpr int64_t kRestoreBumpRevisionMax = 1'000'000'000'000;
 // Snapshot files looked at in one directory listing; old ones are removed after each save.
 inline constexpr size_t kSnapshotFilesMax = 10'000;
 // Snapshot files kept by default when older ones are purged (etcd's --max-snapshots default).

@@ -37,6 +37,10 @@ DST_PROBE_ENUM(kServerRefusedUnderNospace, "server.refused-under-nospace", "a wr
 DST_PROBE_ENUM(kServerMemberRemovedItself, "server.member-removed-itself", "a member applied its own removal and stopped")
 DST_PROBE_ENUM(kServerLeaseKeepAliveForwarded, "server.lease-keepalive-forwarded", "a follower forwarded a lease keep-alive to the leader")
 DST_PROBE_ENUM(kServerLeadershipUnconfirmed, "server.leadership-unconfirmed", "a member that believed it led could not confirm it with a quorum before a lease renewal or revoke")
+DST_PROBE_ENUM(kServerSnapshotStreamed, "server.snapshot-streamed", "a member sent a client a consistent snapshot of its backend (etcdctl snapshot save)")
+DST_PROBE_ENUM(kServerRestoredFromSnapshot, "server.restored-from-snapshot", "a member of a restored cluster started from a snapshot file's image (etcdctl snapshot restore)")
+DST_PROBE_ENUM(kSnapshotFileHashMismatch, "server.snapshot-file-hash-mismatch", "a snapshot file's integrity hash did not match its image")
+DST_PROBE_ENUM(kSnapshotRestoreBumpedRevision, "server.snapshot-restore-bumped-revision", "a restore moved the revision ahead and marked it compacted (--bump-revision, --mark-compacted)")
 DST_PROBE_ENUM(kServerExitedOnError, "server.exited-on-error", "a member took itself down on a storage error (WAL, snapshot or backend)")
 
 // --- mvcc, backend, lease (node/mvcc, node/backend, node/lease) ---------------------------------------

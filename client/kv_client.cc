@@ -108,6 +108,14 @@ history::Operation KvClient::execute(etcdserverpb::ApiRequest req) {
     if (r.status().code() == StatusCode::kTimeout) conns_[member_].reset();  // a fresh connection next time
   }
   if (op.outcome == history::Outcome::kUnknown) DST_PROBE(kClientWriteUnknown);
+  if (op.response.has_snapshot() && !op.response.snapshot().blob().empty()) {
+    // The history keeps the snapshot's header (its revision), not a copy of the whole backend;
+    // the caller gets the file.
+    etcdserverpb::ApiResponse recorded = op.response;
+    recorded.mutable_snapshot()->clear_blob();
+    recorder_.complete(op.id, op.outcome, recorded, op.return_ns);
+    return op;
+  }
   recorder_.complete(op.id, op.outcome, op.response, op.return_ns);
   return op;
 }

@@ -10,13 +10,14 @@ namespace dst::mvcc {
 
 namespace {
 
-constexpr std::string_view kKeyBucket = "key";
-constexpr std::string_view kMetaBucket = "meta";
-constexpr std::string_view kScheduledCompactKey = "scheduledCompactRev";
-constexpr std::string_view kFinishedCompactKey = "finishedCompactRev";
 // Revisions deleted per backend call while compacting (etcd deletes in batches of 1000 too, so a
 // big compaction does not hold one huge batch).
 constexpr size_t kCompactionBatch = 1000;
+
+Status compacted() { return Status(StatusCode::kOutOfRange, kErrCompacted); }
+Status future_rev() { return Status(StatusCode::kOutOfRange, kErrFutureRev); }
+
+}  // namespace
 
 std::string encode_i64(int64_t v) {
   std::string out(8, '\0');
@@ -30,11 +31,6 @@ Result<int64_t> decode_i64(std::string_view s) {
   for (char c : s) v = (v << 8) | static_cast<uint8_t>(c);
   return static_cast<int64_t>(v);
 }
-
-Status compacted() { return Status(StatusCode::kOutOfRange, kErrCompacted); }
-Status future_rev() { return Status(StatusCode::kOutOfRange, kErrFutureRev); }
-
-}  // namespace
 
 // --- KvStore ------------------------------------------------------------------------------------
 

@@ -187,6 +187,19 @@ void Invariants::observe_sent(uint64_t id, const std::vector<raftpb::Message>& m
   }
 }
 
+void Invariants::new_cluster() {
+  committed_.clear();
+  applied_.clear();
+  leaders_.clear();
+  second_leaders_reported_.clear();
+  votes_.clear();
+  double_votes_reported_.clear();
+  announced_votes_.clear();
+  entries_.clear();
+  nodes_.clear();
+  reads_.clear();
+}
+
 void Invariants::observe_restart(const Raft& r) {
   NodeView& view = nodes_[r.id()];
   view.role = Role::kFollower;

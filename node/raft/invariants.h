@@ -55,6 +55,11 @@ class Invariants {
   // role) starts over.
   void observe_restart(const Raft& r);
 
+  // Every member's storage was lost and a new cluster was started from a snapshot (etcd's
+  // disaster recovery): the old cluster's terms, votes, logs and commits do not bind the new one,
+  // whose log starts again at index 1. Violations found so far are kept. Call while no member runs.
+  void new_cluster();
+
   // A node recovered from storage it had to refuse (its WAL damaged where a start must detect
   // it): what it recovered may lack what it promised durable. Reported by the world.
   void storage_violation(const std::string& what) { violate("Durability: " + what); }

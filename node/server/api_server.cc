@@ -1,7 +1,9 @@
 #include "node/server/api_server.h"
 
 #include "base/limits.h"
+#include "base/probes.h"
 #include "node/server/quota.h"
+#include "node/server/snapshot_file.h"
 
 namespace dst::node {
 
@@ -121,8 +123,7 @@ void ApiServer::fill_header(etcdserverpb::ResponseHeader* h, int64_t revision) c
 ApiResponse ApiServer::handle(const ApiRequest& req) {
   ApiResponse out;
   out.set_call(req.call());
-  KvStateMachine* kv = server_.kv();
-  DST_ASSERT_MSG(kv != nullptr, "the client API runs only on KV members");
+  DST_ASSERT_MSG(server_.kv() != nullptr, "the client API runs only on KV members");
   auto write_and = [&](InternalRequest ir, auto take) {
     auto r = write(std::move(ir));
     if (!r.is_ok()) return fail(out, r.status());
@@ -174,6 +175,7 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     case ApiRequest::kStatus: status(out); break;
     case ApiRequest::kDefragment: defragment(out); break;
     case ApiRequest::kHashKv: hash_kv(req.hash_kv(), out); break;
+    case ApiRequest::kSnapshot: snapshot(out); break;
     case ApiRequest::kMemberList: member_list(out); break;
     case ApiRequest::kMemberAdd: member_add(req.member_add(), out); break;
     case ApiRequest::kMemberRemove: member_remove(req.member_remove(), out); break;
@@ -284,6 +286,28 @@ void ApiServer::hash_kv(const etcdserverpb::HashKVRequest& r, ApiResponse& out) 
   out.mutable_hash_kv()->set_hash(*h);
   out.mutable_hash_kv()->set_compact_revision(store.compact_rev());
   fill_header(out.mutable_hash_kv()->mutable_header(), store.rev());
+}
+
+void ApiServer::snapshot(ApiResponse& out) {
+  KvStateMachine& kv = *server_.kv();
+  // etcd reads the snapshot in one bbolt read transaction. Reading the buckets here may block in
+  // the backend while the apply fiber moves on, so the image is kept only if nothing was applied
+  // (and no snapshot installed) while it was read; a busy member is read again.
+  constexpr int kAttempts = 16;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    const uint64_t generation = kv.store_generation();
+    const uint64_t applied = kv.applied_index();
+    const int64_t revision = kv.store().rev();
+    Result<std::string> image = kv.snapshot();
+    if (!image.is_ok()) return fail(out, image.status());
+    if (generation != kv.store_generation() || applied != kv.applied_index()) continue;
+    out.mutable_snapshot()->set_blob(encode_snapshot_file(*image));
+    out.mutable_snapshot()->set_remaining_bytes(0);
+    fill_header(out.mutable_snapshot()->mutable_header(), revision);
+    DST_PROBE(kServerSnapshotStreamed);
+    return;
+  }
+  fail(out, Status(StatusCode::kUnavailable, "etcdserver: snapshot: the member applied entries during every read; try again"));
 }
 
 namespace {

@@ -70,6 +70,8 @@ class ApiServer {
   void status(etcdserverpb::ApiResponse& out);
   void defragment(etcdserverpb::ApiResponse& out);
   void hash_kv(const etcdserverpb::HashKVRequest& r, etcdserverpb::ApiResponse& out);
+  // Maintenance.Snapshot: the backend's image at one applied index, as a snapshot file.
+  void snapshot(etcdserverpb::ApiResponse& out);
   void member_list(etcdserverpb::ApiResponse& out);
   void member_add(const etcdserverpb::MemberAddRequest& r, etcdserverpb::ApiResponse& out);
   void member_remove(const etcdserverpb::MemberRemoveRequest& r, etcdserverpb::ApiResponse& out);

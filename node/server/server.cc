@@ -24,12 +24,15 @@ class SimRandom : public raft::RandomSource {
   sim::Rng& rng_;
 };
 
-raftpb::Snapshot bootstrap_snapshot(const std::vector<uint64_t>& voters) {
+// The snapshot a new cluster's member starts from: the membership at index 1, and no data (a new
+// cluster) or the image of a restored one.
+raftpb::Snapshot bootstrap_snapshot(const ServerOptions& options) {
   raftpb::Snapshot s;
   s.mutable_metadata()->set_index(1);
   s.mutable_metadata()->set_term(1);
-  for (uint64_t v : voters) s.mutable_metadata()->mutable_conf_state()->add_voters(v);
-  return s;  // empty data: nothing applied yet
+  for (uint64_t v : options.initial_voters) s.mutable_metadata()->mutable_conf_state()->add_voters(v);
+  if (options.restored_image) s.set_data(*options.restored_image);
+  return s;
 }
 
 bool contains(const std::vector<uint64_t>& v, uint64_t x) {
@@ -110,7 +113,7 @@ Status Server::bootstrap() {
   if (contains(options_.initial_voters, options_.id)) {
     // Snapshot first, then the WAL and its marker: a crash in between leaves either no WAL (and we
     // bootstrap again) or a WAL without marker (finish_bootstrap completes it).
-    Status s = snapshotter_->save(bootstrap_snapshot(options_.initial_voters));
+    Status s = snapshotter_->save(bootstrap_snapshot(options_));
     if (!s.is_ok()) return s;
   }
   auto created = wal::Wal::create(fs_, options_.data_dir, meta, options_.wal);
@@ -150,9 +153,10 @@ Status Server::open_state_machine() {
 }
 
 Status Server::finish_bootstrap() {
-  raftpb::Snapshot snap = bootstrap_snapshot(options_.initial_voters);
+  raftpb::Snapshot snap = bootstrap_snapshot(options_);
   Status recovered = state_->recover(snap.data(), 1);
   if (!recovered.is_ok()) return recovered;
+  if (options_.restored_image) DST_PROBE(kServerRestoredFromSnapshot);
   Status s = wal_->save_snapshot_marker(1, 1);
   if (!s.is_ok()) return s;
   raftpb::HardState hs;

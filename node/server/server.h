@@ -76,6 +76,10 @@ struct ServerOptions {
   // Members of the cluster at its creation; a node in this list bootstraps from a snapshot at
   // index 1 naming them. A node not in it starts empty and waits for the leader's snapshot.
   std::vector<uint64_t> initial_voters;
+  // A member of a cluster restored from a snapshot (etcdctl snapshot restore): its first start
+  // bootstraps with this KV image (snapshot_file.h restored_image) as the state at the first
+  // index, instead of an empty store. Every member of the restored cluster gets the same image.
+  std::shared_ptr<const std::string> restored_image;
   // Every member's host (for addressing peer messages).
   std::map<uint64_t, sim::HostId> peers;
   uint16_t raft_port = 2380;
