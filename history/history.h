@@ -87,12 +87,30 @@ struct ScheduleStep {
   std::string lua;     // {at=..., kind="kill", node=2, ...}
 };
 
+// A cluster restored from a snapshot (etcd's disaster recovery): at `disaster_ns` every member's
+// storage was lost; at `restore_ns` a new cluster started from a snapshot file whose store was at
+// `revision`, moved ahead by `bump` (etcdutl's --bump-revision, with --mark-compacted: the new
+// cluster starts at revision + bump, compacted there). What was acknowledged after the snapshot's
+// revision is lost by design; nothing at or before it may be. Checkers judge each timeline of
+// revisions on its own (restore_epochs.h).
+struct Restore {
+  int64_t disaster_ns = 0;
+  int64_t restore_ns = 0;  // >= disaster_ns
+  int64_t revision = 0;    // >= 1
+  int64_t bump = 0;        // >= 0; > 0 means marked compacted too
+  std::string snapshot;    // the file's name, for reports
+};
+
+// Restores a history holds at most (each one is a whole cluster's loss).
+inline constexpr size_t kRestoresMax = 64;
+
 struct History {
   std::vector<Operation> operations;  // by id
   std::vector<Watch> watches;         // by id
   std::vector<Fault> faults;
   std::vector<ScheduleStep> schedule;  // in the order the steps were applied
   std::vector<Informer> informers;    // by id (kube_history.h)
+  std::vector<Restore> restores;      // in time order, at most kRestoresMax
 };
 
 }  // namespace dst::history

@@ -61,6 +61,13 @@ void MemoryRecorder::schedule_step(const ScheduleStep& step) {
   history_.schedule.push_back(step);
 }
 
+void MemoryRecorder::restored(const Restore& restore) {
+  DST_ASSERT_LT(history_.restores.size(), kRestoresMax);
+  DST_ASSERT(restore.disaster_ns <= restore.restore_ns && restore.revision >= 1 && restore.bump >= 0);
+  DST_ASSERT(history_.restores.empty() || history_.restores.back().restore_ns <= restore.disaster_ns);
+  history_.restores.push_back(restore);
+}
+
 void MemoryRecorder::fault_ended(uint64_t fault, int64_t end_ns) {
   DST_ASSERT_LT(fault, history_.faults.size());
   history_.faults[fault].end_ns = end_ns;

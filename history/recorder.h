@@ -30,6 +30,8 @@ class Recorder {
   virtual void fault_ended(uint64_t fault, int64_t end_ns) = 0;
   // A step of the fault schedule was applied (the nemesis's executor calls it once per step).
   virtual void schedule_step(const ScheduleStep& step) = 0;
+  // The cluster was restored from a snapshot (history.h Restore), once the new cluster started.
+  virtual void restored(const Restore& restore) = 0;
   // A periodic sample of the harness's view of the cluster (leader, term, commit index...) at
   // virtual time `at_ns`; `member` is 1-based, 0 for a cluster-wide value.
   virtual void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) = 0;
@@ -71,6 +73,7 @@ class MemoryRecorder : public Recorder {
   uint64_t fault_started(const Fault& fault) override;
   void fault_ended(uint64_t fault, int64_t end_ns) override;
   void schedule_step(const ScheduleStep& step) override;
+  void restored(const Restore& restore) override;
   void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) override;
   uint64_t informer_started(uint32_t client, const std::string& prefix) override;
   void informer_list(uint64_t informer, const KubeList& list) override;

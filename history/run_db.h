@@ -39,7 +39,7 @@ namespace dst::history {
 // The schema version this code writes and the only one it reads. Bump it on any change to the
 // tables (docs/run-db.md lists the changes); an older reader then refuses the file with a clear
 // error instead of misreading it.
-inline constexpr int64_t kRunDbSchemaVersion = 4;
+inline constexpr int64_t kRunDbSchemaVersion = 5;
 // The meta table's `format` row: tells a dst run database from any other SQLite file.
 inline constexpr std::string_view kRunDbFormat = "dst-run-db";
 // PRAGMA application_id of a run database ("dstR"), so `file(1)` and tools can recognize it.
@@ -185,6 +185,8 @@ class RunDbWriter {
   Status add_fault(const Fault& fault);  // end_ns == kNeverReturned: not healed
   // A step of the fault schedule (its Lua text at most kRunDbTextBytesMax bytes).
   Status schedule_step(const ScheduleStep& step);
+  // A restore from a snapshot (history.h Restore).
+  Status restored(const Restore& restore);
 
   Status metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value);
 
@@ -303,6 +305,7 @@ class RunDbReader {
   Status read_watch_responses(History& out, const std::map<int64_t, size_t>& index_of) const;
   Status read_faults(History& out) const;
   Status read_schedule(History& out) const;
+  Status read_restores(History& out) const;
   Status read_checks(RunResult& out) const;
   Status read_coverage(RunResult& out) const;
   // Informers, then each of their child tables (run_db_reader.cc).

@@ -408,6 +408,33 @@ Status RunDbReader::read_schedule(History& out) const {
   }
 }
 
+Status RunDbReader::read_restores(History& out) const {
+  Stmt st;
+  if (Status s = st.prepare(db_.get(), path_,
+                            "SELECT id, disaster_ns, restore_ns, revision, bump, snapshot FROM restores ORDER BY id");
+      !s.is_ok()) {
+    return s;
+  }
+  for (;;) {
+    Result<bool> row = next_row(st, db_.get(), path_, "restores");
+    if (!row.is_ok()) return row.status();
+    if (!*row) return Status::ok();
+    if (out.restores.size() >= kRestoresMax) return too_many(path_, "restores", kRestoresMax);
+    const RowError error(path_, "restores", st.column_int64(0));
+    Restore r;
+    r.disaster_ns = st.column_int64(1);
+    r.restore_ns = st.column_int64(2);
+    r.revision = st.column_int64(3);
+    r.bump = st.column_int64(4);
+    r.snapshot = st.column_text(5);
+    if (r.restore_ns < r.disaster_ns) return error("restore_ns is before disaster_ns");
+    if (r.revision < 1 || r.bump < 0) return error("revision below 1 or a negative bump");
+    if (!out.restores.empty() && r.disaster_ns < out.restores.back().restore_ns)
+      return error("disaster_ns is before the previous restore's restore_ns");
+    out.restores.push_back(std::move(r));
+  }
+}
+
 // --- informers ------------------------------------------------------------------------------
 
 namespace {
@@ -727,6 +754,7 @@ Result<History> RunDbReader::read_history() const {
   if (Status s = read_faults(history); !s.is_ok()) return s;
   if (Status s = read_schedule(history); !s.is_ok()) return s;
   if (Status s = read_informers(history); !s.is_ok()) return s;
+  if (Status s = read_restores(history); !s.is_ok()) return s;
   return history;
 }
 

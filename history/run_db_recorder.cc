@@ -48,6 +48,11 @@ void RunDbRecorder::schedule_step(const ScheduleStep& step) {
   keep(writer_.schedule_step(step));
 }
 
+void RunDbRecorder::restored(const Restore& restore) {
+  memory_.restored(restore);
+  keep(writer_.restored(restore));
+}
+
 void RunDbRecorder::fault_ended(uint64_t fault, int64_t end_ns) {
   memory_.fault_ended(fault, end_ns);
   auto it = fault_rows_.find(fault);

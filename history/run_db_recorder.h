@@ -25,6 +25,7 @@ class RunDbRecorder : public Recorder {
   uint64_t fault_started(const Fault& fault) override;
   void fault_ended(uint64_t fault, int64_t end_ns) override;
   void schedule_step(const ScheduleStep& step) override;
+  void restored(const Restore& restore) override;
   // Kept in memory as well (metrics()) and written to the metrics table.
   void metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) override;
   uint64_t informer_started(uint32_t client, const std::string& prefix) override;

@@ -244,6 +244,16 @@ CREATE TABLE checks (
   wall_us       INTEGER NOT NULL
 );
 
+CREATE TABLE restores (
+  id          INTEGER PRIMARY KEY,
+  disaster_ns INTEGER NOT NULL,
+  restore_ns  INTEGER NOT NULL,
+  revision    INTEGER NOT NULL CHECK (revision >= 1),
+  bump        INTEGER NOT NULL CHECK (bump >= 0),
+  snapshot    TEXT NOT NULL,
+  CHECK (restore_ns >= disaster_ns)
+);
+
 CREATE TABLE schedule (
   id     INTEGER PRIMARY KEY,
   at_ns  INTEGER NOT NULL,

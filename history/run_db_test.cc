@@ -370,6 +370,8 @@ History sample_history() {
   h.faults.push_back(Fault{"partition", "n1|n2,n3", 200, 500});
   h.faults.push_back(Fault{"crash", "n2", 450, kNeverReturned});
   h.informers = sample_informers();
+  h.restores.push_back(Restore{600, 700, 42, 0, "nightly"});
+  h.restores.push_back(Restore{800, 800, 1000050, 1000000, "hourly"});
   return h;
 }
 
@@ -417,6 +419,14 @@ void expect_same(const History& a, const History& b) {
     EXPECT_EQ(a.faults[i].end_ns, b.faults[i].end_ns);
   }
   expect_same_informers(a.informers, b.informers);
+  ASSERT_EQ(a.restores.size(), b.restores.size());
+  for (size_t i = 0; i < a.restores.size(); ++i) {
+    EXPECT_EQ(a.restores[i].disaster_ns, b.restores[i].disaster_ns);
+    EXPECT_EQ(a.restores[i].restore_ns, b.restores[i].restore_ns);
+    EXPECT_EQ(a.restores[i].revision, b.restores[i].revision);
+    EXPECT_EQ(a.restores[i].bump, b.restores[i].bump);
+    EXPECT_EQ(a.restores[i].snapshot, b.restores[i].snapshot);
+  }
 }
 
 TEST_F(RunDbTest, RoundTripsEveryField) {
@@ -990,22 +1000,22 @@ TEST_F(RunDbTest, RefusesFilesThatAreNotRunDatabases) {
 TEST_F(RunDbTest, RefusesOtherSchemaVersions) {
   const std::string path = file("v.db");
   ASSERT_TRUE(write_run_db(path, sample_info(), sample_history(), std::nullopt).is_ok());
-  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");
+  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "5");
   EXPECT_EQ(query(path, "PRAGMA application_id"), std::to_string(kRunDbApplicationId));
 
-  sql(path, "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
+  sql(path, "UPDATE meta SET value = '6' WHERE key = 'schema_version'");
   Result<History> newer = read_history(path);
   ASSERT_FALSE(newer.is_ok());
-  EXPECT_NE(newer.status().message().find("v.db: run database schema version 5 is newer than this "
-                                          "dst reads (4)"),
+  EXPECT_NE(newer.status().message().find("v.db: run database schema version 6 is newer than this "
+                                          "dst reads (5)"),
             std::string::npos)
       << newer.status().to_string();
 
-  // Version 3 (before the coverage table) is refused, not misread as a run that reached nothing.
-  sql(path, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  // Version 4 (before the restores table) is refused, not misread as a run without restores.
+  sql(path, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   Result<RunRecord> older = read_run(path);
   ASSERT_FALSE(older.is_ok());
-  EXPECT_NE(older.status().message().find("schema version 3 is older than this dst reads (4)"),
+  EXPECT_NE(older.status().message().find("schema version 4 is older than this dst reads (5)"),
             std::string::npos)
       << older.status().to_string();
 
@@ -1047,6 +1057,10 @@ TEST_F(RunDbTest, CorruptRowsNamedByTableAndRowId) {
        "watch_segments row id 2: segment 1 of watch 0 where segment 0 was expected"},
       {"PRAGMA ignore_check_constraints = 1; UPDATE faults SET end_ns = 1 WHERE id = 1",
        "faults row id 1: end_ns is before start_ns"},
+      {"PRAGMA ignore_check_constraints = 1; UPDATE restores SET restore_ns = 1 WHERE id = 1",
+       "restores row id 1: restore_ns is before disaster_ns"},
+      {"UPDATE restores SET disaster_ns = 650 WHERE id = 2",
+       "restores row id 2: disaster_ns is before the previous restore's restore_ns"},
   };
   for (const Case& c : cases) expect_corruption(c.damage, c.expected);
 }

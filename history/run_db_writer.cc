@@ -141,7 +141,7 @@ std::string watch_name(uint64_t id) { return "watch " + std::to_string(id); }
 
 struct RunDbWriter::Statements {
   Stmt insert_run, finish_run, insert_op, return_op, insert_watch, insert_segment, break_segment,
-      insert_response, insert_fault, end_fault, insert_schedule_step, insert_check, insert_metric, insert_coverage;
+      insert_response, insert_fault, end_fault, insert_schedule_step, insert_restore, insert_check, insert_metric, insert_coverage;
   Stmt insert_informer, insert_informer_list, insert_list_object, insert_informer_watch,
       insert_watch_event, end_informer_watch, insert_processed, finish_informer,
       insert_final_object;
@@ -180,6 +180,8 @@ struct RunDbWriter::Statements {
          "first_at_ns, summary, wall_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"},
         {&insert_schedule_step,
          "INSERT INTO schedule (at_ns, origin, call, kind, step) VALUES (?1, ?2, ?3, ?4, ?5)"},
+        {&insert_restore,
+         "INSERT INTO restores (disaster_ns, restore_ns, revision, bump, snapshot) VALUES (?1, ?2, ?3, ?4, ?5)"},
         {&insert_metric,
          "INSERT INTO metrics (at_ns, member, name, value) VALUES (?1, ?2, ?3, ?4)"},
         {&insert_coverage, "INSERT INTO coverage (name, hits) VALUES (?1, ?2)"},
@@ -880,6 +882,25 @@ Status RunDbWriter::schedule_step(const ScheduleStep& step) {
   return row_written();
 }
 
+Status RunDbWriter::restored(const Restore& restore) {
+  if (Status s = check_writable("restored()"); !s.is_ok()) return s;
+  if (Status s = check_length(restore.snapshot, kRunDbNameBytesMax, [&] { return path_ + ": restore snapshot"; });
+      !s.is_ok())
+    return s;
+  if (restore.restore_ns < restore.disaster_ns || restore.revision < 1 || restore.bump < 0)
+    return Status(StatusCode::kInvalidArgument, path_ + ": restore with restore_ns before disaster_ns, revision < 1 "
+                                                        "or a negative bump");
+  if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
+  Stmt& st = stmts_->insert_restore;
+  st.bind_int64(1, restore.disaster_ns);
+  st.bind_int64(2, restore.restore_ns);
+  st.bind_int64(3, restore.revision);
+  st.bind_int64(4, restore.bump);
+  st.bind_text(5, restore.snapshot);
+  DST_RUN_DB_STATEMENT(st.run(db_.get(), path_, [] { return "inserting a restore"; }));
+  return row_written();
+}
+
 Status RunDbWriter::metric(int64_t at_ns, uint32_t member, std::string_view name, int64_t value) {
   if (Status s = check_writable("metric()"); !s.is_ok()) return s;
   if (Status s = check_length(name, kRunDbNameBytesMax, [&] { return path_ + ": metric name"; });
@@ -1248,6 +1269,9 @@ Status RunDbWriter::add_history(const History& history) {
   }
   for (const Informer& informer : history.informers) {
     if (Status s = add_informer(informer); !s.is_ok()) return s;
+  }
+  for (const Restore& restore : history.restores) {
+    if (Status s = restored(restore); !s.is_ok()) return s;
   }
   return Status::ok();
 }
