@@ -289,9 +289,14 @@ Result<EtcdVerdict> Checker::run() {
   return std::move(out_);
 }
 
-Result<EtcdVerdict> check_etcd(const history::History& history, const EtcdCheckOptions& options) {
+Result<EtcdVerdict> check_etcd_timeline(const history::History& history, const EtcdCheckOptions& options) {
   Checker c(history, options);
   return c.run();
+}
+
+Result<EtcdVerdict> check_etcd(const history::History& history, const EtcdCheckOptions& options) {
+  if (history.restores.empty()) return check_etcd_timeline(history, options);
+  return check_etcd_across_restores(history, options);
 }
 
 }  // namespace dst::checker::etcd

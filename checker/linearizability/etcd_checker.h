@@ -36,6 +36,10 @@
 //   compaction             a compaction that did not raise the compact revision, or a
 //                          linearizable read of a revision compacted before it started
 //   lease                  a key kept or attached a lease after its acknowledged revoke
+//   restore-revision       after a restore from a snapshot, an answer below the revision the
+//                          restored cluster starts at (the snapshot's plus the bump): revisions
+//                          went back (history/restore_epochs.h; each timeline of revisions across
+//                          restores is otherwise checked on its own, labelled in the message)
 //   lease-expired-early    a lease expired before its TTL ran out since the client last refreshed
 //                          it: seen gone before t + TTL / (1 + the fastest clock drift), t the
 //                          send time of its last acknowledged grant or keep-alive (etcd_lease.cc)

@@ -15,6 +15,12 @@
 
 namespace dst::checker::etcd {
 
+// One timeline of revisions (no restores to split at: history.restores, if any, are already
+// resolved, as in a timeline of history/restore_epochs.h).
+Result<EtcdVerdict> check_etcd_timeline(const history::History& history, const EtcdCheckOptions& options);
+// Each timeline of the split checked on its own, and the split's own check (etcd_restores.cc).
+Result<EtcdVerdict> check_etcd_across_restores(const history::History& history, const EtcdCheckOptions& options);
+
 // Something observed about one (revision, key): a PUT with the key-value after it, or a DELETE.
 struct Fact {
   bool is_delete = false;

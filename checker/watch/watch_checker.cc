@@ -8,6 +8,7 @@
 
 #include "base/assert.h"
 #include "checker/watch/truth.h"
+#include "history/restore_epochs.h"
 
 namespace dst::checker::watch {
 
@@ -435,7 +436,57 @@ class WatchWalk {
 
 }  // namespace
 
+namespace {
+
+Report check_timeline(const history::History& history, const Options& options);
+
+// Each timeline of revisions across restores (history/restore_epochs.h) checked on its own; a
+// restored cluster's watch answered below the revision it starts at is reported as inconsistent.
+Report check_across_restores(const history::History& history, const Options& options) {
+  const history::RestoreSplit split = history::split_at_restores(history);
+  Report out;
+  std::vector<Violation> kept;
+  for (const history::RevisionWentBack& w : split.went_back) {
+    if (!w.watch) continue;
+    ++out.violations_total;
+    ++out.violations_by_guarantee[static_cast<size_t>(Guarantee::kConsistent)];
+    Violation v;
+    v.guarantee = Guarantee::kConsistent;
+    v.watch_id = w.op;
+    v.at_ns = history.restores[w.restore - 1].restore_ns;
+    v.what = w.message;
+    kept.push_back(std::move(v));
+  }
+  for (const history::RestoreTimeline& tl : split.timelines) {
+    Report r = check_timeline(tl.history, options);
+    out.violations_total += r.violations_total;
+    for (size_t g = 0; g < kGuaranteeCount; ++g) out.violations_by_guarantee[g] += r.violations_by_guarantee[g];
+    out.watches = std::max(out.watches, r.watches);
+    out.responses += r.responses;
+    out.events += r.events;
+    out.revisions_known += r.revisions_known;
+    out.revisions_complete += r.revisions_complete;
+    for (Violation& v : r.violations) {
+      v.what = "[" + tl.label + "] " + v.what;
+      kept.push_back(std::move(v));
+    }
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const Violation& a, const Violation& b) { return a.at_ns < b.at_ns; });
+  if (kept.size() > options.violations_kept) kept.resize(options.violations_kept);
+  out.violations = std::move(kept);
+  return out;
+}
+
+}  // namespace
+
 Report check(const history::History& history, const Options& options) {
+  if (!history.restores.empty()) return check_across_restores(history, options);
+  return check_timeline(history, options);
+}
+
+namespace {
+
+Report check_timeline(const history::History& history, const Options& options) {
   Report report;
   Sink sink(report);
   std::vector<Violation> conflicts;
@@ -454,6 +505,8 @@ Report check(const history::History& history, const Options& options) {
   sink.finish(options.violations_kept);
   return report;
 }
+
+}  // namespace
 
 const char* guarantee_name(Guarantee g) {
   switch (g) {
