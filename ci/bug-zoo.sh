@@ -49,6 +49,7 @@ ZOO=(
   "watch-time-travel|etcd #15271|flapping_partitions.lua"
   "lease-expiry-on-follower-clock|etcd: lease expiry on a clock that jumps|clock_skew_leases.lua"
   "lease-renew-on-stale-leader|etcd #15247 / #12528|slow_fsync_leader.lua"
+  "restore-restarts-revisions|etcd: a restore that reloads keys into a fresh store (revisions reused)|disaster_recovery.lua"
   "vote-not-persisted|Raft: vote answered before the hard state is durable|fault_points.lua"
   "commit-old-term|Raft Figure 8|swarm.lua"
   "list-not-caught-up|Kubernetes: a LIST served from a watch cache behind the asked resourceVersion|kube_apiserver_faults.lua"

@@ -138,6 +138,19 @@ class Scenario {
   // member_remove(n): the scenario's client sends MemberRemove for node n; the member stops by
   // itself once it applies (or hears of) its removal.
   void member_remove(size_t n);
+  // --- disaster recovery (scenario_restore.cc) ---
+  // snapshot_save(n, name): the scenario's client asks member n for a snapshot (etcdctl snapshot
+  // save) and, once it answers, keeps the file under `name` on the operator's machine, which no
+  // disaster touches (a later save under the same name replaces it).
+  Status snapshot_save(size_t n, const std::string& name);
+  // disaster(): every member's machine loses its disk (SimCluster::disaster), recorded as a fault
+  // window that restore() ends.
+  Status disaster();
+  // restore(name, bump): a new cluster on the same machines from the snapshot file `name` (empty:
+  // the newest saved), as etcdctl snapshot restore then starting every member; bump > 0 is
+  // --bump-revision with --mark-compacted. Recorded in the history (history::Restore).
+  Status restore(const std::string& name, int64_t bump);
+
   // Ok while fewer than kScenarioRequestsInFlightMax of the requests above wait for an answer;
   // otherwise an error for `fn` (the API functions ask before they send).
   Status check_request_room(const char* fn) const;
@@ -180,6 +193,17 @@ class Scenario {
   uint64_t next_timer_ = 0;
   bool phase_over_ = false;
   std::optional<std::string> runtime_error_;
+  // Snapshot files on the operator's machine, by name, and the order they were saved in (newest
+  // last); shared with the request fibers that fill them.
+  struct SnapshotFiles {
+    std::map<std::string, std::string> files;
+    std::vector<std::string> saved;
+  };
+  std::shared_ptr<SnapshotFiles> snapshots_ = std::make_shared<SnapshotFiles>();
+  std::optional<sim::TimeNs> disaster_at_;
+  std::vector<size_t> disaster_members_;  // 0-based: the machines a restore starts members on
+  uint64_t disaster_fault_ = 0;  // the recorder's fault id of the open disaster window
+  size_t restores_ = 0;
 };
 
 // Registers the scenario functions in the Lua state (scenario_api.cc).

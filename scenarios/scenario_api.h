@@ -58,6 +58,9 @@ int l_compact(lua_State* L);
 int l_defrag(lua_State* L);
 int l_alarm_disarm(lua_State* L);
 int l_member_add(lua_State* L);
+int l_snapshot_save(lua_State* L);
+int l_disaster(lua_State* L);
+int l_restore(lua_State* L);
 int l_member_remove(lua_State* L);
 // scenario_kube_api.cc
 int l_kube(lua_State* L);

@@ -156,6 +156,37 @@ void SimCluster::start(size_t i) {
   sim_.spawn(n.process, "main", [env, opts, hooks] { node::Server::run(*env, opts, hooks); });
 }
 
+std::vector<size_t> SimCluster::disaster() {
+  std::vector<size_t> members;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    Node& n = *nodes_[i];
+    if (!n.was_started || n.was_removed || n.lost) continue;
+    members.push_back(i);
+    if (up(i)) crash(i, sim::KillOptions{.lose_unsynced = true});
+    sim_.host(n.host).disk().replace();
+    n.must_refuse.clear();
+    n.lost = true;
+  }
+  return members;
+}
+
+void SimCluster::restore(const std::vector<size_t>& members, std::shared_ptr<const std::string> image,
+                         uint64_t cluster_id) {
+  DST_ASSERT_MSG(!members.empty(), "a restored cluster needs members");
+  options_.server.initial_voters.clear();
+  for (size_t i : members) {
+    DST_ASSERT_MSG(nodes_[i]->lost && !up(i), "restore onto a machine the disaster did not take");
+    options_.server.initial_voters.push_back(nodes_[i]->id);
+  }
+  options_.server.restored_image = std::move(image);
+  options_.server.cluster_id = cluster_id;
+  invariants_.new_cluster();
+  for (size_t i : members) {
+    nodes_[i]->lost = false;
+    start(i);
+  }
+}
+
 void SimCluster::start_all() {
   for (size_t i = 0; i < nodes_.size(); ++i) start(i);
 }

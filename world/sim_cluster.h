@@ -92,6 +92,20 @@ class SimCluster : public faults::ClusterTarget {
   // The live leader with the highest term, if any.
   std::optional<size_t> leader() const override;
 
+  // --- disaster recovery (etcd's "restore a cluster from a snapshot") -----------------------
+  // Every member's process dies and its machine's disk is lost (an empty one takes its place);
+  // they stay down, counted as lost, until restore(). Returns the members it took (0-based):
+  // every node started, not removed and not already lost.
+  std::vector<size_t> disaster();
+  // A new cluster on the machines of `members` (0-based; after disaster()), each started from
+  // `image` at index 1 (node::ServerOptions::restored_image) with the new membership and cluster
+  // id, as etcd's procedure restores every member from one snapshot file and starts them. Raft's
+  // invariants start over: the new cluster's log owes nothing to the old one's.
+  void restore(const std::vector<size_t>& members, std::shared_ptr<const std::string> image, uint64_t cluster_id);
+  uint64_t cluster_id() const { return options_.server.cluster_id; }
+  // The run's bugs, as every member has them.
+  const Bugs& bugs() const { return options_.server.bugs; }
+
   // The host the world's fault driver runs on (faults::FaultDriver), made with the cluster so
   // that every host keeps its id whether or not faults run.
   sim::HostId fault_host() const { return nemesis_host_; }
