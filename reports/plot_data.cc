@@ -153,6 +153,7 @@ RunPlotData build_plot_data(const history::History& history, const std::vector<h
                    [](const history::Fault& a, const history::Fault& b) { return a.start_ns < b.start_ns; });
   d.faults_total = d.faults.size();
   if (d.faults.size() > kFaultsDrawnMax) d.faults.resize(kFaultsDrawnMax);
+  d.restores = summarize_restores(history);
   return d;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "history/history.h"
+#include "reports/restore_summary.h"
 #include "history/run_db.h"
 
 namespace dst::reports {
@@ -79,6 +80,7 @@ struct RunPlotData {
   LeaderTimeline leader;
   std::vector<history::Fault> faults;  // by start (stable: recorded order among equal starts)
   uint64_t faults_total = 0;           // faults in the run (faults is capped at kFaultsDrawnMax)
+  std::vector<RestoreSummary> restores;  // one per restore from a snapshot (restore_summary.h)
 };
 
 // The request's kind as the run database names it ("put", "range", ...; "none" if unset).
