@@ -19,7 +19,8 @@ int shell_command(const std::string& self, const std::vector<std::string>& argv)
                          "compare with a real etcdctl, ci/compare-etcd.sh) instead of 0");
   if (std::optional<int> done = args.parse_or_exit(
           "\nReads etcdctl 3.4 command lines on stdin (put, get, del, txn, compaction, watch, lease ..., defrag,\n"
-          "alarm list|disarm, endpoint status|hashkv, member list, and `sleep DURATION` to let virtual time\n"
+          "alarm list|disarm, endpoint status|hashkv|health, member list|add|remove, snapshot save|status FILE\n"
+          "(files in the working directory), version, and `sleep DURATION` to let virtual time\n"
           "pass) and prints what etcdctl prints. Same seed and input, same output.\n")) {
     return *done;
   }
@@ -55,6 +56,8 @@ int shell_command(const std::string& self, const std::vector<std::string>& argv)
   }
   shell::ShellOptions so;
   so.member = *member - 1;
+  const std::unique_ptr<shell::ShellFiles> files = shell::local_files();  // snapshot save / status
+  so.files = files.get();
   {
     int last_exit = 0;  // of what the last line fed printed
     shell::ShellSession session(world, so, [&last_exit](const etcdctl::Output& o) {

@@ -307,6 +307,8 @@ void ShellSession::run_admin(const etcdctl::Invocation& inv) {
             unary([&](ApiRequest& q) { *q.mutable_member_list() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });
           },
+          [&](const etcdctl::SnapshotSaveCommand& c) { run_snapshot_save(c, cmd); },
+          [&](const etcdctl::SnapshotStatusCommand& c) { run_snapshot_status(c, print); },
           [&](const etcdctl::SleepCommand& c) { world_.advance(c.duration_ns); },
           [&](const auto&) { DST_UNREACHABLE("run() handles the KV and lease commands"); },
       },

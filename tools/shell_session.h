@@ -19,6 +19,7 @@
 
 #include "client/etcdctl/etcdctl_print.h"
 #include "client/etcdctl/etcdctl_txn.h"
+#include "tools/shell_files.h"
 #include "world/kv_world.h"
 
 namespace dst::shell {
@@ -29,6 +30,9 @@ struct ShellOptions {
   // "Error: context deadline exceeded".
   sim::DurationNs command_timeout = sim::seconds(5);
   sim::DurationNs drain = sim::seconds(1);
+  // Where snapshot save/status keep files (the machine's for `dst shell`); null: they fail with
+  // an error saying so. Must outlive the session.
+  ShellFiles* files = nullptr;
 };
 
 class ShellSession {
@@ -81,6 +85,9 @@ class ShellSession {
                            const etcdctl::PrintOptions& print);
   void run_member_add(const etcdctl::MemberAddCommand& c, const etcdctl::Command& cmd,
                       const etcdctl::PrintOptions& print);
+  // snapshot save / status (shell_snapshot.cc).
+  void run_snapshot_save(const etcdctl::SnapshotSaveCommand& c, const etcdctl::Command& cmd);
+  void run_snapshot_status(const etcdctl::SnapshotStatusCommand& c, const etcdctl::PrintOptions& print);
   void run_keep_alive(const etcdctl::LeaseKeepAliveCommand& c, const etcdctl::Command& cmd,
                       const etcdctl::PrintOptions& print);
   template <typename Answer, typename Ask, typename Take, typename Print>

@@ -48,9 +48,9 @@ struct Printed {
 // A simulated cluster with one shell session on member 1, like `dst shell --seed N`.
 class Shell {
  public:
-  explicit Shell(uint64_t seed = 1) : world_(world_options(seed)) {
+  explicit Shell(uint64_t seed = 1, ShellFiles* files = nullptr) : world_(world_options(seed)) {
     stable_ = world_.await_stable_leader();
-    session_.emplace(world_, ShellOptions{}, [this](const etcdctl::Output& o) {
+    session_.emplace(world_, ShellOptions{.files = files}, [this](const etcdctl::Output& o) {
       pending_.out += o.out;
       pending_.err += o.err;
       if (o.exit_code != 0) pending_.exit_code = o.exit_code;
@@ -922,6 +922,63 @@ TEST(ShellUsage, UnknownFlagAndUnknownCommandThenTheSessionContinues) {
   // Nothing was written by the failed lines: the first put still gets revision 2.
   expect_block(shell, kSection1Kv[0]);
   expect_block(shell, {"get after usage errors", "get foo\n", "foo\nbar\n"});
+}
+
+// snapshot save writes the member's backend as a snapshot file; snapshot status reads it back with
+// etcdctl's four numbers in each output format. (The numbers are dst's own: a real etcd's file is
+// a bbolt database. The error cases match etcdctl: testdata/etcd/snapshot-args.)
+TEST(ShellSnapshot, SaveWritesTheFileAndStatusReadsIt) {
+  MemoryFiles files;
+  Shell shell(1, &files);
+  ASSERT_TRUE(shell.stable());
+  shell.run("put a 1\nput b 2\n");
+  Printed saved = shell.run("snapshot save s.db\n");
+  EXPECT_EQ(saved.out, "Snapshot saved at s.db\n");
+  EXPECT_EQ(saved.exit_code, 0) << saved.err;
+  ASSERT_TRUE(files.files().contains("s.db"));
+  const std::string size = std::to_string(files.files()["s.db"].size());
+  Printed json = shell.run("snapshot status s.db -w json\n");
+  const std::regex json_shape(R"re(\{"hash":([0-9]+),"revision":3,"totalKey":([0-9]+),"totalSize":([0-9]+)\}\n)re");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(json.out, m, json_shape)) << json.out;
+  EXPECT_EQ(m[3].str(), size);
+  Printed simple = shell.run("snapshot status s.db\n");
+  char hash_hex[16];
+  std::snprintf(hash_hex, sizeof hash_hex, "%x", static_cast<unsigned>(std::stoul(m[1].str())));
+  EXPECT_EQ(simple.out.substr(0, simple.out.find(',')), hash_hex);
+  EXPECT_NE(simple.out.find(", 3, " + m[2].str() + ", "), std::string::npos) << simple.out;
+  Printed table = shell.run("snapshot status s.db -w table\n");
+  EXPECT_NE(table.out.find("|   HASH   | REVISION | TOTAL KEYS | TOTAL SIZE |"), std::string::npos) << table.out;
+  Printed fields = shell.run("snapshot status s.db -w fields\n");
+  EXPECT_EQ(fields.out, "\"Hash\" : " + m[1].str() + "\n\"Revision\" : 3\n\"Keys\" : " + m[2].str() +
+                            "\n\"Size\" : " + size + "\n");
+}
+
+TEST(ShellSnapshot, ErrorsAreEtcdctls) {
+  MemoryFiles files;
+  Shell shell(1, &files);
+  ASSERT_TRUE(shell.stable());
+  Printed missing = shell.run("snapshot status gone.db\n");
+  EXPECT_EQ(missing.err, "Error: stat gone.db: no such file or directory\n");
+  EXPECT_EQ(missing.exit_code, 1);
+  Printed no_arg = shell.run("snapshot save\n");
+  EXPECT_EQ(no_arg.err, "Error: snapshot save expects one argument\n");
+  EXPECT_EQ(no_arg.exit_code, 128);
+  Printed two = shell.run("snapshot save --endpoints=n1:2379,n2:2379 x.db\n");
+  EXPECT_EQ(two.err, "Error: snapshot must be requested to one selected node, not multiple [n1:2379 n2:2379]\n");
+  EXPECT_EQ(two.exit_code, 5);
+  ASSERT_EQ(shell.run("snapshot save s.db\n").exit_code, 0);
+  std::string& bytes = files.files()["s.db"];
+  bytes[bytes.size() / 2] ^= 0x20;  // damage inside the image
+  Printed damaged = shell.run("snapshot status s.db\n");
+  EXPECT_EQ(damaged.exit_code, 1);
+  EXPECT_TRUE(damaged.err.starts_with("Error: s.db: ")) << damaged.err;
+  // A member that does not answer: the save fails like any request, and no file is written.
+  shell.world().cluster().crash(0);
+  Printed down = shell.run("snapshot save --command-timeout=1s down.db\n");
+  EXPECT_EQ(down.err, "Error: rpc error: code = Unavailable desc = transport is closing\n");  // its connection broke
+  EXPECT_EQ(down.exit_code, 5);
+  EXPECT_FALSE(files.files().contains("down.db"));
 }
 
 }  // namespace

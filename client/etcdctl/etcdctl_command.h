@@ -95,6 +95,15 @@ struct MemberRemoveCommand {
 struct MemberListCommand {
   etcdserverpb::MemberListRequest request;
 };
+// `snapshot save FILE`: the first endpoint's backend as a snapshot file, written to FILE on the
+// machine `dst shell` runs on (through FILE.part, renamed once complete, as etcdctl does).
+struct SnapshotSaveCommand {
+  std::string path;
+};
+// `snapshot status FILE`: hash, revision, keys and size of a snapshot file (no cluster involved).
+struct SnapshotStatusCommand {
+  std::string path;
+};
 // dst only: advance virtual time by duration_ns before reading the next line.
 struct SleepCommand {
   int64_t duration_ns = 0;
@@ -104,7 +113,7 @@ using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, Com
                              LeaseGrantCommand, LeaseRevokeCommand, LeaseTimeToLiveCommand, LeaseKeepAliveCommand,
                              LeaseListCommand, DefragCommand, AlarmCommand, EndpointStatusCommand,
                              EndpointHashKVCommand, EndpointHealthCommand, MemberAddCommand, MemberRemoveCommand, MemberListCommand,
-                             VersionCommand,
+                             VersionCommand, SnapshotSaveCommand, SnapshotStatusCommand,
                              SleepCommand>;
 
 // etcdctl's global client flags given on the line (unset: the session's defaults).

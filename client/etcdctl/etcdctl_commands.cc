@@ -219,6 +219,14 @@ std::vector<CommandSpec> make_table() {
                }});
   t.push_back({"member add", {{"peer-urls", 0, K::kString}, {"learner", 0, K::kBool}}, member_add});
   t.push_back({"member remove", {}, member_remove});
+  t.push_back({"snapshot save", {}, [](const ParsedFlags& f, PrintOptions*) -> Result<Command> {
+                 if (f.positional().size() != 1) return usage("snapshot save expects one argument");
+                 return Command(SnapshotSaveCommand{f.positional()[0]});
+               }});
+  t.push_back({"snapshot status", {}, [](const ParsedFlags& f, PrintOptions*) -> Result<Command> {
+                 if (f.positional().size() != 1) return usage("snapshot status requires exactly one argument");
+                 return Command(SnapshotStatusCommand{f.positional()[0]});
+               }});
   t.push_back({"member list", {}, [](const ParsedFlags&, PrintOptions*) -> Result<Command> {
                  return Command(MemberListCommand{});
                }});

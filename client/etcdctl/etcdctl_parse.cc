@@ -31,7 +31,7 @@ const CommandSpec* find_command(std::string_view path) {
 }
 
 bool is_group(std::string_view word) {
-  return word == "lease" || word == "alarm" || word == "endpoint" || word == "member";
+  return word == "lease" || word == "alarm" || word == "endpoint" || word == "member" || word == "snapshot";
 }
 
 std::string group_subcommands(std::string_view group) {
@@ -98,7 +98,8 @@ bool prints_table(const Command& c) {
   return std::holds_alternative<MemberListCommand>(c) || std::holds_alternative<EndpointStatusCommand>(c) ||
          std::holds_alternative<EndpointHashKVCommand>(c) || std::holds_alternative<CompactionCommand>(c) ||
          std::holds_alternative<DefragCommand>(c) || std::holds_alternative<SleepCommand>(c) ||
-         std::holds_alternative<EndpointHealthCommand>(c) || std::holds_alternative<VersionCommand>(c);
+         std::holds_alternative<EndpointHealthCommand>(c) || std::holds_alternative<VersionCommand>(c) ||
+         std::holds_alternative<SnapshotSaveCommand>(c) || std::holds_alternative<SnapshotStatusCommand>(c);
 }
 
 namespace {
@@ -106,7 +107,8 @@ namespace {
 bool prints_fields(const Command& c) {
   return std::holds_alternative<GetCommand>(c) || std::holds_alternative<PutCommand>(c) ||
          std::holds_alternative<DelCommand>(c) || std::holds_alternative<TxnCommand>(c) ||
-         std::holds_alternative<EndpointHealthCommand>(c) || std::holds_alternative<VersionCommand>(c);
+         std::holds_alternative<EndpointHealthCommand>(c) || std::holds_alternative<VersionCommand>(c) ||
+         std::holds_alternative<SnapshotSaveCommand>(c) || std::holds_alternative<SnapshotStatusCommand>(c);
 }
 
 }  // namespace

@@ -108,6 +108,8 @@ Output print_request_error(const Command& command, std::string_view message, std
     return Output{"", "Failed to get the hash of endpoint " + ep + " (" + msg + ")\n", kExitError};
   // endpoint health reports a failure in its list (print_endpoint_health), not on a line of its own.
   if (std::holds_alternative<EndpointHealthCommand>(command)) return Output{};
+  // snapshot save exits with ExitInterrupted on any failure (snapshot_command.go).
+  if (std::holds_alternative<SnapshotSaveCommand>(command)) return print_error(msg, kExitInterrupted);
   return print_error(msg);
 }
 
@@ -318,6 +320,27 @@ Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse
 }
 
 Output print_version() { return stdout_text("etcdctl version: 3.4.23\nAPI version: 3.4\n"); }
+
+Output print_snapshot_saved(std::string_view path) { return stdout_text("Snapshot saved at " + std::string(path) + "\n"); }
+
+Output print_snapshot_status(const DbStatus& s, const PrintOptions& p) {
+  const std::string hash = std::to_string(s.hash), rev = std::to_string(s.revision),
+                    keys = std::to_string(s.total_key), size = std::to_string(s.total_size);
+  switch (p.format) {
+    case OutputFormat::kJson:
+      return json_line("{\"hash\":" + hash + ",\"revision\":" + rev + ",\"totalKey\":" + keys +
+                       ",\"totalSize\":" + size + "}");
+    case OutputFormat::kFields:
+      return stdout_text("\"Hash\" : " + hash + "\n\"Revision\" : " + rev + "\n\"Keys\" : " + keys +
+                         "\n\"Size\" : " + size + "\n");
+    case OutputFormat::kTable:
+      return stdout_text(render_table({"hash", "revision", "total keys", "total size"},
+                                      {{hex(s.hash), rev, keys, humanize_bytes(s.total_size)}}));
+    case OutputFormat::kSimple:
+      break;
+  }
+  return stdout_text(hex(s.hash) + ", " + rev + ", " + keys + ", " + humanize_bytes(s.total_size) + "\n");
+}
 
 Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p) {
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));

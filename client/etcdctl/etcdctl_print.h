@@ -99,6 +99,17 @@ Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAd
 Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p);
 // version: the same two lines whatever -w says.
 Output print_version();
+// `snapshot save`: "Snapshot saved at PATH" (etcdctl's zap info lines on stderr are not printed).
+Output print_snapshot_saved(std::string_view path);
+// `snapshot status`: "98156f68, 3, 6, 37 kB" (simple), {"hash":...,"revision":...,"totalKey":...,
+// "totalSize":...} (json), etcdctl's fields and table forms.
+struct DbStatus {
+  uint32_t hash = 0;
+  int64_t revision = 0;
+  uint64_t total_key = 0;
+  uint64_t total_size = 0;
+};
+Output print_snapshot_status(const DbStatus& s, const PrintOptions& p);
 Output print_endpoint_hashkv(const std::vector<EndpointHashKV>& hashes, const PrintOptions& p);
 Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p);
 
