@@ -142,6 +142,10 @@ inline constexpr size_t kBackendValueBytesMax = 16ull * 1024 * 1024;
 // SQLite page size of a backend file: the common 4 KiB (a multiple of kDiskSectorBytes, so a
 // torn write never splits a page from a different write).
 inline constexpr uint32_t kBackendPageBytes = 4096;
+// A defragmentation's copy of the database (BackendOptions::defrag_bytes_per_second): etcd
+// rewrites a 1 GB database in some 20 s; and however slow the configured rate, at most 10 minutes.
+inline constexpr uint64_t kBackendDefragBytesPerSecondDefault = 50'000'000;
+inline constexpr int64_t kBackendDefragCopyNsMax = int64_t{600} * 1'000'000'000;
 // SQLite page cache per backend, in KiB (PRAGMA cache_size). A batch bigger than this spills pages
 // into the SQLite WAL before it commits; 8 MiB holds etcd's default 10k-op batch of small values.
 inline constexpr int64_t kBackendCacheKib = 8 * 1024;

@@ -154,6 +154,7 @@ RunPlotData build_plot_data(const history::History& history, const std::vector<h
   d.faults_total = d.faults.size();
   if (d.faults.size() > kFaultsDrawnMax) d.faults.resize(kFaultsDrawnMax);
   d.restores = summarize_restores(history);
+  d.defrags = summarize_defrags(history);
   return d;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "history/history.h"
+#include "reports/defrag_summary.h"
 #include "reports/restore_summary.h"
 #include "history/run_db.h"
 
@@ -81,6 +82,7 @@ struct RunPlotData {
   std::vector<history::Fault> faults;  // by start (stable: recorded order among equal starts)
   uint64_t faults_total = 0;           // faults in the run (faults is capped at kFaultsDrawnMax)
   std::vector<RestoreSummary> restores;  // one per restore from a snapshot (restore_summary.h)
+  std::vector<DefragWindow> defrags;     // one per answered defragment request (defrag_summary.h)
 };
 
 // The request's kind as the run database names it ("put", "range", ...; "none" if unset).

@@ -105,7 +105,7 @@ std::string render_summary_md(const RunReportContent& c) {
        (d.leader.leader_changes == 1 ? " leader change" : " leader changes") + ", highest term " +
        std::to_string(d.leader.term_max) + " |\n";
   s += "| faults | " + std::to_string(d.faults_total) + " |\n";
-  s += restores_markdown(d.restores) + "\n";
+  s += restores_markdown(d.restores) + defrags_markdown(d.defrags) + "\n";
 
   s += "### Checks\n\n| check | result | detail |\n|---|---|---|\n";
   for (const CheckOutcome& k : c.checks)

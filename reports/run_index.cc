@@ -204,6 +204,7 @@ std::string render_index_html(const RunReportContent& c) {
   out += unavailability_table(c.data);
   out += leader_section(c.data);
   out += restores_html(c.data.restores);
+  out += defrags_html(c.data.defrags);
   out += fault_table(c.data);
   out += "<p class=\"small\">Written by <code>dst report " + html_escape(c.run_db_name) +
          "</code>; the numbers behind each plot are in <code>plots/*.dat</code>.</p>\n</body></html>\n";

@@ -277,6 +277,21 @@ void Backend::fault(std::string_view point) {
   if (fault_hook_) fault_hook_(point);
 }
 
+Status Backend::hold_for_copy() {
+  Guard guard(*this);
+  if (Status s = guard.status(); !s.is_ok()) return s;
+  Result<int64_t> pages = pragma_int("PRAGMA page_count");
+  if (!pages.is_ok()) return pages.status();
+  const uint64_t bytes = static_cast<uint64_t>(*pages) * limits::kBackendPageBytes;
+  const uint64_t rate = std::max<uint64_t>(1, options_.defrag_bytes_per_second);
+  const unsigned __int128 ns = static_cast<unsigned __int128>(bytes) * 1'000'000'000u / rate;
+  const sim::DurationNs copy = static_cast<sim::DurationNs>(std::min<unsigned __int128>(ns, limits::kBackendDefragCopyNsMax));
+  const sim::WaitResult r = env_.sleep(copy);
+  if (r != sim::WaitResult::kOk)
+    return Status(StatusCode::kCancelled, std::string("defragmenting: ") + sim::wait_result_name(r));
+  return Status::ok();
+}
+
 Status Backend::defragment() {
   // VACUUM cannot run inside a transaction. It rebuilds the database in a temporary in-memory
   // copy (temp_store=MEMORY) and writes it back through the WAL; the TRUNCATE checkpoint then
@@ -285,6 +300,7 @@ Status Backend::defragment() {
   if (Status s = run_outside_batch({}); !s.is_ok()) return s;
   fault(kFaultBeforeDefrag);
   if (Status s = run_outside_batch({"VACUUM"}); !s.is_ok()) return s;
+  if (Status s = hold_for_copy(); !s.is_ok()) return s;
   fault(kFaultDuringDefrag);
   if (Status s = run_outside_batch({"PRAGMA wal_checkpoint(TRUNCATE)"}); !s.is_ok()) return s;
   fault(kFaultAfterDefrag);

@@ -85,6 +85,10 @@ struct BackendOptions {
   // Read every page at open (PRAGMA quick_check), so a damaged file fails open() with a
   // corruption Status rather than some later read. Costs one pass over the file.
   bool check_on_open = true;
+  // How fast a defragmentation copies the database: etcd's defrag rewrites every page into a new
+  // file while holding the backend, so the member's reads and writes wait for time proportional
+  // to its size. (VACUUM through the simulated disk costs only its fsyncs; this is the copy.)
+  uint64_t defrag_bytes_per_second = limits::kBackendDefragBytesPerSecondDefault;
 };
 
 struct BackendStats {
@@ -162,6 +166,9 @@ class Backend {
   class Guard;  // the fiber lock plus per-call checks (backend.cc)
 
   Backend(sim::Env& env, std::string path, BackendOptions options);
+  // Holds the backend (every other call waits) for the time a defragmentation's copy of the
+  // database takes at options_.defrag_bytes_per_second.
+  Status hold_for_copy();
   Status make_files_durable();
   Status rewrite_and_sync(const std::string& name);
   Status open_connection();
