@@ -120,6 +120,9 @@ inline constexpr uint64_t kSnapshotFileBytesMax = 2ull * 1024 * 1024 * 1024;
 // The largest --bump-revision a restore accepts (Kubernetes' guidance uses 10^9); far below where
 // revisions would overflow.
 inline constexpr int64_t kRestoreBumpRevisionMax = 1'000'000'000'000;
+// Tries to read a member's backend between two applied entries for a client's snapshot, 1 ms of
+// virtual time apart, before the request fails as busy.
+inline constexpr int kSnapshotReadAttempts = 16;
 // Snapshot files looked at in one directory listing; old ones are removed after each save.
 inline constexpr size_t kSnapshotFilesMax = 10'000;
 // Snapshot files kept by default when older ones are purged (etcd's --max-snapshots default).
@@ -289,6 +292,8 @@ inline constexpr uint64_t kScenarioActionInstructions = 1000;
 // fibers, so a loop of them in one function would otherwise reach kFibersAliveMax. A request
 // ends within the workload's request timeout, so this is far more than any scenario needs.
 inline constexpr size_t kScenarioRequestsInFlightMax = 1000;
+// A snapshot file's name in a scenario (snapshot_save, restore{snapshot=}).
+inline constexpr size_t kScenarioSnapshotNameBytesMax = 128;
 // Instructions charged for scheduling a function (at, after, every) and for each time one runs:
 // each is a simulator event, a map entry and a digest for the trace, a hundred times an
 // instruction's cost, so a function that reschedules itself at once (after(0, f)) runs out of

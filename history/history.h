@@ -101,8 +101,10 @@ struct Restore {
   std::string snapshot;    // the file's name, for reports
 };
 
-// Restores a history holds at most (each one is a whole cluster's loss).
+// Restores a history holds at most (each one is a whole cluster's loss), and the largest revision
+// or bump one may name (so that revision + bump, summed over every restore, never overflows).
 inline constexpr size_t kRestoresMax = 64;
+inline constexpr int64_t kRestoreRevisionMax = int64_t{1} << 55;
 
 struct History {
   std::vector<Operation> operations;  // by id

@@ -64,6 +64,7 @@ void MemoryRecorder::schedule_step(const ScheduleStep& step) {
 void MemoryRecorder::restored(const Restore& restore) {
   DST_ASSERT_LT(history_.restores.size(), kRestoresMax);
   DST_ASSERT(restore.disaster_ns <= restore.restore_ns && restore.revision >= 1 && restore.bump >= 0);
+  DST_ASSERT(restore.revision <= kRestoreRevisionMax && restore.bump <= kRestoreRevisionMax);
   DST_ASSERT(history_.restores.empty() || history_.restores.back().restore_ns <= restore.disaster_ns);
   history_.restores.push_back(restore);
 }

@@ -115,10 +115,20 @@ class Timelines {
         r -= x.bump;
         continue;
       }
+      // Inside the gap (or at R + B). What it became is read plainly at the earlier restores: R
+      // names a state (the snapshot's), R + 1 the first revision after it.
       switch (how) {
         case Reading::kState: r = x.revision; break;
         case Reading::kLowerBound: r = x.revision + 1; break;
-        case Reading::kFrom: r = r == x.revision + x.bump ? x.revision + 1 : x.revision; break;
+        case Reading::kFrom:
+          if (r == x.revision + x.bump) {
+            r = x.revision + 1;
+            how = Reading::kLowerBound;
+          } else {
+            r = x.revision;
+            how = Reading::kState;
+          }
+          break;
         case Reading::kNever: return -1;
       }
     }
@@ -144,6 +154,13 @@ void make_failed(Operation& op, const std::string& why) {
   op.response.mutable_error()->set_message(why);
 }
 
+// A request that changes state without making a revision of its own (a compaction, a lease's
+// grant or revoke, an alarm): answered at the snapshot's revision, it may still have been applied
+// after the snapshot was read.
+bool changes_without_revision(const etcdserverpb::ApiRequest& r) {
+  return r.has_compaction() || r.has_lease_grant() || r.has_lease_revoke() || r.has_alarm();
+}
+
 void place_operation(Operation& op, const Timelines& t, size_t k) {
   const size_t e = t.epoch(op.invoke_ns);
   if (e > k) return make_failed(op, "belongs to a later timeline (after restore " + std::to_string(e) + ")");
@@ -152,9 +169,15 @@ void place_operation(Operation& op, const Timelines& t, size_t k) {
   map_revisions(op.response, map);
   if (e == k || op.outcome != Outcome::kOk) return;
   const int64_t rev = header_revision(op.response);
-  if (rev > t.survives_up_to(e, k))
+  const int64_t kept = t.survives_up_to(e, k);
+  if (rev > kept) {
     make_failed(op, "lost by restore " + std::to_string(k) + ": answered at revision " + std::to_string(rev) +
                         ", after the snapshot's " + std::to_string(t.cut(k)));
+  } else if (rev == kept && changes_without_revision(op.request)) {
+    op.outcome = Outcome::kUnknown;  // in the snapshot or not: either may be true
+    op.response.Clear();
+    op.response.mutable_error()->set_message("answered at the snapshot's revision: before or after it was read");
+  }
 }
 
 void place_watch(Watch& w, const Timelines& t, size_t k) {
@@ -179,7 +202,16 @@ void place_watch(Watch& w, const Timelines& t, size_t k) {
   }
 }
 
-// Answers of restored cluster k below the revision it starts at: R + B.
+// Answers of restored cluster k below the revision it starts at: R + B. Only answers that reflect
+// the cluster's state (a serializable read or a status may come from a member added later that
+// has not caught up yet), and watch events in the revisions the restore skipped.
+bool reflects_the_cluster(const Operation& op) {
+  const auto& q = op.request;
+  if (q.has_range()) return !q.range().serializable();
+  return q.has_put() || q.has_delete_range() || q.has_txn() || q.has_compaction() || q.has_lease_grant() ||
+         q.has_lease_revoke();
+}
+
 void find_went_back(const History& h, const Timelines& t, size_t k, std::vector<RevisionWentBack>& out) {
   const Restore& x = h.restores[k - 1];
   const int64_t floor = x.revision + x.bump;
@@ -192,18 +224,20 @@ void find_went_back(const History& h, const Timelines& t, size_t k, std::vector<
                        std::to_string(x.bump) + " = " + std::to_string(floor) + "): revisions went back"});
   };
   for (const Operation& op : h.operations) {
-    if (t.epoch(op.invoke_ns) != k || op.outcome != Outcome::kOk) continue;
+    if (t.epoch(op.invoke_ns) != k || op.outcome != Outcome::kOk || !reflects_the_cluster(op)) continue;
     const int64_t rev = header_revision(op.response);
     if (rev > 0 && rev < floor) report(op.id, false, rev, "op " + std::to_string(op.id));
   }
   for (const Watch& w : h.watches)
     for (const WatchSegment& seg : w.segments) {
       if (t.epoch(seg.created_ns) != k) continue;
+      bool reported = false;
       for (const WatchResponse& r : seg.responses) {
-        const int64_t rev = r.response.header().revision();
-        if (rev > 0 && rev < floor) {
-          report(w.id, true, rev, "watch " + std::to_string(w.id));
-          break;
+        for (const auto& ev : r.response.events()) {
+          const int64_t rev = ev.kv().mod_revision();
+          if (rev <= x.revision || rev > floor || reported) continue;
+          report(w.id, true, rev, "watch " + std::to_string(w.id) + " event");
+          reported = true;
         }
       }
     }
@@ -211,35 +245,38 @@ void find_went_back(const History& h, const Timelines& t, size_t k, std::vector<
 
 }  // namespace
 
-RestoreSplit split_at_restores(const History& history) {
-  RestoreSplit split;
+RestoreTimeline restore_timeline(const History& history, size_t k) {
+  DST_ASSERT_LE(k, history.restores.size());
   const Timelines t(history.restores);
-  for (size_t k = 0; k <= history.restores.size(); ++k) {
-    RestoreTimeline tl;
-    if (k == 0) {
-      tl.label = "before the first disaster";
-    } else {
-      const Restore& x = history.restores[k - 1];
-      tl.label = "after restore " + std::to_string(k) + " at t=" + seconds(x.restore_ns) + " (snapshot " + x.snapshot +
-                 " at revision " + std::to_string(x.revision) + ", bump " + std::to_string(x.bump) + ")";
-      tl.restored_revision = t.cut(k);
-      tl.bump = x.bump;
-      find_went_back(history, t, k, split.went_back);
-    }
-    tl.history.operations = history.operations;
-    tl.history.watches = history.watches;
-    tl.history.faults = history.faults;
-    tl.history.schedule = history.schedule;
-    for (Operation& op : tl.history.operations) place_operation(op, t, k);
-    for (Watch& w : tl.history.watches) place_watch(w, t, k);
-    for (size_t j = 1; j <= k; ++j) {
-      Restore v = history.restores[j - 1];
-      v.revision = t.cut(j);  // in the timeline's revisions
-      tl.history.restores.push_back(v);
-    }
-    split.timelines.push_back(std::move(tl));
+  RestoreTimeline tl;
+  if (k == 0) {
+    tl.label = "before the first disaster";
+  } else {
+    const Restore& x = history.restores[k - 1];
+    tl.label = "after restore " + std::to_string(k) + " at t=" + seconds(x.restore_ns) + " (snapshot " + x.snapshot +
+               " at revision " + std::to_string(x.revision) + ", bump " + std::to_string(x.bump) + ")";
+    tl.restored_revision = t.cut(k);
+    tl.bump = x.bump;
   }
-  return split;
+  tl.history.operations = history.operations;
+  tl.history.watches = history.watches;
+  tl.history.faults = history.faults;
+  tl.history.schedule = history.schedule;
+  for (Operation& op : tl.history.operations) place_operation(op, t, k);
+  for (Watch& w : tl.history.watches) place_watch(w, t, k);
+  for (size_t j = 1; j <= k; ++j) {
+    Restore v = history.restores[j - 1];
+    v.revision = t.cut(j);  // in the timeline's revisions
+    tl.history.restores.push_back(v);
+  }
+  return tl;
+}
+
+std::vector<RevisionWentBack> revisions_went_back(const History& history) {
+  const Timelines t(history.restores);
+  std::vector<RevisionWentBack> out;
+  for (size_t k = 1; k <= history.restores.size(); ++k) find_went_back(history, t, k, out);
+  return out;
 }
 
 }  // namespace dst::history

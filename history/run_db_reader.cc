@@ -429,6 +429,8 @@ Status RunDbReader::read_restores(History& out) const {
     r.snapshot = st.column_text(5);
     if (r.restore_ns < r.disaster_ns) return error("restore_ns is before disaster_ns");
     if (r.revision < 1 || r.bump < 0) return error("revision below 1 or a negative bump");
+    if (r.revision > kRestoreRevisionMax || r.bump > kRestoreRevisionMax)
+      return error("revision or bump above " + std::to_string(kRestoreRevisionMax));
     if (!out.restores.empty() && r.disaster_ns < out.restores.back().restore_ns)
       return error("disaster_ns is before the previous restore's restore_ns");
     out.restores.push_back(std::move(r));

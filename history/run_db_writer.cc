@@ -887,9 +887,10 @@ Status RunDbWriter::restored(const Restore& restore) {
   if (Status s = check_length(restore.snapshot, kRunDbNameBytesMax, [&] { return path_ + ": restore snapshot"; });
       !s.is_ok())
     return s;
-  if (restore.restore_ns < restore.disaster_ns || restore.revision < 1 || restore.bump < 0)
+  if (restore.restore_ns < restore.disaster_ns || restore.revision < 1 || restore.bump < 0 ||
+      restore.revision > kRestoreRevisionMax || restore.bump > kRestoreRevisionMax)
     return Status(StatusCode::kInvalidArgument, path_ + ": restore with restore_ns before disaster_ns, revision < 1 "
-                                                        "or a negative bump");
+                                                        "or a negative bump, or either too large");
   if (Status s = begin_batch_if_needed(); !s.is_ok()) return s;
   Stmt& st = stmts_->insert_restore;
   st.bind_int64(1, restore.disaster_ns);

@@ -6,8 +6,25 @@ namespace dst::reports {
 
 namespace {
 
+bool writes_in(const google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>& ops) {
+  for (const auto& o : ops)
+    if (o.has_request_put() || o.has_request_delete_range() ||
+        (o.has_request_txn() && (writes_in(o.request_txn().success()) || writes_in(o.request_txn().failure()))))
+      return true;
+  return false;
+}
+
+// A request that can make a revision (a read-only txn cannot).
 bool is_write(const etcdserverpb::ApiRequest& r) {
-  return r.has_put() || r.has_delete_range() || r.has_txn() || r.has_lease_revoke();
+  if (r.has_txn()) return writes_in(r.txn().success()) || writes_in(r.txn().failure());
+  return r.has_put() || r.has_delete_range() || r.has_lease_revoke();
+}
+
+// An answer only a working cluster gives: a write, or a linearizable read (a snapshot or a
+// serializable read needs no leader).
+bool needs_the_cluster(const history::Operation& op) {
+  if (op.request.has_range()) return !op.request.range().serializable();
+  return is_write(op.request);
 }
 
 std::string secs(int64_t ns) { return fixed(static_cast<double>(ns) / 1e9, 3); }
@@ -50,7 +67,7 @@ std::vector<RestoreSummary> summarize_restores(const history::History& history) 
       else ++s.writes_kept;
     }
     for (const history::Operation& op : history.operations)
-      if (op.outcome == history::Outcome::kOk && op.invoke_ns >= x.restore_ns &&
+      if (op.outcome == history::Outcome::kOk && op.invoke_ns >= x.restore_ns && needs_the_cluster(op) &&
           (s.served_again_ns < 0 || op.return_ns < s.served_again_ns))
         s.served_again_ns = op.return_ns;
     previous_restore = x.restore_ns;

@@ -19,7 +19,7 @@ struct RestoreSummary {
   uint32_t snapshot_member = 0;
   uint64_t writes_kept = 0;  // acknowledged before the disaster at or below the snapshot's revision
   uint64_t writes_lost = 0;  // acknowledged before the disaster above it (lost by design)
-  // The first ok operation after the restore returned then (-1: none).
+  // The first write or linearizable read after the restore answered ok then (-1: none).
   int64_t served_again_ns = -1;
 };
 

@@ -197,6 +197,7 @@ class Scenario {
   // last); shared with the request fibers that fill them.
   struct SnapshotFiles {
     std::map<std::string, std::string> files;
+    std::map<std::string, size_t> cluster;  // restores before the save: which cluster it is of
     std::vector<std::string> saved;
   };
   std::shared_ptr<SnapshotFiles> snapshots_ = std::make_shared<SnapshotFiles>();

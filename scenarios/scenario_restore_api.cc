@@ -43,7 +43,7 @@ int l_restore(lua_State* L) {
   check_arg_count(L, 1, fn);
   charge_action(L);
   Fields f(L, 1, fn, {"snapshot", "bump"});
-  const std::string name = f.string("snapshot", 128).value_or("");
+  const std::string name = f.string("snapshot", limits::kScenarioSnapshotNameBytesMax).value_or("");
   const int64_t bump = f.integer("bump", 0, limits::kRestoreBumpRevisionMax).value_or(0);
   check(L, self(L).restore(name, bump));
   self(L).nemesis()->record_instant("restore", (name.empty() ? std::string("newest") : name) + " bump " + std::to_string(bump));

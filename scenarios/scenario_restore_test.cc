@@ -98,8 +98,20 @@ TEST(ScenarioRestore, MisuseIsAnErrorThatNamesTheLine) {
       << *no_disaster.scenario->runtime_error();
   RestoreRun no_file("workload{clients=1, watchers=0}\nrun_for(s(3))\nat(s(1), function() disaster(); restore{} end)\n");
   ASSERT_TRUE(no_file.scenario->runtime_error());
-  EXPECT_NE(no_file.scenario->runtime_error()->find("no snapshot was saved"), std::string::npos)
+  EXPECT_NE(no_file.scenario->runtime_error()->find("no snapshot of the lost cluster was saved"), std::string::npos)
       << *no_file.scenario->runtime_error();
+  // A file saved before a restore is the old cluster's: restoring it again would continue a
+  // history the restored cluster has left.
+  RestoreRun stale("workload{clients=1, watchers=0}\nrun_for(s(8))\n"
+                   "at(s(2), function() snapshot_save(1, 'old') end)\n"
+                   "at(s(3), function() disaster() end)\n"
+                   "at(s(4), function() restore{snapshot='old'} end)\n"
+                   "at(s(6), function() disaster() end)\n"
+                   "at(s(7), function() restore{snapshot='old'} end)\n");
+  ASSERT_TRUE(stale.scenario->runtime_error());
+  EXPECT_NE(stale.scenario->runtime_error()->find("dr.lua:7: restore(): snapshot \"old\" was saved before restore 1"),
+            std::string::npos)
+      << *stale.scenario->runtime_error();
   RestoreRun bad_bump("workload{clients=1, watchers=0}\nrun_for(s(3))\nat(s(1), function() restore{bump=-1} end)\n");
   ASSERT_TRUE(bad_bump.scenario->runtime_error());
   EXPECT_NE(bad_bump.scenario->runtime_error()->find("restore{}: field 'bump'"), std::string::npos)

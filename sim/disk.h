@@ -107,9 +107,11 @@ class Disk {
   // Injected faults (fail_fsyncs, set_full) persist across it; so does the device queue.
   void crash(bool torn);
 
-  // The device is lost and an empty one of the same configuration takes its place (a machine
-  // whose disk died, in a disaster): no file survives; injected faults go with the old device.
-  // Only while no process of the host has a file open (the world kills them first).
+  // The device is lost and an empty one takes its place (a machine whose disk died, in a
+  // disaster): no file survives, and injected fsync errors and a full disk go with the old
+  // device; the configuration (capacity, fsync and read latencies, as a fault may have set them)
+  // stays, as the machine's. Only while no process of the host has a file open (the world kills
+  // them first).
   void replace();
 
   // --- faults ---

@@ -164,6 +164,7 @@ std::vector<size_t> SimCluster::disaster() {
     members.push_back(i);
     if (up(i)) crash(i, sim::KillOptions{.lose_unsynced = true});
     sim_.host(n.host).disk().replace();
+    n.faults.disarm_all();  // armed fault points meant the old disk's data
     n.must_refuse.clear();
     n.lost = true;
   }

@@ -1,7 +1,9 @@
 // The etcd checker on a history with restores from snapshots: every timeline of revisions
 // (history/restore_epochs.h) checked on its own, the verdicts merged; plus the split's own rule,
-// restore-revision (a restored cluster answering below the revision it starts at).
+// restore-revision (a restored cluster answering below the revision it starts at). The stats add
+// up the timelines' (an operation kept in several is counted in each); the step budget is shared.
 #include <algorithm>
+#include <set>
 
 #include "checker/linearizability/etcd_internal.h"
 #include "history/restore_epochs.h"
@@ -31,10 +33,9 @@ void add_stats(EtcdStats& into, const EtcdStats& s) {
 }  // namespace
 
 Result<EtcdVerdict> check_etcd_across_restores(const history::History& history, const EtcdCheckOptions& options) {
-  const history::RestoreSplit split = history::split_at_restores(history);
   EtcdVerdict out;
   out.verdict = Verdict::kLinearizable;
-  for (const history::RevisionWentBack& w : split.went_back) {
+  for (const history::RevisionWentBack& w : history::revisions_went_back(history)) {
     if (out.violations.size() >= options.violations_max) break;
     EtcdViolation v;
     v.rule = "restore-revision";
@@ -47,7 +48,10 @@ Result<EtcdVerdict> check_etcd_across_restores(const history::History& history, 
     out.violations.push_back(std::move(v));
   }
   EtcdCheckOptions each = options;
-  for (const history::RestoreTimeline& tl : split.timelines) {
+  // A violation among operations two timelines share is found in both: reported once.
+  std::set<std::pair<std::string, std::vector<uint64_t>>> seen;
+  for (size_t k = 0; k <= history.restores.size(); ++k) {
+    const history::RestoreTimeline tl = history::restore_timeline(history, k);  // one copy at a time
     // The step budget is the whole check's, shared by the timelines in turn.
     each.step_budget = options.step_budget > out.stats.steps ? options.step_budget - out.stats.steps : 0;
     Result<EtcdVerdict> r = check_etcd_timeline(tl.history, each);
@@ -55,6 +59,7 @@ Result<EtcdVerdict> check_etcd_across_restores(const history::History& history, 
     add_stats(out.stats, r->stats);
     for (EtcdViolation& v : r->violations) {
       if (out.violations.size() >= options.violations_max) break;
+      if (!v.ops.empty() && !seen.insert({v.rule, v.ops}).second) continue;
       v.message = "[" + tl.label + "] " + v.message;
       out.violations.push_back(std::move(v));
     }

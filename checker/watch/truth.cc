@@ -131,9 +131,9 @@ Truth Truth::build(const history::History& history, std::vector<Violation>& conf
   t.conflicts_max_ = conflicts_max;
   t.conflicts_total_ = &conflicts_total;
   for (const auto& op : history.operations) t.add_operation(op);
-  // A restore with --mark-compacted compacted the new cluster at its first revision (in a
-  // timeline of restore_epochs.h, the snapshot's revision).
-  // (In a timeline's revisions that compaction keeps R + 1 on: restore_epochs.h.)
+  // A restore with --mark-compacted compacted the new cluster at its first revision R + B; in a
+  // timeline of restore_epochs.h (where the restore's revision is the snapshot's R) that keeps
+  // R + 1 on.
   for (const auto& r : history.restores)
     if (r.bump > 0) t.compactions_.emplace_back(r.restore_ns, r.revision + 1);
   for (const auto& w : history.watches) t.add_watch(w);

@@ -443,10 +443,9 @@ Report check_timeline(const history::History& history, const Options& options);
 // Each timeline of revisions across restores (history/restore_epochs.h) checked on its own; a
 // restored cluster's watch answered below the revision it starts at is reported as inconsistent.
 Report check_across_restores(const history::History& history, const Options& options) {
-  const history::RestoreSplit split = history::split_at_restores(history);
   Report out;
   std::vector<Violation> kept;
-  for (const history::RevisionWentBack& w : split.went_back) {
+  for (const history::RevisionWentBack& w : history::revisions_went_back(history)) {
     if (!w.watch) continue;
     ++out.violations_total;
     ++out.violations_by_guarantee[static_cast<size_t>(Guarantee::kConsistent)];
@@ -457,7 +456,11 @@ Report check_across_restores(const history::History& history, const Options& opt
     v.what = w.message;
     kept.push_back(std::move(v));
   }
-  for (const history::RestoreTimeline& tl : split.timelines) {
+  // A violation two timelines share (a truth conflict among the operations both keep) is
+  // reported once; the counts add up the timelines'.
+  std::set<std::tuple<int, uint64_t, int64_t, std::string>> seen;
+  for (size_t k = 0; k <= history.restores.size(); ++k) {
+    const history::RestoreTimeline tl = history::restore_timeline(history, k);  // one copy at a time
     Report r = check_timeline(tl.history, options);
     out.violations_total += r.violations_total;
     for (size_t g = 0; g < kGuaranteeCount; ++g) out.violations_by_guarantee[g] += r.violations_by_guarantee[g];
@@ -467,6 +470,7 @@ Report check_across_restores(const history::History& history, const Options& opt
     out.revisions_known += r.revisions_known;
     out.revisions_complete += r.revisions_complete;
     for (Violation& v : r.violations) {
+      if (!seen.insert({static_cast<int>(v.guarantee), v.watch_id, v.at_ns, v.what}).second) continue;
       v.what = "[" + tl.label + "] " + v.what;
       kept.push_back(std::move(v));
     }

@@ -33,8 +33,11 @@ inline constexpr char kErrCompacted[] = "mvcc: required revision has been compac
 inline constexpr char kErrFutureRev[] = "mvcc: required revision is a future revision";
 // A read that was blocked in the backend while a Raft snapshot replaced the store (kUnavailable):
 // the caller retries on the new store.
+inline constexpr char kErrStoreReplaced[] = "mvcc: store replaced by a snapshot during the read";
+
 // The store's buckets and its meta keys (etcd's names), and the meta values' encoding (8 bytes,
-// big endian): for code that reads or writes a store's image outside a live store (store_image.h).
+// big endian): for code that reads or writes a store's image outside a live store
+// (node/server/snapshot_file.h).
 inline constexpr std::string_view kKeyBucket = "key";
 inline constexpr std::string_view kMetaBucket = "meta";
 inline constexpr std::string_view kScheduledCompactKey = "scheduledCompactRev";
@@ -42,8 +45,6 @@ inline constexpr std::string_view kFinishedCompactKey = "finishedCompactRev";
 std::string encode_i64(int64_t v);
 // kCorruption unless exactly 8 bytes.
 Result<int64_t> decode_i64(std::string_view s);
-
-inline constexpr char kErrStoreReplaced[] = "mvcc: store replaced by a snapshot during the read";
 
 // Told about every published revision: the transaction's changes in order (puts: the full
 // KeyValue; deletions: DELETE with a KeyValue of only key and mod_revision, as etcd's watch sends

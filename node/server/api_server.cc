@@ -291,16 +291,18 @@ void ApiServer::hash_kv(const etcdserverpb::HashKVRequest& r, ApiResponse& out) 
 void ApiServer::snapshot(ApiResponse& out) {
   KvStateMachine& kv = *server_.kv();
   // etcd reads the snapshot in one bbolt read transaction. Reading the buckets here may block in
-  // the backend while the apply fiber moves on, so the image is kept only if nothing was applied
-  // (and no snapshot installed) while it was read; a busy member is read again.
-  constexpr int kAttempts = 16;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  // the backend while the apply fiber moves on, so the image is kept only if it was read between
+  // two entries (none half applied) and nothing was applied (and no snapshot installed) while it
+  // was read; a busy member is read again a moment later.
+  for (int attempt = 0; attempt < limits::kSnapshotReadAttempts; ++attempt) {
+    if (attempt > 0 && env_.sleep(sim::milliseconds(1)) != sim::WaitResult::kOk) break;
     const uint64_t generation = kv.store_generation();
-    const uint64_t applied = kv.applied_index();
+    const uint64_t sequence = kv.apply_sequence();
     const int64_t revision = kv.store().rev();
+    if (sequence % 2 != 0) continue;
     Result<std::string> image = kv.snapshot();
     if (!image.is_ok()) return fail(out, image.status());
-    if (generation != kv.store_generation() || applied != kv.applied_index()) continue;
+    if (generation != kv.store_generation() || sequence != kv.apply_sequence()) continue;
     out.mutable_snapshot()->set_blob(encode_snapshot_file(*image));
     out.mutable_snapshot()->set_remaining_bytes(0);
     fill_header(out.mutable_snapshot()->mutable_header(), revision);

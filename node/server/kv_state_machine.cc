@@ -163,6 +163,11 @@ ApplyResult KvStateMachine::execute_alarm(const etcdserverpb::AlarmRequest& req)
 
 Status KvStateMachine::apply(const raftpb::Entry& entry) {
   if (entry.index() <= applied_through()) return Status::ok();  // already in the store
+  struct Applying {  // odd while the entry is half applied, whichever way this returns
+    uint64_t& seq;
+    explicit Applying(uint64_t& s) : seq(s) { ++seq; }
+    ~Applying() { ++seq; }
+  } applying(apply_sequence_);
   if (entry.type() == raftpb::ENTRY_NORMAL && !entry.data().empty()) {
     etcdserverpb::InternalRequest req;
     DST_ASSERT_MSG(req.ParseFromString(entry.data()), "unparsable request in committed entry " +

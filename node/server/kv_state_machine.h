@@ -69,6 +69,10 @@ class KvStateMachine : public StateMachine {
   // Bumped whenever a snapshot replaces the store: a reader that blocked in the backend compares
   // it before and after and retries on the new store when it changed.
   uint64_t store_generation() const { return store_generation_; }
+  // Bumped as applying an entry starts and again as it ends (odd: an entry is half applied, its
+  // effects partly in the open batch): a reader that needs one entry's boundary (a snapshot)
+  // reads it before and after.
+  uint64_t apply_sequence() const { return apply_sequence_; }
   watch::WatchableStore& watches() { return *watch_; }
   lease::Lessor& lessor() { return *lessor_; }
   backend::Backend& backend() { return *backend_; }
@@ -105,6 +109,7 @@ class KvStateMachine : public StateMachine {
   // such reads never touch freed memory; the oldest is freed past kRetiredStoresKept.
   std::vector<std::unique_ptr<mvcc::KvStore>> retired_stores_;
   uint64_t store_generation_ = 0;
+  uint64_t apply_sequence_ = 0;
   uint64_t visible_applied_ = 0;
   std::unique_ptr<AppliedIndexApart> apart_;  // the applied-index-not-atomic bug only
   uint64_t apart_applied_ = 0;                // what it held at open

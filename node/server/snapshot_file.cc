@@ -203,6 +203,7 @@ Result<std::string> restored_image(const etcdserverpb::KvSnapshot& snapshot, con
   if (options.bump_revision > 0) {
     auto rev = image_revision(out);
     if (!rev.is_ok()) return rev.status();
+    if (*rev > INT64_MAX / 2) return Status(StatusCode::kInvalidArgument, "the snapshot's revision is too large to bump");
     const int64_t bumped = *rev + options.bump_revision;
     set_meta(out, mvcc::kScheduledCompactKey, bumped);
     set_meta(out, mvcc::kFinishedCompactKey, bumped);
