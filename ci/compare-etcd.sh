@@ -39,7 +39,9 @@ case "$MODE" in
   record) ci/record-etcd.sh "$FILE" >"$work/etcd.txt"; cp "$work/etcd.txt" "$RECORDING" ;;
 esac
 
-# dst's input: the command lines (and a txn's body), as the shell reads them.
+# dst's input: the command lines (and a txn's body), as the shell reads them; FILE's "server:"
+# line gives both the same server flags, its "sleep" lines let virtual time pass.
+SERVER_FLAGS=$(sed -n 's/^server: //p' "$FILE" | head -1)
 : >"$work/input"
 : >"$work/prev.out"; : >"$work/prev.err"
 stdin=""
@@ -47,13 +49,16 @@ stdin=""
   while IFS= read -r line || [ -n "$line" ]; do
     case "$line" in ''|'#'*) continue ;; esac
     if [[ "$line" == stdin:\ * ]]; then stdin="${line#stdin: }"; continue; fi
+    if [[ "$line" == server:\ * ]]; then continue; fi
+    if [[ "$line" =~ ^sleep\ [0-9]+(ms|s)$ ]]; then printf '%s\n' "$line" >>"$work/input"; continue; fi
     echo "\$ etcdctl $line"
     # The shell reads etcdctl's words with the shell's quoting, as the real run does.
     printf '%s\n' "$line" >>"$work/input"
     [ -n "$stdin" ] && printf '%b' "$stdin" >>"$work/input"
     stdin=""
     set +e
-    "$DST" shell --nodes 1 --last-exit <"$work/input" >"$work/out" 2>"$work/err"
+    # shellcheck disable=SC2086 # the flags are words
+    "$DST" shell --nodes 1 --last-exit $SERVER_FLAGS <"$work/input" >"$work/out" 2>"$work/err"
     code=$?
     set -e
     grep -v '^# ' "$work/err" >"$work/err.clean" || true

@@ -12,7 +12,10 @@
 #
 # FILE: one etcdctl command line per line (shell words: quote as in a shell); blank lines and
 # lines starting with '#' are skipped; a line "stdin: TEXT" feeds TEXT (with \n for newlines) to
-# the next command's standard input (txn). ci/compare-etcd.sh runs the same FILE through
+# the next command's standard input (txn); a line "server: FLAGS" (before the first command) gives
+# etcd server flags (--max-txn-ops 2 ...) to etcd and to dst shell alike; a line "sleep DURATION"
+# (seconds or milliseconds: 2s, 1500ms) lets time pass (real time here, virtual time in dst) and
+# prints nothing. ci/compare-etcd.sh runs the same FILE through
 # `dst shell` and compares. Debian's etcd-server and etcd-client packages are etcd 3.4.23.
 set -euo pipefail
 [ $# -ge 1 ] || { sed -n '2,17p' "$0"; exit 2; }
@@ -32,7 +35,9 @@ done
 [ -x "$ETCD" ] && [ -x "$ETCDCTL" ] || { echo "ci/record-etcd.sh: needs etcd and etcdctl (apt-get install etcd-server etcd-client)" >&2; exit 2; }
 work=$(mktemp -d)
 PEER=$((PORT + 10))
-"$ETCD" --name rec --data-dir "$work/data" --listen-client-urls "http://127.0.0.1:$PORT" \
+SERVER_FLAGS=$(sed -n 's/^server: //p' "$FILE" | head -1)
+# shellcheck disable=SC2086 # the flags are words
+"$ETCD" $SERVER_FLAGS --name rec --data-dir "$work/data" --listen-client-urls "http://127.0.0.1:$PORT" \
   --advertise-client-urls "http://127.0.0.1:$PORT" --listen-peer-urls "http://127.0.0.1:$PEER" \
   --initial-advertise-peer-urls "http://127.0.0.1:$PEER" --initial-cluster "rec=http://127.0.0.1:$PEER" \
   >"$work/etcd.log" 2>&1 &
@@ -49,6 +54,11 @@ stdin=""
 while IFS= read -r line || [ -n "$line" ]; do
   case "$line" in ''|'#'*) continue ;; esac
   if [[ "$line" == stdin:\ * ]]; then stdin="${line#stdin: }"; continue; fi
+  if [[ "$line" == server:\ * ]]; then continue; fi
+  if [[ "$line" =~ ^sleep\ ([0-9]+)(ms|s)$ ]]; then
+    if [ "${BASH_REMATCH[2]}" = ms ]; then ms=${BASH_REMATCH[1]}; sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"; else sleep "${BASH_REMATCH[1]}"; fi
+    continue
+  fi
   echo "\$ etcdctl $line"
   set +e
   printf '%b' "$stdin" | eval "\"$ETCDCTL\" --endpoints=http://127.0.0.1:$PORT $line" >"$work/out" 2>"$work/err"

@@ -100,6 +100,8 @@ world::KvRunOptions Scenario::run_options() {
     if (config_.quota_bytes > 0) co.server.api.quota_bytes = config_.quota_bytes;
     if (config_.snapshot_every > 0) co.server.snapshot_every = config_.snapshot_every;
     co.fsync_latency = config_.fsync_latency;
+    const Status flags = etcdctl::apply_etcd_server_flags(config_.etcd_flags, co.server);
+    DST_ASSERT_MSG(flags.is_ok(), flags.to_string());  // l_cluster checked them
   };
   o.on_start = [this](world::SimCluster& cluster, faults::Nemesis& nemesis, history::Recorder& recorder,
                       const client::Workload&, sim::TimeNs until) { start(cluster, nemesis, recorder, until); };

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "client/etcdctl/etcd_server_flags.h"
 #include "client/kv_client.h"
 #include "client/workload.h"
 #include "faults/nemesis.h"
@@ -55,6 +56,7 @@ struct ScenarioConfig {
   sim::DurationNs tick = sim::milliseconds(100);
   uint64_t quota_bytes = 0;     // 0: etcd's default
   uint64_t snapshot_every = 0;  // 0: run_kv_world's default
+  etcdctl::EtcdServerFlags etcd_flags;  // cluster{etcd={...}}: etcd's server flags, applied last
   Checks checks;
   std::vector<std::string> must_reach;  // must_reach{}: coverage names a sweep must reach
   std::vector<std::string> swarm_log;  // what swarm{} drew

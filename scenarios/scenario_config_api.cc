@@ -133,12 +133,40 @@ void cluster_clock(lua_State* L, ScenarioConfig& c) {
   lua_pop(L, 1);
 }
 
+// cluster{etcd={...}}: etcd's server flags by their names with underscores for dashes, each value
+// a number or a string read as etcd reads the flag's text (etcd_server_flags.h).
+void cluster_etcd(lua_State* L, ScenarioConfig& c) {
+  static constexpr const char* kNames[] = {"quota_backend_bytes", "max_txn_ops", "max_request_bytes", "snapshot_count",
+                                           "auto_compaction_mode", "auto_compaction_retention"};
+  Fields f(L, -1, "cluster{etcd={}}", {kNames[0], kNames[1], kNames[2], kNames[3], kNames[4], kNames[5]});
+  etcdctl::EtcdServerFlags flags;
+  for (const char* name : kNames) {
+    const int type = f.push(name);
+    if (type != LUA_TNIL) {
+      if (!(type == LUA_TSTRING || lua_isinteger(L, -1)))
+        luaL_error(L, "cluster{etcd={%s=...}}: expected an integer or a string (etcd's flag text), got %s", name,
+                   luaL_typename(L, -1));
+      size_t len = 0;
+      const char* text = lua_tolstring(L, -1, &len);
+      if (len > 64) luaL_error(L, "cluster{etcd={%s=...}}: at most 64 characters", name);
+      std::string dashed(name);
+      std::replace(dashed.begin(), dashed.end(), '_', '-');
+      flags.given.emplace_back(dashed, std::string(text, len));
+    }
+    lua_pop(L, 1);
+  }
+  node::ServerOptions scratch;
+  const Status st = etcdctl::apply_etcd_server_flags(flags, scratch);
+  if (!st.is_ok()) luaL_error(L, "cluster{etcd={}}: %s", st.message().c_str());
+  c.etcd_flags = std::move(flags);
+}
+
 }  // namespace
 
 int l_cluster(lua_State* L) {
   configure_once(L, "cluster{}");
   check_arg_count(L, 1, "cluster{}");
-  Fields f(L, 1, "cluster{}", {"nodes", "net", "disk", "clock", "raft", "quota", "snapshot_every"});
+  Fields f(L, 1, "cluster{}", {"nodes", "net", "disk", "clock", "raft", "quota", "snapshot_every", "etcd"});
   ScenarioConfig& c = self(L).mutable_config();
   if (auto n = f.integer("nodes", 1, 9)) c.run.nodes = static_cast<size_t>(*n);
   if (auto q = f.integer("quota", 64 * 1024, int64_t{8} << 30)) c.quota_bytes = static_cast<uint64_t>(*q);
@@ -159,6 +187,13 @@ int l_cluster(lua_State* L) {
   lua_pop(L, 1);
   if (f.push("raft") != LUA_TNIL) cluster_raft(L, c);
   lua_pop(L, 1);
+  if (f.push("etcd") != LUA_TNIL) cluster_etcd(L, c);
+  lua_pop(L, 1);
+  for (const auto& [name, value] : c.etcd_flags.given) {
+    if ((name == "quota-backend-bytes" && c.quota_bytes > 0) || (name == "snapshot-count" && c.snapshot_every > 0))
+      luaL_error(L, "cluster{}: give %s once: as quota/snapshot_every or in etcd={}, not both",
+                 name == "quota-backend-bytes" ? "the quota" : "the snapshot count");
+  }
   for (const auto& [m, ppm] : c.clock_drift_ppm)
     if (m > c.run.nodes)
       luaL_error(L, "cluster{clock={drift_ppm=...}}: unknown node %d; cluster has 1..%d", static_cast<int>(m),

@@ -59,10 +59,38 @@ TEST(Scenario, ConfigurationFromTheScript) {
   EXPECT_FALSE(c.run.faults);  // no random nemesis unless swarm{} asks
 }
 
+// cluster{etcd={...}}: etcd's server flags by name, read as etcd reads their text.
+TEST(Scenario, EtcdServerFlagsInTheCluster) {
+  auto s = load("cluster{etcd={max_txn_ops=4, max_request_bytes='65536', quota_backend_bytes=-1, snapshot_count=0,\n"
+                "              auto_compaction_mode='revision', auto_compaction_retention=1000}}\nrun_for(s(1))\n");
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  const etcdctl::EtcdServerFlags& f = (*s)->config().etcd_flags;
+  ASSERT_EQ(f.given.size(), 6u);
+  EXPECT_EQ(f.given[0], (std::pair<std::string, std::string>{"quota-backend-bytes", "-1"}));
+  EXPECT_EQ(f.given[1], (std::pair<std::string, std::string>{"max-txn-ops", "4"}));
+  EXPECT_EQ(f.given[5], (std::pair<std::string, std::string>{"auto-compaction-retention", "1000"}));
+  node::ServerOptions o;
+  ASSERT_TRUE(etcdctl::apply_etcd_server_flags(f, o).is_ok());
+  EXPECT_EQ(o.api.max_txn_ops, 4u);
+  EXPECT_EQ(o.api.max_request_bytes, 65536u);
+  EXPECT_EQ(o.snapshot_every, 100'000u);
+  EXPECT_EQ(o.api.auto_compaction.revisions, 1000);
+
+  EXPECT_EQ(error("run_for(s(1))\ncluster{etcd={max_txn_op=1}}").substr(0, 63),
+            "t.lua:2: cluster{etcd={}}: unknown field 'max_txn_op'; expected");
+  EXPECT_EQ(error("run_for(s(1))\ncluster{etcd={max_txn_ops=1.5}}"),
+            "t.lua:2: cluster{etcd={max_txn_ops=...}}: expected an integer or a string (etcd's flag text), got number");
+  EXPECT_EQ(error("run_for(s(1))\ncluster{etcd={auto_compaction_retention='5 minutes'}}"),
+            "t.lua:2: cluster{etcd={}}: --auto-compaction-retention: error parsing CompactionRetention: time: unknown unit "
+            "\" minutes\" in duration \"5 minutes\"");
+  EXPECT_EQ(error("run_for(s(1))\ncluster{quota=1048576, etcd={quota_backend_bytes=1048576}}"),
+            "t.lua:2: cluster{}: give the quota once: as quota/snapshot_every or in etcd={}, not both");
+}
+
 TEST(Scenario, ErrorsSayWhereAndWhatWasExpected) {
   EXPECT_EQ(error("run_for(s(10))\ncluster{nodez=3}"),
             "t.lua:2: cluster{}: unknown field 'nodez'; expected one of: nodes, net, disk, clock, raft, quota, "
-            "snapshot_every");
+            "snapshot_every, etcd");
   EXPECT_EQ(error("cluster{nodes=3}"),
             "t.lua: the scenario never calls run_for(d): how long should the clients and faults run?");
   EXPECT_EQ(error("run_for(s(10))\ncrash(1)"),

@@ -1,7 +1,11 @@
 #include "world/kv_run_world.h"
 #include "world/service_probe.h"
 
+#include <map>
+#include <memory>
+
 #include "base/assert.h"
+#include "client/kv_client.h"
 #include "world/cluster_nemesis.h"
 
 namespace dst::world {
@@ -101,6 +105,40 @@ class WorkloadClients : public faults::WorkloadTarget {
   client::Workload& workload_;
 };
 
+// Records the members' automatic compactions (etcd's --auto-compaction-*) as operations, each of a
+// client of its own (as the scenario's own requests), so the checkers know of every compaction: a
+// member that dies before the answer leaves its compaction unknown.
+class AutoCompactionLog {
+ public:
+  AutoCompactionLog(sim::Simulator& sim, history::Recorder& recorder) : sim_(sim), recorder_(recorder) {}
+  void operator()(size_t member, const node::AutoCompactionEvent& e) {
+    if (!e.returned) {
+      DST_ASSERT_LT(next_client_, kAutoCompactorClientsMax);
+      history::Operation op;
+      op.client = kAutoCompactorClientIdBase + next_client_++;
+      op.member = static_cast<uint32_t>(member + 1);
+      op.invoke_ns = sim_.now();
+      op.request.mutable_compaction()->set_revision(e.revision);
+      pending_[member] = Pending{recorder_.invoke(op), op.request};
+      return;
+    }
+    auto it = pending_.find(member);
+    DST_ASSERT_MSG(it != pending_.end(), "an automatic compaction answered that was never sent");
+    recorder_.complete(it->second.id, client::classify(it->second.request, e.response), e.response, sim_.now());
+    pending_.erase(it);
+  }
+
+ private:
+  struct Pending {
+    uint64_t id = 0;
+    etcdserverpb::ApiRequest request;
+  };
+  sim::Simulator& sim_;
+  history::Recorder& recorder_;
+  std::map<size_t, Pending> pending_;  // by member: the one it sent and has no answer to yet
+  uint32_t next_client_ = 0;
+};
+
 }  // namespace
 
 KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, history::Recorder& recorder) {
@@ -110,6 +148,8 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   co.server.snapshot_every = 500;  // snapshots and their installs happen in every run
   co.server.wal.segment_bytes = 64 * 1024;
   if (options.configure_cluster) options.configure_cluster(co);
+  auto compactions = std::make_shared<AutoCompactionLog>(sim, recorder);
+  co.on_auto_compaction = [compactions](size_t member, const node::AutoCompactionEvent& e) { (*compactions)(member, e); };
   SimCluster cluster(sim, co);
   cluster.start_all();
   // Clients start once the cluster has elected its first leader (as etcd's robustness tests wait

@@ -21,6 +21,11 @@
 
 namespace dst::world {
 
+// The client ids of the members' automatic compactions in a run's history (one per compaction):
+// far above the workload's and the scenario's own (1,000,000 + n).
+inline constexpr uint32_t kAutoCompactorClientIdBase = 2'000'000'000;
+inline constexpr uint32_t kAutoCompactorClientsMax = 1'000'000;
+
 struct KvRunOptions {
   size_t nodes = 3;
   client::WorkloadOptions workload;

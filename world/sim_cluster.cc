@@ -67,6 +67,10 @@ void SimCluster::Node::stopped(const node::Server& server) {
   if (live == &server) live = nullptr;
 }
 
+void SimCluster::Node::auto_compaction(const node::AutoCompactionEvent& e) {
+  if (cluster.options_.on_auto_compaction) cluster.options_.on_auto_compaction(static_cast<size_t>(id - 1), e);
+}
+
 void SimCluster::Node::exiting(const std::string& why) {
   cluster.record_exit(id, why);
   // A start that failed for another reason (an injected fsync error) has not read the damage yet.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,6 +30,9 @@ struct ClusterOptions {
   // Every node's disk's fsync latency when no fault slows it (a scenario's cluster{disk=}); unset:
   // sim::DiskConfig's. Heals and normal_fsync() go back to it.
   std::optional<sim::DurationDist> fsync_latency;
+  // Told, in the member's process, of every compaction a member's automatic compactor sends and of
+  // its answer (node/server/auto_compactor.h); `member` is 0-based. Empty: nobody listens.
+  std::function<void(size_t member, const node::AutoCompactionEvent&)> on_auto_compaction;
 };
 
 struct AgreementReport {
@@ -136,6 +140,7 @@ class SimCluster : public faults::ClusterTarget {
     void stopped(const node::Server& server) override;
     void exiting(const std::string& why) override;
     void removed() override { was_removed = true; }
+    void auto_compaction(const node::AutoCompactionEvent& e) override;
     // FaultPoints' executor, in the member's fiber at the point.
     void fire(node::FaultPoint p, const node::FaultAction& action);
 

@@ -39,6 +39,17 @@ GrpcCode grpc_code(const Status& s) {
 
 void ApiServer::run(sim::Env& env, Server& server) {
   ApiServer api(env, server);
+  if (server.options().api.auto_compaction.enabled()) {
+    // Lives as long as the process, like `api` (this fiber never returns while it does).
+    env.spawn("auto-compactor", [&env, &server, &api] {
+      AutoCompactorHooks hooks;
+      hooks.leads = [&server] { return server.raft().role() == raft::Role::kLeader; };
+      hooks.revision = [&server] { return server.kv()->store().rev(); };
+      hooks.handle = [&api](const ApiRequest& req) { return api.handle(req); };
+      if (ServerObserver* o = server.observer()) hooks.observe = [o](const AutoCompactionEvent& e) { o->auto_compaction(e); };
+      run_auto_compactor(env, server.options().api.auto_compaction, hooks);
+    });
+  }
   auto listener = env.sockets().listen(server.options().api.port);
   DST_ASSERT_MSG(listener.is_ok(), "client port taken: " + listener.status().to_string());
   api.accept_loop(*listener);
@@ -155,7 +166,7 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
       break;
     }
     case ApiRequest::kTxn: {
-      Status v = validate_txn(req.txn(), KvLimits{});
+      Status v = validate_txn(req.txn(), KvLimits{server_.options().api.max_txn_ops});
       if (!v.is_ok()) return fail(out, v), out;
       InternalRequest ir;
       *ir.mutable_txn() = req.txn();

@@ -30,6 +30,9 @@ using LeaseExists = std::function<bool(int64_t)>;
 struct KvLimits {
   size_t max_txn_ops = 128;  // etcd's --max-txn-ops default
 };
+// The largest --max-txn-ops a member accepts. The member's own limit is checked by its API before
+// proposing, as in etcd (members may be configured differently); applying checks only this.
+inline constexpr size_t kMaxTxnOpsCeiling = 100'000;
 
 // Checks a request before it is proposed (etcd's checkXXXRequest): kInvalidArgument with etcd's
 // error string.

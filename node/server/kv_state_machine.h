@@ -119,7 +119,7 @@ class KvStateMachine : public StateMachine {
   std::function<int64_t()> clock_;
   backend::FaultHook fault_hook_;
   mvcc::StoreOptions store_options_;  // for every store this opens, also on restore
-  KvLimits limits_;
+  KvLimits limits_{kMaxTxnOpsCeiling};  // the API checked the member's own --max-txn-ops
   AlarmStore alarms_;
   AppliedListener applied_listener_;
   std::map<uint64_t, ApplyResult> results_;  // by request id, oldest evicted first

@@ -28,6 +28,7 @@
 
 #include "base/bugs.h"
 #include "node/raft/invariants.h"
+#include "node/server/auto_compactor.h"
 #include "node/raft/raft.h"
 #include "node/fault_points/fault_points.h"
 #include "node/server/kv_state_machine.h"
@@ -64,6 +65,10 @@ struct ApiOptions {
   sim::DurationNs progress_notify_interval = sim::seconds(600);
   // How often unsynced watchers catch up from the store (etcd's syncWatchersLoop: 100 ms).
   sim::DurationNs watch_sync_interval = sim::milliseconds(100);
+  // etcd's --max-txn-ops (128): a txn with more operations, or more compares, is refused.
+  size_t max_txn_ops = 128;
+  // etcd's --auto-compaction-mode / --auto-compaction-retention (off by default, as in etcd).
+  AutoCompaction auto_compaction;
 };
 
 struct ServerOptions {
@@ -133,6 +138,8 @@ class ServerObserver {
   virtual void exiting(const std::string&) {}
   // The member applied its own removal from the cluster: it stops for good.
   virtual void removed() {}
+  // Its automatic compactor (auto_compactor.h) sent a compaction, or got its answer.
+  virtual void auto_compaction(const AutoCompactionEvent&) {}
 };
 
 // What the world lends a member: things that live outside the process and outlive its crashes.
@@ -162,6 +169,7 @@ class Server {
   // Why the last start had to repair the WAL (empty if it did not).
   const wal::RepairReport& wal_repair() const { return repair_; }
   const ServerOptions& options() const { return options_; }
+  ServerObserver* observer() const { return hooks_.observer; }
 
   // --- for the client API (api_server.h); call from fibers of this node's process -----------
   // The KV state machine, or null on a hash-chain node.
