@@ -68,6 +68,7 @@ const char* type_of(const ApiRequest& r) {
     case ApiRequest::kMemberList: return "member-list";
     case ApiRequest::kMemberAdd: return "member-add";
     case ApiRequest::kMemberRemove: return "member-remove";
+    case ApiRequest::kMoveLeader: return "move-leader";
     default: return nullptr;
   }
 }

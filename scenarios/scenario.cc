@@ -293,6 +293,15 @@ void Scenario::member_remove(size_t n) {
   send(std::move(req), -1);
 }
 
+std::optional<size_t> Scenario::move_leader(size_t n) {
+  const std::optional<size_t> leader = cluster_->leader();
+  if (!leader) return std::nullopt;
+  etcdserverpb::ApiRequest req;
+  req.mutable_move_leader()->set_targetid(n);  // node n is member ID n
+  send(std::move(req), static_cast<int64_t>(*leader));
+  return *leader + 1;
+}
+
 void Scenario::fire(uint64_t id, sim::TimeNs at) {
   auto it = timers_.find(id);
   DST_ASSERT(it != timers_.end());

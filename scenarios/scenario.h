@@ -140,6 +140,9 @@ class Scenario {
   // member_remove(n): the scenario's client sends MemberRemove for node n; the member stops by
   // itself once it applies (or hears of) its removal.
   void member_remove(size_t n);
+  // move_leader(n): the scenario's client sends MoveLeader for node n to the member leading now
+  // (etcdctl finds it the same way); returns that leader's node number, none when nobody leads.
+  std::optional<size_t> move_leader(size_t n);
   // --- disaster recovery (scenario_restore.cc) ---
   // snapshot_save(n, name): the scenario's client asks member n for a snapshot (etcdctl snapshot
   // save) and, once it answers, keeps the file under `name` on the operator's machine, which no

@@ -28,7 +28,7 @@ void register_api(lua_State* L, Scenario* scenario) {
       {"clock_skew", l_clock_skew}, {"clock_jump", l_clock_jump}, {"clock_drift", l_clock_drift},
       {"drop", l_drop},         {"delay", l_delay},         {"failpoint", l_failpoint},
       {"compact", l_compact},   {"defrag", l_defrag},       {"member_add", l_member_add},
-      {"member_remove", l_member_remove}, {"alarm_disarm", l_alarm_disarm},
+      {"member_remove", l_member_remove}, {"move_leader", l_move_leader}, {"alarm_disarm", l_alarm_disarm},
       {"snapshot_save", l_snapshot_save}, {"disaster", l_disaster}, {"restore", l_restore},
       {"kube", l_kube},         {"kube_crash", l_kube_crash}, {"kube_restart", l_kube_restart},
       {"kube_cut", l_kube_cut}, {"kube_reconnect", l_kube_reconnect}, {"kube_pause", l_kube_pause},

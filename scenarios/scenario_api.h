@@ -62,6 +62,7 @@ int l_snapshot_save(lua_State* L);
 int l_disaster(lua_State* L);
 int l_restore(lua_State* L);
 int l_member_remove(lua_State* L);
+int l_move_leader(lua_State* L);
 // scenario_kube_api.cc
 int l_kube(lua_State* L);
 int l_kube_crash(lua_State* L);

@@ -413,4 +413,16 @@ int l_member_remove(lua_State* L) {
   return 0;
 }
 
+// move_leader(n): etcdctl move-leader: the member leading at the call hands its leadership to node
+// n (a voter; anything else is refused, and a transfer Raft cannot finish in an election timeout
+// is abandoned). With no leader at the call nothing is sent.
+int l_move_leader(lua_State* L) {
+  request_call_start(L, 1, "move_leader()");
+  const size_t n = node_arg(L, 1, "move_leader()");
+  const std::optional<size_t> from = self(L).move_leader(n);
+  self(L).nemesis()->record_instant("move_leader", (from ? "n" + std::to_string(*from) : std::string("no leader")) +
+                                                       " to n" + std::to_string(n));
+  return 0;
+}
+
 }  // namespace dst::scenarios::api

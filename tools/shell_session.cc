@@ -303,6 +303,7 @@ void ShellSession::run_admin(const etcdctl::Invocation& inv) {
             unary([&](ApiRequest& q) { *q.mutable_member_remove() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_remove(c.request.id(), r.member_remove(), print)); });
           },
+          [&](const etcdctl::MoveLeaderCommand& c) { run_move_leader(c, cmd, print); },
           [&](const etcdctl::MemberListCommand& c) {
             unary([&](ApiRequest& q) { *q.mutable_member_list() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });
@@ -313,6 +314,33 @@ void ShellSession::run_admin(const etcdctl::Invocation& inv) {
           [&](const auto&) { DST_UNREACHABLE("run() handles the KV and lease commands"); },
       },
       cmd);
+}
+
+// etcdctl's move-leader: Status on each endpoint in turn until one says it leads (a failure ends
+// the command), then MoveLeader there. One deadline per request here, where etcdctl shares one
+// --command-timeout between them.
+void ShellSession::run_move_leader(const etcdctl::MoveLeaderCommand& c, const etcdctl::Command& cmd,
+                                   const etcdctl::PrintOptions& print) {
+  const std::vector<Target> targets = endpoint_targets(false);
+  run_line([&] {
+    std::vector<std::string> names;
+    for (const Target& t : targets) {
+      names.push_back(t.name);
+      ApiRequest q;
+      q.mutable_status();
+      std::optional<ApiResponse> r = call(cmd, q, t);
+      if (!r) return;
+      if (r->status().header().member_id() != r->status().leader()) continue;
+      ApiRequest move;
+      move.mutable_move_leader()->set_targetid(c.target);
+      if (std::optional<ApiResponse> m = call(cmd, move, t))
+        emit(etcdctl::print_move_leader(r->status().leader(), c.target, m->move_leader(), print));
+      return;
+    }
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : " ") + n;
+    emit(etcdctl::print_error("no leader endpoint given at [" + list + "]", etcdctl::kExitBadArgs));
+  });
 }
 
 void ShellSession::run_alarm(const etcdctl::AlarmCommand& c, const etcdctl::Command& cmd,

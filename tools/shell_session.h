@@ -83,6 +83,8 @@ class ShellSession {
                            const etcdctl::PrintOptions& print);
   void run_endpoint_hashkv(const etcdctl::EndpointHashKVCommand& c, const etcdctl::Command& cmd,
                            const etcdctl::PrintOptions& print);
+  void run_move_leader(const etcdctl::MoveLeaderCommand& c, const etcdctl::Command& cmd,
+                       const etcdctl::PrintOptions& print);
   void run_member_add(const etcdctl::MemberAddCommand& c, const etcdctl::Command& cmd,
                       const etcdctl::PrintOptions& print);
   // snapshot save / status (shell_snapshot.cc).

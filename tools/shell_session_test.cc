@@ -722,6 +722,40 @@ TEST(ShellMembers, AddJoinsAndCatchesUpThenRemove) {
   EXPECT_EQ(p.err, "Error: etcdserver: member not found\n");
 }
 
+// etcdctl move-leader: the leader is found among the line's endpoints (Status), then asked; the
+// transfer is real (Raft's MsgTimeoutNow), so every member then names the new leader.
+TEST(ShellMembers, MoveLeaderHandsLeadershipOverAndEndpointStatusSeesIt) {
+  Shell shell;
+  ASSERT_TRUE(shell.stable());
+  const std::string all = "--endpoints=n1:2379,n2:2379,n3:2379";
+  Printed p = shell.run("endpoint status " + all + " -w json\n");
+  const size_t at = p.out.find("\"leader\":");
+  ASSERT_NE(at, std::string::npos) << p.out;
+  const uint64_t leader = std::stoull(p.out.substr(at + 9));
+  const uint64_t other = leader == 3 ? 1 : leader + 1;
+  p = shell.run("move-leader " + std::to_string(other) + " " + all + "\n");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.out, "Leadership transferred from " + std::to_string(leader) + " to " + std::to_string(other) + "\n");
+  p = shell.run("endpoint status --cluster -w json\n");
+  size_t seen = 0;
+  for (size_t i = p.out.find("\"leader\":"); i != std::string::npos; i = p.out.find("\"leader\":", i + 1), ++seen)
+    EXPECT_EQ(std::stoull(p.out.substr(i + 9)), other) << p.out;
+  EXPECT_EQ(seen, 3u) << p.out;
+  // To itself: nothing moves; to no member: etcd's error; JSON: etcd 3.4's answer has no header.
+  p = shell.run("move-leader " + std::to_string(other) + " " + all + " -w json\n");
+  EXPECT_EQ(p.out, "{}\n");
+  p = shell.run("move-leader 9 " + all + "\n");
+  EXPECT_EQ(p.err, "Error: etcdserver: bad leader transferee\n");
+  EXPECT_EQ(p.exit_code, 1);
+  // Without the leader among the endpoints there is no one to ask.
+  const uint64_t follower = other == 3 ? 1 : other + 1;
+  p = shell.run("move-leader 1 --endpoints=n" + std::to_string(follower) + ":2379\n");
+  EXPECT_EQ(p.err, "Error: no leader endpoint given at [n" + std::to_string(follower) + ":2379]\n");
+  EXPECT_EQ(p.exit_code, 128);
+  p = shell.run("move-leader 1 " + all + " -w table\n");
+  EXPECT_EQ(p.err, "Error: table not supported as output format\n");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Leases. The page shows only the NOSPACE failure of `lease grant 60` (§3c); the success lines
 // are etcdctl 3.4's simple printer (etcdctl/ctlv3/command/printer_simple.go):

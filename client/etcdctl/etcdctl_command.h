@@ -92,6 +92,11 @@ struct MemberAddCommand {
 struct MemberRemoveCommand {
   etcdserverpb::MemberRemoveRequest request;  // the ID, given in hex
 };
+// `move-leader TARGET`: TARGET in hex; etcdctl finds the leader among the endpoints (Status) and
+// asks it.
+struct MoveLeaderCommand {
+  uint64_t target = 0;
+};
 struct MemberListCommand {
   etcdserverpb::MemberListRequest request;
 };
@@ -113,6 +118,7 @@ using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, Com
                              LeaseGrantCommand, LeaseRevokeCommand, LeaseTimeToLiveCommand, LeaseKeepAliveCommand,
                              LeaseListCommand, DefragCommand, AlarmCommand, EndpointStatusCommand,
                              EndpointHashKVCommand, EndpointHealthCommand, MemberAddCommand, MemberRemoveCommand, MemberListCommand,
+                             MoveLeaderCommand,
                              VersionCommand, SnapshotSaveCommand, SnapshotStatusCommand,
                              SleepCommand>;
 

@@ -319,6 +319,15 @@ Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse
   return stdout_text("Member " + hex_width16(id) + " removed from cluster " + hex_width16(r.header().cluster_id()) + "\n");
 }
 
+Output print_move_leader(uint64_t leader, uint64_t target, const etcdserverpb::MoveLeaderResponse& r, const PrintOptions& p) {
+  switch (p.format) {
+    case OutputFormat::kJson: return json_line(r.has_header() ? "{\"header\":" + to_json(r.header()) + "}" : "{}");
+    case OutputFormat::kTable: return print_table_unsupported();
+    case OutputFormat::kFields: return print_error("fields not supported as output format", kExitBadFeature);
+    default: return stdout_text("Leadership transferred from " + hex(leader) + " to " + hex(target) + "\n");
+  }
+}
+
 Output print_version() { return stdout_text("etcdctl version: 3.4.23\nAPI version: 3.4\n"); }
 
 Output print_snapshot_saved(std::string_view path) { return stdout_text("Snapshot saved at " + std::string(path) + "\n"); }

@@ -98,6 +98,9 @@ Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAd
 // member remove: "Member %16x removed from cluster %16x".
 Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p);
 // version: the same two lines whatever -w says.
+// "Leadership transferred from 1 to 2" (ids as types.ID prints them: hex); JSON: the answer
+// ("{}": etcd 3.4's has no header); table and fields are unsupported (exit 4).
+Output print_move_leader(uint64_t leader, uint64_t target, const etcdserverpb::MoveLeaderResponse& r, const PrintOptions& p);
 Output print_version();
 // `snapshot save`: "Snapshot saved at PATH" (etcdctl's zap info lines on stderr are not printed).
 Output print_snapshot_saved(std::string_view path);

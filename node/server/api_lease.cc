@@ -20,7 +20,6 @@ void fail(ApiResponse& out, const Status& s) {
 // etcd's error when no leader is known for work only the leader can do.
 constexpr char kErrNoLeader[] = "etcdserver: no leader";
 // etcd's ErrGRPCNotLeader: this member cannot confirm it leads.
-constexpr char kErrNotLeader[] = "etcdserver: not leader";
 
 }  // namespace
 

@@ -180,8 +180,7 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
       InternalRequest ir;
       *ir.mutable_compaction() = req.compaction();
       write_and(std::move(ir), [&](ApplyResult& r) { fill_header(out.mutable_compaction()->mutable_header(), r.revision); });
-      break;
-    }
+    } break;
     case ApiRequest::kAlarm: alarm(req.alarm(), out); break;
     case ApiRequest::kStatus: status(out); break;
     case ApiRequest::kDefragment: defragment(out); break;
@@ -190,6 +189,7 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     case ApiRequest::kMemberList: member_list(out); break;
     case ApiRequest::kMemberAdd: member_add(req.member_add(), out); break;
     case ApiRequest::kMemberRemove: member_remove(req.member_remove(), out); break;
+    case ApiRequest::kMoveLeader: move_leader(req.move_leader(), out); break;
     case ApiRequest::kLeaseGrant: lease_grant(req.lease_grant(), out); break;
     case ApiRequest::kLeaseRevoke: lease_revoke(req.lease_revoke(), out); break;
     case ApiRequest::kLeaseKeepAlive:
@@ -368,6 +368,13 @@ void ApiServer::member_remove(const etcdserverpb::MemberRemoveRequest& r, ApiRes
   fill_members(resp->mutable_members(), server_);
   fill_header(resp->mutable_header(), 0);
   resp->mutable_header()->clear_revision();
+}
+
+// etcd 3.4's maintenance server: only the leader moves leadership; its answer has no header.
+void ApiServer::move_leader(const etcdserverpb::MoveLeaderRequest& r, ApiResponse& out) {
+  if (server_.raft().lead() != server_.id()) return fail(out, Status(StatusCode::kFailedPrecondition, kErrNotLeader));
+  if (Status st = server_.move_leader(r.targetid()); !st.is_ok()) return fail(out, st);
+  out.mutable_move_leader();
 }
 
 }  // namespace dst::node

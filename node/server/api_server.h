@@ -75,6 +75,7 @@ class ApiServer {
   void member_list(etcdserverpb::ApiResponse& out);
   void member_add(const etcdserverpb::MemberAddRequest& r, etcdserverpb::ApiResponse& out);
   void member_remove(const etcdserverpb::MemberRemoveRequest& r, etcdserverpb::ApiResponse& out);
+  void move_leader(const etcdserverpb::MoveLeaderRequest& r, etcdserverpb::ApiResponse& out);
   void lease_grant(const etcdserverpb::LeaseGrantRequest& r, etcdserverpb::ApiResponse& out);
   void lease_revoke(const etcdserverpb::LeaseRevokeRequest& r, etcdserverpb::ApiResponse& out);
   // Leader-only lease work (keep-alive, time-to-live): answered here when this member leads,

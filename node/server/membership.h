@@ -31,6 +31,10 @@ inline constexpr char kErrMemberBadUrls[] = "etcdserver: given member URLs are i
 inline constexpr char kErrNotEnoughStarted[] = "etcdserver: re-configuration failed due to not enough started members";
 inline constexpr char kErrUnhealthy[] = "etcdserver: unhealthy cluster";
 inline constexpr char kErrTooManyLearners[] = "etcdserver: too many learner members in cluster";
+// etcd's MoveLeader errors (ErrGRPCNotLeader, ErrGRPCBadLeaderTransferee, ErrGRPCTimeoutLeaderTransfer).
+inline constexpr char kErrNotLeader[] = "etcdserver: not leader";
+inline constexpr char kErrBadLeaderTransferee[] = "etcdserver: bad leader transferee";
+inline constexpr char kErrTimeoutLeaderTransfer[] = "etcdserver: request timed out, leader transfer took too long";
 // Why a member stops when it applies its own removal (etcd logs it and exits).
 inline constexpr char kErrRemovedFromCluster[] = "the member has been permanently removed from the cluster";
 

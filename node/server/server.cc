@@ -272,6 +272,9 @@ void Server::step(Input input) {
     // etcd, the proposer is not told and its request times out.
     Status s = raft_->propose_conf_change(c->change);
     if (!s.is_ok()) ++counters_.proposals_dropped;
+  } else if (auto* t = std::get_if<LeaderTransfer>(&input)) {
+    Status s = raft_->transfer_leader(t->to);
+    (void)s;  // no longer the leader, or not a voter any more: the mover's wait times out
   } else {
     std::string& context = std::get<ReadRequest>(input).context;
     if (hooks_.invariants) hooks_.invariants->read_requested(context);

@@ -200,6 +200,11 @@ class Server {
   // returns the new member's ID.
   Result<uint64_t> add_member(const std::string& peer_url, bool learner);
   Status remove_member(uint64_t id);
+  // etcd's MoveLeader on the leader: asks Raft to hand leadership to `transferee` (a voter) and
+  // waits, a tick at a time, until this member sees it lead. kFailedPrecondition
+  // kErrBadLeaderTransferee for a learner or a non-member; kTimeout kErrTimeoutLeaderTransfer
+  // after the request timeout (Raft gives a transfer one election timeout, then aborts it).
+  Status move_leader(uint64_t transferee);
   // The host of member `id` (the world's directory, or ServerOptions::peers).
   std::optional<sim::HostId> peer_host(uint64_t id) const;
 
@@ -223,7 +228,10 @@ class Server {
   struct ConfChangeProposal {
     raftpb::ConfChange change;
   };
-  using Input = std::variant<raftpb::Message, Tick, Proposal, ReadRequest, ConfChangeProposal>;
+  struct LeaderTransfer {
+    uint64_t to = 0;
+  };
+  using Input = std::variant<raftpb::Message, Tick, Proposal, ReadRequest, ConfChangeProposal, LeaderTransfer>;
 
   Server(sim::Env& env, ServerOptions options, ServerHooks hooks);
   Status start();

@@ -1,5 +1,7 @@
 // The member's side of etcd's Cluster service (MemberAdd, MemberRemove) and the apply of conf
 // changes (etcd's configure() and applyConfChange()); the rules are in membership.h.
+#include <algorithm>
+
 #include "base/assert.h"
 #include "base/probes.h"
 #include "node/raft/describe.h"
@@ -36,6 +38,21 @@ Status Server::remove_member(uint64_t id) {
   Result<ApplyResult> r = submit_and_wait(request, ConfChangeProposal{std::move(cc)});
   if (!r.is_ok()) return r.status();
   return r->error;
+}
+
+Status Server::move_leader(uint64_t transferee) {
+  const raftpb::ConfState cs = raft_->conf_state();
+  if (std::find(cs.voters().begin(), cs.voters().end(), transferee) == cs.voters().end())
+    return Status(StatusCode::kFailedPrecondition, kErrBadLeaderTransferee);
+  const sim::TimeNs deadline = env_.now() + options_.api.request_timeout;
+  if (inbox_.send(LeaderTransfer{transferee}) != sim::WaitResult::kOk)
+    return Status(StatusCode::kUnavailable, "etcdserver: server stopped");
+  while (raft_->lead() != transferee) {
+    if (env_.now() >= deadline) return Status(StatusCode::kTimeout, kErrTimeoutLeaderTransfer);
+    if (env_.sleep(options_.tick) != sim::WaitResult::kOk) return Status(StatusCode::kUnavailable, "etcdserver: server stopped");
+  }
+  if (transferee != options_.id) DST_PROBE(kServerLeadershipMoved);
+  return Status::ok();
 }
 
 void Server::apply_conf_change(const raftpb::Entry& e) {
