@@ -69,6 +69,7 @@ const char* type_of(const ApiRequest& r) {
     case ApiRequest::kMemberAdd: return "member-add";
     case ApiRequest::kMemberRemove: return "member-remove";
     case ApiRequest::kMoveLeader: return "move-leader";
+    case ApiRequest::kMemberPromote: return "member-promote";
     default: return nullptr;
   }
 }

@@ -82,7 +82,8 @@ int shell_command(const std::string& self, const std::vector<std::string>& argv)
                          "compare with a real etcdctl, ci/compare-etcd.sh) instead of 0");
   if (std::optional<int> done = args.parse_or_exit(
           "\nReads etcdctl 3.4 command lines on stdin (put, get, del, txn, compaction, watch, lease ..., defrag,\n"
-          "alarm list|disarm, endpoint status|hashkv|health, member list|add|remove, snapshot save|status FILE\n"
+          "alarm list|disarm, endpoint status|hashkv|health, member list|add|remove|promote, move-leader,\n"
+          "snapshot save|status FILE\n"
           "(files in the working directory), version, and `sleep DURATION` to let virtual time\n"
           "pass) and prints what etcdctl prints. Same seed and input, same output.\n")) {
     return *done;

@@ -304,6 +304,10 @@ void ShellSession::run_admin(const etcdctl::Invocation& inv) {
                   [&](ApiResponse& r) { emit(etcdctl::print_member_remove(c.request.id(), r.member_remove(), print)); });
           },
           [&](const etcdctl::MoveLeaderCommand& c) { run_move_leader(c, cmd, print); },
+          [&](const etcdctl::MemberPromoteCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_member_promote() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_member_promote(c.request.id(), r.member_promote(), print)); });
+          },
           [&](const etcdctl::MemberListCommand& c) {
             unary([&](ApiRequest& q) { *q.mutable_member_list() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });

@@ -722,6 +722,30 @@ TEST(ShellMembers, AddJoinsAndCatchesUpThenRemove) {
   EXPECT_EQ(p.err, "Error: etcdserver: member not found\n");
 }
 
+// etcdctl member promote: a learner added with --learner catches up, then votes; promoting a voter
+// or an unknown member is refused as etcd refuses it. The session's member may be a follower: it
+// forwards the promotion to the leader, as etcd does.
+TEST(ShellMembers, PromoteALearnerThatCaughtUp) {
+  Shell shell;
+  ASSERT_TRUE(shell.stable());
+  shell.run("put before 1\nsleep 6s\n");
+  Printed p = shell.run("member add m4 --peer-urls=http://n4:2380 --learner\n");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  shell.run("sleep 2s\n");
+  p = shell.run("member list\n");
+  EXPECT_NE(p.out.find("4, started, n4, http://n4:2380, http://n4:2379, true\n"), std::string::npos) << p.out;
+  p = shell.run("member promote 4\n");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.out.rfind("Member                4 promoted in cluster ", 0), 0u) << p.out;
+  p = shell.run("member list\n");
+  EXPECT_NE(p.out.find("4, started, n4, http://n4:2380, http://n4:2379, false\n"), std::string::npos) << p.out;
+  p = shell.run("member promote 4\n");
+  EXPECT_EQ(p.err, "Error: etcdserver: can only promote a learner member\n");
+  p = shell.run("member promote 9 -w json\n");
+  EXPECT_EQ(p.err, "Error: etcdserver: member not found\n");
+  EXPECT_EQ(p.exit_code, 1);
+}
+
 // etcdctl move-leader: the leader is found among the line's endpoints (Status), then asked; the
 // transfer is real (Raft's MsgTimeoutNow), so every member then names the new leader.
 TEST(ShellMembers, MoveLeaderHandsLeadershipOverAndEndpointStatusSeesIt) {

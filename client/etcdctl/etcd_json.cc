@@ -354,6 +354,13 @@ std::string to_json(const etcdserverpb::MemberRemoveResponse& r) {
       .str();
 }
 
+std::string to_json(const etcdserverpb::MemberPromoteResponse& r) {
+  return Object()
+      .object("header", to_json(r.header()))
+      .array("members", members_json(r.members()), r.members().empty())
+      .str();
+}
+
 std::string endpoint_status_json(const std::vector<EndpointStatus>& statuses) {
   std::string out;
   for (const EndpointStatus& s : statuses) {

@@ -47,6 +47,7 @@ std::string to_json(const etcdserverpb::HashKVResponse& r);
 std::string to_json(const etcdserverpb::MemberListResponse& r);
 std::string to_json(const etcdserverpb::MemberAddResponse& r);
 std::string to_json(const etcdserverpb::MemberRemoveResponse& r);
+std::string to_json(const etcdserverpb::MemberPromoteResponse& r);
 // JSON arrays of etcdctl's epStatus / epHashKV.
 std::string endpoint_status_json(const std::vector<EndpointStatus>& statuses);
 std::string endpoint_hashkv_json(const std::vector<EndpointHashKV>& hashes);

@@ -92,6 +92,9 @@ struct MemberAddCommand {
 struct MemberRemoveCommand {
   etcdserverpb::MemberRemoveRequest request;  // the ID, given in hex
 };
+struct MemberPromoteCommand {
+  etcdserverpb::MemberPromoteRequest request;  // the ID, given in hex
+};
 // `move-leader TARGET`: TARGET in hex; etcdctl finds the leader among the endpoints (Status) and
 // asks it.
 struct MoveLeaderCommand {
@@ -118,7 +121,7 @@ using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, Com
                              LeaseGrantCommand, LeaseRevokeCommand, LeaseTimeToLiveCommand, LeaseKeepAliveCommand,
                              LeaseListCommand, DefragCommand, AlarmCommand, EndpointStatusCommand,
                              EndpointHashKVCommand, EndpointHealthCommand, MemberAddCommand, MemberRemoveCommand, MemberListCommand,
-                             MoveLeaderCommand,
+                             MoveLeaderCommand, MemberPromoteCommand,
                              VersionCommand, SnapshotSaveCommand, SnapshotStatusCommand,
                              SleepCommand>;
 

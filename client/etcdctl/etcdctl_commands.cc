@@ -168,6 +168,15 @@ Result<Command> member_remove(const ParsedFlags& f, PrintOptions*) {
   return Command(std::move(c));
 }
 
+Result<Command> member_promote(const ParsedFlags& f, PrintOptions*) {
+  if (f.positional().size() != 1) return usage("member ID is not provided");
+  auto id = go_parse_uint(f.positional()[0], 16);
+  if (!id.is_ok()) return usage("bad member ID arg (" + id.status().message() + "), expecting ID in Hex");
+  MemberPromoteCommand c;
+  c.request.set_id(*id);
+  return Command(std::move(c));
+}
+
 Result<Command> move_leader(const ParsedFlags& f, PrintOptions*) {
   if (f.positional().size() != 1) return usage("move-leader command needs 1 argument");
   auto target = go_parse_uint(f.positional()[0], 16);
@@ -227,6 +236,7 @@ std::vector<CommandSpec> make_table() {
   t.push_back({"member add", {{"peer-urls", 0, K::kString}, {"learner", 0, K::kBool}}, member_add});
   t.push_back({"member remove", {}, member_remove});
   t.push_back({"move-leader", {}, move_leader});
+  t.push_back({"member promote", {}, member_promote});
   t.push_back({"snapshot save", {}, [](const ParsedFlags& f, PrintOptions*) -> Result<Command> {
                  if (f.positional().size() != 1) return usage("snapshot save expects one argument");
                  return Command(SnapshotSaveCommand{f.positional()[0]});

@@ -314,6 +314,11 @@ Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAd
   return stdout_text(out);
 }
 
+Output print_member_promote(uint64_t id, const etcdserverpb::MemberPromoteResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kJson) return json_line(to_json(r));
+  return stdout_text("Member " + hex_width16(id) + " promoted in cluster " + hex_width16(r.header().cluster_id()) + "\n");
+}
+
 Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p) {
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   return stdout_text("Member " + hex_width16(id) + " removed from cluster " + hex_width16(r.header().cluster_id()) + "\n");

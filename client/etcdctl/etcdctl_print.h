@@ -96,6 +96,7 @@ Output print_endpoint_health(const std::vector<EndpointHealth>& healths, const P
 // new one under the given name), its peer URLs as given, state "existing".
 Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAddCommand& c, const PrintOptions& p);
 // member remove: "Member %16x removed from cluster %16x".
+Output print_member_promote(uint64_t id, const etcdserverpb::MemberPromoteResponse& r, const PrintOptions& p);
 Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p);
 // version: the same two lines whatever -w says.
 // "Leadership transferred from 1 to 2" (ids as types.ID prints them: hex); JSON: the answer

@@ -1,6 +1,5 @@
 // The Lease service: grant and revoke go through Raft; keep-alive and time-to-live are the
 // leader's (only its lessor keeps expiry times), so a follower forwards them to the leader.
-#include "rpc/etcd_connection.h"
 #include "base/probes.h"
 #include "node/lease/errors.h"
 #include "node/server/api_server.h"
@@ -18,7 +17,6 @@ void fail(ApiResponse& out, const Status& s) {
 }
 
 // etcd's error when no leader is known for work only the leader can do.
-constexpr char kErrNoLeader[] = "etcdserver: no leader";
 // etcd's ErrGRPCNotLeader: this member cannot confirm it leads.
 
 }  // namespace
@@ -58,19 +56,9 @@ void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
     }
     return lease_time_to_live(req.lease_time_to_live(), out);
   }
-  std::optional<sim::Address> leader = server_.leader_api_address();
-  if (!leader) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
-  // Forward over a connection of its own (etcd uses its peer HTTP endpoint for this). One per
-  // forwarded request: simple, and keep-alives are seconds apart.
+  // A connection of its own per forwarded request: simple, and keep-alives are seconds apart.
+  if (!forward_to_leader(req, out)) return;
   DST_PROBE(kServerLeaseKeepAliveForwarded);
-  auto conn = rpc::Connection::open(env_, *leader);
-  if (!conn.is_ok()) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
-  ApiRequest fwd = req;
-  auto answer = (*conn)->call(fwd, server_.options().api.request_timeout);
-  if (!answer.is_ok()) return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out"));
-  const uint64_t call = out.call();
-  out = std::move(answer).value();
-  out.set_call(call);
   // etcd's lease service fills every header with the local member's identity and term, also for
   // answers that came from the leader (the revision stays the leader's).
   const int64_t rev = server_.kv()->store().rev();

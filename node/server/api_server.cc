@@ -4,6 +4,7 @@
 #include "base/probes.h"
 #include "node/server/quota.h"
 #include "node/server/snapshot_file.h"
+#include "rpc/etcd_connection.h"
 
 namespace dst::node {
 
@@ -186,10 +187,8 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     case ApiRequest::kDefragment: defragment(out); break;
     case ApiRequest::kHashKv: hash_kv(req.hash_kv(), out); break;
     case ApiRequest::kSnapshot: snapshot(out); break;
-    case ApiRequest::kMemberList: member_list(out); break;
-    case ApiRequest::kMemberAdd: member_add(req.member_add(), out); break;
-    case ApiRequest::kMemberRemove: member_remove(req.member_remove(), out); break;
-    case ApiRequest::kMoveLeader: move_leader(req.move_leader(), out); break;
+    case ApiRequest::kMemberList: case ApiRequest::kMemberAdd: case ApiRequest::kMemberRemove:
+    case ApiRequest::kMemberPromote: case ApiRequest::kMoveLeader: cluster_request(req, out); break;
     case ApiRequest::kLeaseGrant: lease_grant(req.lease_grant(), out); break;
     case ApiRequest::kLeaseRevoke: lease_revoke(req.lease_revoke(), out); break;
     case ApiRequest::kLeaseKeepAlive:
@@ -368,6 +367,46 @@ void ApiServer::member_remove(const etcdserverpb::MemberRemoveRequest& r, ApiRes
   fill_members(resp->mutable_members(), server_);
   fill_header(resp->mutable_header(), 0);
   resp->mutable_header()->clear_revision();
+}
+
+void ApiServer::cluster_request(const ApiRequest& req, ApiResponse& out) {
+  switch (req.request_case()) {
+    case ApiRequest::kMemberList: return member_list(out);
+    case ApiRequest::kMemberAdd: return member_add(req.member_add(), out);
+    case ApiRequest::kMemberRemove: return member_remove(req.member_remove(), out);
+    case ApiRequest::kMemberPromote: return member_promote(req, out);
+    case ApiRequest::kMoveLeader: return move_leader(req.move_leader(), out);
+    default: DST_UNREACHABLE("not a request of the Cluster service or MoveLeader");
+  }
+}
+
+// etcd's PromoteMember: only the leader knows whether the learner caught up, so a follower forwards
+// the request to it (etcd over its peer HTTP endpoint); the header is the answering member's.
+void ApiServer::member_promote(const ApiRequest& req, ApiResponse& out) {
+  Status st = server_.promote_member(req.member_promote().id());
+  if (!st.is_ok() && st.message() == kErrNotLeader) {
+    if (!forward_to_leader(req, out) || !out.has_member_promote()) return;
+    st = Status::ok();
+  }
+  if (!st.is_ok()) return fail(out, st);
+  etcdserverpb::MemberPromoteResponse* resp = out.mutable_member_promote();
+  resp->clear_members();
+  fill_members(resp->mutable_members(), server_);
+  fill_header(resp->mutable_header(), 0);
+  resp->mutable_header()->clear_revision();
+}
+
+bool ApiServer::forward_to_leader(const ApiRequest& req, ApiResponse& out) {
+  std::optional<sim::Address> leader = server_.leader_api_address();
+  if (!leader) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader)), false;
+  auto conn = rpc::Connection::open(env_, *leader);
+  if (!conn.is_ok()) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader)), false;
+  auto answer = (*conn)->call(req, server_.options().api.request_timeout);
+  if (!answer.is_ok()) return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out")), false;
+  const uint64_t call = out.call();
+  out = std::move(answer).value();
+  out.set_call(call);
+  return true;
 }
 
 // etcd 3.4's maintenance server: only the leader moves leadership; its answer has no header.

@@ -75,6 +75,12 @@ class ApiServer {
   void member_list(etcdserverpb::ApiResponse& out);
   void member_add(const etcdserverpb::MemberAddRequest& r, etcdserverpb::ApiResponse& out);
   void member_remove(const etcdserverpb::MemberRemoveRequest& r, etcdserverpb::ApiResponse& out);
+  // The Cluster service's requests and MoveLeader.
+  void cluster_request(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);
+  void member_promote(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);
+  // Sends `req` to the leader over a connection of its own (etcd forwards over its peer port) and
+  // puts its answer in `out`; false (with `out` failed) when there is no leader to ask.
+  bool forward_to_leader(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);
   void move_leader(const etcdserverpb::MoveLeaderRequest& r, etcdserverpb::ApiResponse& out);
   void lease_grant(const etcdserverpb::LeaseGrantRequest& r, etcdserverpb::ApiResponse& out);
   void lease_revoke(const etcdserverpb::LeaseRevokeRequest& r, etcdserverpb::ApiResponse& out);

@@ -106,6 +106,13 @@ Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfStat
   const bool member = names_member(cs, id);
   switch (cc.type()) {
     case raftpb::CONF_CHANGE_ADD_NODE:
+      if (conf_change_promotes(cc)) {
+        if (removed.count(id) || !member) return Status(StatusCode::kNotFound, kErrMemberNotFound);
+        if (std::find(cs.learners().begin(), cs.learners().end(), id) == cs.learners().end())
+          return Status(StatusCode::kFailedPrecondition, kErrMemberNotLearner);
+        return Status::ok();
+      }
+      [[fallthrough]];
     case raftpb::CONF_CHANGE_ADD_LEARNER_NODE:
       // etcd maps ErrIDRemoved to "member not found" for its clients.
       if (removed.count(id)) return Status(StatusCode::kNotFound, kErrMemberNotFound);
@@ -121,11 +128,22 @@ Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfStat
   }
 }
 
-std::string conf_change_context(uint64_t request_id) { return std::to_string(request_id); }
+namespace {
+constexpr std::string_view kPromoteSuffix = " promote";
+}  // namespace
+
+std::string conf_change_context(uint64_t request_id, bool promote) {
+  return std::to_string(request_id) + (promote ? std::string(kPromoteSuffix) : "");
+}
+
+bool conf_change_promotes(const raftpb::ConfChange& cc) {
+  return cc.type() == raftpb::CONF_CHANGE_ADD_NODE && std::string_view(cc.context()).ends_with(kPromoteSuffix);
+}
 
 std::optional<uint64_t> conf_change_request_id(const raftpb::ConfChange& cc) {
   uint64_t id = 0;
-  const std::string& c = cc.context();
+  std::string_view c = cc.context();
+  if (conf_change_promotes(cc)) c.remove_suffix(kPromoteSuffix.size());
   const auto [end, ec] = std::from_chars(c.data(), c.data() + c.size(), id);
   if (ec != std::errc() || end != c.data() + c.size() || c.empty()) return std::nullopt;
   return id;

@@ -31,8 +31,15 @@ inline constexpr char kErrMemberBadUrls[] = "etcdserver: given member URLs are i
 inline constexpr char kErrNotEnoughStarted[] = "etcdserver: re-configuration failed due to not enough started members";
 inline constexpr char kErrUnhealthy[] = "etcdserver: unhealthy cluster";
 inline constexpr char kErrTooManyLearners[] = "etcdserver: too many learner members in cluster";
+// etcd's MemberPromote errors (ErrGRPCMemberNotLearner, ErrGRPCLearnerNotReady).
+inline constexpr char kErrMemberNotLearner[] = "etcdserver: can only promote a learner member";
+inline constexpr char kErrLearnerNotReady[] = "etcdserver: can only promote a learner member which is in sync with leader";
+// etcd's readyPercent: a learner is promoted only once its log reaches 90% of the leader's.
+inline constexpr double kLearnerReadyFraction = 0.9;
+
 // etcd's MoveLeader errors (ErrGRPCNotLeader, ErrGRPCBadLeaderTransferee, ErrGRPCTimeoutLeaderTransfer).
 inline constexpr char kErrNotLeader[] = "etcdserver: not leader";
+inline constexpr char kErrNoLeader[] = "etcdserver: no leader";
 inline constexpr char kErrBadLeaderTransferee[] = "etcdserver: bad leader transferee";
 inline constexpr char kErrTimeoutLeaderTransfer[] = "etcdserver: request timed out, leader transfer took too long";
 // Why a member stops when it applies its own removal (etcd logs it and exits).
@@ -87,7 +94,9 @@ Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfStat
 
 // The request id a Server stores in a ConfChange's context, so that the proposer can find its
 // waiting client when the change is applied.
-std::string conf_change_context(uint64_t request_id);
+// A promotion (etcd's ConfigChangeContext.IsPromote) is an ADD_NODE whose context says so.
+std::string conf_change_context(uint64_t request_id, bool promote = false);
 std::optional<uint64_t> conf_change_request_id(const raftpb::ConfChange& cc);
+bool conf_change_promotes(const raftpb::ConfChange& cc);
 
 }  // namespace dst::node

@@ -103,5 +103,25 @@ TEST(Membership, ValidateAtApply) {
   EXPECT_FALSE(conf_change_request_id(cc));
 }
 
+// etcd's promotion: an ADD_NODE marked IsPromote, valid only for a learner of the cluster.
+TEST(Membership, ValidatePromotion) {
+  const raftpb::ConfState cs = conf({1, 2, 3}, {4});
+  auto promote = [](uint64_t id) {
+    raftpb::ConfChange cc = change(raftpb::CONF_CHANGE_ADD_NODE, id);
+    cc.set_context(conf_change_context(77, true));
+    return cc;
+  };
+  EXPECT_TRUE(conf_change_promotes(promote(4)));
+  EXPECT_EQ(conf_change_request_id(promote(4)), 77u);
+  EXPECT_TRUE(validate_conf_change(promote(4), cs, {}).is_ok());
+  EXPECT_EQ(validate_conf_change(promote(2), cs, {}).message(), kErrMemberNotLearner);
+  EXPECT_EQ(validate_conf_change(promote(9), cs, {}).message(), kErrMemberNotFound);
+  EXPECT_EQ(validate_conf_change(promote(4), cs, {4}).message(), kErrMemberNotFound);
+  raftpb::ConfChange plain = change(raftpb::CONF_CHANGE_ADD_NODE, 4);
+  plain.set_context(conf_change_context(77));
+  EXPECT_FALSE(conf_change_promotes(plain));
+  EXPECT_EQ(validate_conf_change(plain, cs, {}).message(), kErrMemberExists);
+}
+
 }  // namespace
 }  // namespace dst::node

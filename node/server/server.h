@@ -200,6 +200,10 @@ class Server {
   // returns the new member's ID.
   Result<uint64_t> add_member(const std::string& peer_url, bool learner);
   Status remove_member(uint64_t id);
+  // etcd's PromoteMember on the leader: a learner whose log is within 90% of the leader's becomes a
+  // voter. kUnavailable kErrNotLeader on a follower (the API forwards it), kErrLearnerNotReady,
+  // and the apply's own refusals (member not found, not a learner).
+  Status promote_member(uint64_t id);
   // etcd's MoveLeader on the leader: asks Raft to hand leadership to `transferee` (a voter) and
   // waits, a tick at a time, until this member sees it lead. kFailedPrecondition
   // kErrBadLeaderTransferee for a learner or a non-member; kTimeout kErrTimeoutLeaderTransfer

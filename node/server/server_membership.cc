@@ -40,6 +40,26 @@ Status Server::remove_member(uint64_t id) {
   return r->error;
 }
 
+Status Server::promote_member(uint64_t id) {
+  if (raft_->role() != raft::Role::kLeader) return Status(StatusCode::kUnavailable, kErrNotLeader);
+  // etcd's isLearnerReady: an unknown id passes here and is refused by the apply.
+  const auto& progress = raft_->progress();
+  if (auto it = progress.find(id); it != progress.end()) {
+    const double leader_match = static_cast<double>(progress.at(options_.id).match);
+    if (static_cast<double>(it->second.match) < leader_match * kLearnerReadyFraction)
+      return Status(StatusCode::kFailedPrecondition, kErrLearnerNotReady);
+  }
+  raftpb::ConfChange cc;
+  cc.set_type(raftpb::CONF_CHANGE_ADD_NODE);
+  cc.set_node_id(id);
+  const uint64_t request = next_id();
+  cc.set_context(conf_change_context(request, true));
+  Result<ApplyResult> r = submit_and_wait(request, ConfChangeProposal{std::move(cc)});
+  if (!r.is_ok()) return r.status();
+  if (r->error.is_ok()) DST_PROBE(kServerLearnerPromoted);
+  return r->error;
+}
+
 Status Server::move_leader(uint64_t transferee) {
   const raftpb::ConfState cs = raft_->conf_state();
   if (std::find(cs.voters().begin(), cs.voters().end(), transferee) == cs.voters().end())
