@@ -159,23 +159,19 @@ Result<Command> member_add(const ParsedFlags& f, PrintOptions*) {
   return Command(std::move(c));
 }
 
-Result<Command> member_remove(const ParsedFlags& f, PrintOptions*) {
+// A member command's one argument, the member's ID in hex (member_command.go's words).
+template <typename MemberCommand>
+Result<Command> member_by_id(const ParsedFlags& f) {
   if (f.positional().size() != 1) return usage("member ID is not provided");
   auto id = go_parse_uint(f.positional()[0], 16);
   if (!id.is_ok()) return usage("bad member ID arg (" + id.status().message() + "), expecting ID in Hex");
-  MemberRemoveCommand c;
+  MemberCommand c;
   c.request.set_id(*id);
   return Command(std::move(c));
 }
 
-Result<Command> member_promote(const ParsedFlags& f, PrintOptions*) {
-  if (f.positional().size() != 1) return usage("member ID is not provided");
-  auto id = go_parse_uint(f.positional()[0], 16);
-  if (!id.is_ok()) return usage("bad member ID arg (" + id.status().message() + "), expecting ID in Hex");
-  MemberPromoteCommand c;
-  c.request.set_id(*id);
-  return Command(std::move(c));
-}
+Result<Command> member_remove(const ParsedFlags& f, PrintOptions*) { return member_by_id<MemberRemoveCommand>(f); }
+Result<Command> member_promote(const ParsedFlags& f, PrintOptions*) { return member_by_id<MemberPromoteCommand>(f); }
 
 Result<Command> move_leader(const ParsedFlags& f, PrintOptions*) {
   if (f.positional().size() != 1) return usage("move-leader command needs 1 argument");
