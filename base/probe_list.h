@@ -39,6 +39,7 @@ DST_PROBE_ENUM(kServerLeaseKeepAliveForwarded, "server.lease-keepalive-forwarded
 DST_PROBE_ENUM(kServerLeadershipUnconfirmed, "server.leadership-unconfirmed", "a member that believed it led could not confirm it with a quorum before a lease renewal or revoke")
 DST_PROBE_ENUM(kServerSnapshotStreamed, "server.snapshot-streamed", "a member sent a client a consistent snapshot of its backend (etcdctl snapshot save)")
 DST_PROBE_ENUM(kServerLearnerPromoted, "server.learner-promoted", "a learner caught up and was promoted to a voting member (etcdctl member promote)")
+DST_PROBE_ENUM(kServerMemberUpdated, "server.member-updated", "a member's peer URLs were changed through Raft (etcdctl member update)")
 DST_PROBE_ENUM(kServerLeadershipMoved, "server.leadership-moved", "a leader handed its leadership to another member on request (etcdctl move-leader)")
 DST_PROBE_ENUM(kServerAutoCompacted, "server.auto-compacted", "a member's automatic compactor (--auto-compaction-*) compacted the store")
 DST_PROBE_ENUM(kServerAutoCompactionAlreadyDone, "server.auto-compaction-already-done", "an automatic compaction found its revision compacted already (a success, as in etcd)")

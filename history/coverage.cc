@@ -70,6 +70,7 @@ const char* type_of(const ApiRequest& r) {
     case ApiRequest::kMemberRemove: return "member-remove";
     case ApiRequest::kMoveLeader: return "move-leader";
     case ApiRequest::kMemberPromote: return "member-promote";
+    case ApiRequest::kMemberUpdate: return "member-update";
     default: return nullptr;
   }
 }

@@ -308,6 +308,10 @@ void ShellSession::run_admin(const etcdctl::Invocation& inv) {
             unary([&](ApiRequest& q) { *q.mutable_member_promote() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_promote(c.request.id(), r.member_promote(), print)); });
           },
+          [&](const etcdctl::MemberUpdateCommand& c) {
+            unary([&](ApiRequest& q) { *q.mutable_member_update() = c.request; },
+                  [&](ApiResponse& r) { emit(etcdctl::print_member_update(c.request.id(), r.member_update(), print)); });
+          },
           [&](const etcdctl::MemberListCommand& c) {
             unary([&](ApiRequest& q) { *q.mutable_member_list() = c.request; },
                   [&](ApiResponse& r) { emit(etcdctl::print_member_list(r.member_list(), print)); });

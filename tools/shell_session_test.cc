@@ -746,6 +746,29 @@ TEST(ShellMembers, PromoteALearnerThatCaughtUp) {
   EXPECT_EQ(p.exit_code, 1);
 }
 
+// etcdctl member update: new peer URLs, listed by every member; a member added with several URLs
+// keeps them all; another member's URL is refused (etcd's words); the simple line pads the IDs.
+TEST(ShellMembers, UpdatePeerUrls) {
+  Shell shell;
+  ASSERT_TRUE(shell.stable());
+  Printed p = shell.run("member update 2 --peer-urls=http://10.0.0.2:2380,http://n2:2390\n");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.out.rfind("Member                2 updated in cluster ", 0), 0u) << p.out;
+  p = shell.run("member list --endpoints=n3:2379\n");
+  EXPECT_NE(p.out.find("2, started, n2, http://10.0.0.2:2380,http://n2:2390, http://n2:2379, false\n"), std::string::npos)
+      << p.out;
+  p = shell.run("member update 3 --peer-urls=http://n2:2390 -w json\n");
+  EXPECT_EQ(p.err, "Error: etcdserver: Peer URLs already exists\n");
+  p = shell.run("member update 2 --peer-urls=http://n2:2380 -w json\n");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find("{\"ID\":2,\"name\":\"n2\",\"peerURLs\":[\"http://n2:2380\"]"), std::string::npos) << p.out;
+  shell.run("sleep 6s\n");
+  p = shell.run("member add m4 --peer-urls=http://n4:2380,http://10.0.0.4:2380 --learner\n");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  p = shell.run("member list\n");
+  EXPECT_NE(p.out.find(", http://n4:2380,http://10.0.0.4:2380, "), std::string::npos) << p.out;
+}
+
 // etcdctl move-leader: the leader is found among the line's endpoints (Status), then asked; the
 // transfer is real (Raft's MsgTimeoutNow), so every member then names the new leader.
 TEST(ShellMembers, MoveLeaderHandsLeadershipOverAndEndpointStatusSeesIt) {

@@ -361,6 +361,13 @@ std::string to_json(const etcdserverpb::MemberPromoteResponse& r) {
       .str();
 }
 
+std::string to_json(const etcdserverpb::MemberUpdateResponse& r) {
+  return Object()
+      .object("header", to_json(r.header()))
+      .array("members", members_json(r.members()), r.members().empty())
+      .str();
+}
+
 std::string endpoint_status_json(const std::vector<EndpointStatus>& statuses) {
   std::string out;
   for (const EndpointStatus& s : statuses) {

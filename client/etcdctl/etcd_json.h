@@ -48,6 +48,7 @@ std::string to_json(const etcdserverpb::MemberListResponse& r);
 std::string to_json(const etcdserverpb::MemberAddResponse& r);
 std::string to_json(const etcdserverpb::MemberRemoveResponse& r);
 std::string to_json(const etcdserverpb::MemberPromoteResponse& r);
+std::string to_json(const etcdserverpb::MemberUpdateResponse& r);
 // JSON arrays of etcdctl's epStatus / epHashKV.
 std::string endpoint_status_json(const std::vector<EndpointStatus>& statuses);
 std::string endpoint_hashkv_json(const std::vector<EndpointHashKV>& hashes);

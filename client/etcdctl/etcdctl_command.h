@@ -22,6 +22,9 @@ struct PrintOptions {
   OutputFormat format = OutputFormat::kSimple;
   bool print_value_only = false;  // get --print-value-only (simple format only)
   bool count_only = false;        // get --count-only: simple format prints the count (dst extension)
+  // --hex: the simple format prints keys and values as "\x6b\x31" (etcdctl 3.4's addHexPrefix);
+  // the other formats ignore it, as etcdctl 3.4's do.
+  bool hex = false;
 };
 
 struct GetCommand {
@@ -95,6 +98,10 @@ struct MemberRemoveCommand {
 struct MemberPromoteCommand {
   etcdserverpb::MemberPromoteRequest request;  // the ID, given in hex
 };
+// `member update ID --peer-urls=U1,U2`: new peer URLs for a member (split at commas, as etcdctl).
+struct MemberUpdateCommand {
+  etcdserverpb::MemberUpdateRequest request;
+};
 // `move-leader TARGET`: TARGET in hex; etcdctl finds the leader among the endpoints (Status) and
 // asks it.
 struct MoveLeaderCommand {
@@ -121,7 +128,7 @@ using Command = std::variant<GetCommand, PutCommand, DelCommand, TxnCommand, Com
                              LeaseGrantCommand, LeaseRevokeCommand, LeaseTimeToLiveCommand, LeaseKeepAliveCommand,
                              LeaseListCommand, DefragCommand, AlarmCommand, EndpointStatusCommand,
                              EndpointHashKVCommand, EndpointHealthCommand, MemberAddCommand, MemberRemoveCommand, MemberListCommand,
-                             MoveLeaderCommand, MemberPromoteCommand,
+                             MoveLeaderCommand, MemberPromoteCommand, MemberUpdateCommand,
                              VersionCommand, SnapshotSaveCommand, SnapshotStatusCommand,
                              SleepCommand>;
 

@@ -132,6 +132,17 @@ Result<Command> sleep(const ParsedFlags& f, PrintOptions*) {
   return Command(SleepCommand{*ns});
 }
 
+// strings.Split(urls, ","): empty pieces included.
+void split_peer_urls(const std::string& urls, google::protobuf::RepeatedPtrField<std::string>* out) {
+  size_t begin = 0;
+  for (;;) {
+    const size_t comma = urls.find(',', begin);
+    *out->Add() = urls.substr(begin, comma - begin);
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+}
+
 Result<Command> member_add(const ParsedFlags& f, PrintOptions*) {
   const std::vector<std::string>& args = f.positional();
   if (args.empty()) return usage("member name not provided");
@@ -148,13 +159,7 @@ Result<Command> member_add(const ParsedFlags& f, PrintOptions*) {
   c.name = args[0];
   c.peer_urls = f.get_string("peer-urls");
   if (c.peer_urls.empty()) return usage("member peer urls not provided");
-  size_t begin = 0;
-  for (;;) {
-    const size_t comma = c.peer_urls.find(',', begin);
-    c.request.add_peerurls(c.peer_urls.substr(begin, comma - begin));
-    if (comma == std::string::npos) break;
-    begin = comma + 1;
-  }
+  split_peer_urls(c.peer_urls, c.request.mutable_peerurls());
   c.request.set_islearner(f.get_bool("learner"));
   return Command(std::move(c));
 }
@@ -172,6 +177,16 @@ Result<Command> member_by_id(const ParsedFlags& f) {
 
 Result<Command> member_remove(const ParsedFlags& f, PrintOptions*) { return member_by_id<MemberRemoveCommand>(f); }
 Result<Command> member_promote(const ParsedFlags& f, PrintOptions*) { return member_by_id<MemberPromoteCommand>(f); }
+
+// member_command.go's order: the ID's checks, then the URLs'.
+Result<Command> member_update(const ParsedFlags& f, PrintOptions*) {
+  Result<Command> c = member_by_id<MemberUpdateCommand>(f);
+  if (!c.is_ok()) return c;
+  const std::string urls = f.get_string("peer-urls");
+  if (urls.empty()) return usage("member peer urls not provided");
+  split_peer_urls(urls, std::get<MemberUpdateCommand>(*c).request.mutable_peerurls());
+  return c;
+}
 
 Result<Command> move_leader(const ParsedFlags& f, PrintOptions*) {
   if (f.positional().size() != 1) return usage("move-leader command needs 1 argument");
@@ -233,6 +248,7 @@ std::vector<CommandSpec> make_table() {
   t.push_back({"member remove", {}, member_remove});
   t.push_back({"move-leader", {}, move_leader});
   t.push_back({"member promote", {}, member_promote});
+  t.push_back({"member update", {{"peer-urls", 0, K::kString}}, member_update});
   t.push_back({"snapshot save", {}, [](const ParsedFlags& f, PrintOptions*) -> Result<Command> {
                  if (f.positional().size() != 1) return usage("snapshot save expects one argument");
                  return Command(SnapshotSaveCommand{f.positional()[0]});

@@ -13,8 +13,9 @@ using internal::CommandSpec;
 using internal::usage;
 
 // The persistent flags of etcdctl's root command that `dst shell` honours (the others, TLS, auth,
-// --hex, --debug, keep-alive and discovery, are rejected as unknown).
+// --debug, keep-alive and discovery, are rejected as unknown).
 const FlagSpec kRootFlags[] = {{"write-out", 'w', FlagKind::kString},
+                               {"hex", 0, FlagKind::kBool},
                                {"endpoints", 0, FlagKind::kStringSlice},
                                {"command-timeout", 0, FlagKind::kDuration},
                                {"dial-timeout", 0, FlagKind::kDuration}};
@@ -145,6 +146,7 @@ Result<Invocation> parse_args(const std::vector<std::string>& args) {
   auto format = output_format(parsed->get_string("write-out", "simple"));
   if (!format.is_ok()) return format.status();
   print.format = *format;
+  print.hex = parsed->get_bool("hex");
   auto command = (*spec)->build(*parsed, &print);
   if (!command.is_ok()) return command.status();
   if (print.format == OutputFormat::kFields && !prints_fields(*command))

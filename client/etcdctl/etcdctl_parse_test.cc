@@ -129,6 +129,35 @@ TEST(ParseMember, AddAndRemoveArguments) {
             "bad member ID arg (strconv.ParseUint: parsing \"1ffffffffffffffff\": value out of range), expecting ID in Hex");
 }
 
+// member update: the ID's checks come before the URLs' (member_command.go); URLs split at commas,
+// empty pieces kept (strings.Split).
+TEST(ParseMember, UpdateArguments) {
+  Invocation inv = parse_ok("member update a1 --peer-urls=http://10.0.0.1:2380,,http://n1:2390");
+  ASSERT_TRUE(std::holds_alternative<MemberUpdateCommand>(inv.command));
+  const auto& u = std::get<MemberUpdateCommand>(inv.command).request;
+  EXPECT_EQ(u.id(), 0xa1u);
+  EXPECT_EQ(std::vector<std::string>(u.peerurls().begin(), u.peerurls().end()),
+            (std::vector<std::string>{"http://10.0.0.1:2380", "", "http://n1:2390"}));
+  EXPECT_EQ(parse_error("member update"), "member ID is not provided");
+  EXPECT_EQ(parse_error("member update xyz"),
+            "bad member ID arg (strconv.ParseUint: parsing \"xyz\": invalid syntax), expecting ID in Hex");
+  EXPECT_EQ(parse_error("member update 12"), "member peer urls not provided");
+  EXPECT_EQ(parse_error("member update 12 --peer-urls="), "member peer urls not provided");
+  EXPECT_EQ(parse_error("member update 1 2 --peer-urls=x"), "member ID is not provided");
+}
+
+// --hex: a root flag (anywhere on the line, =true/=false/=1 as pflag's bool).
+TEST(ParseGlobal, HexFlag) {
+  EXPECT_FALSE(parse_ok("get k").print.hex);
+  EXPECT_TRUE(parse_ok("get k --hex").print.hex);
+  EXPECT_TRUE(parse_ok("--hex get k").print.hex);
+  EXPECT_TRUE(parse_ok("get k --hex=1").print.hex);
+  EXPECT_FALSE(parse_ok("get k --hex=false").print.hex);
+  EXPECT_TRUE(parse_ok("txn --hex").print.hex);
+  EXPECT_EQ(parse_error("get k --hex=maybe"),
+            "invalid argument \"maybe\" for \"--hex\" flag: strconv.ParseBool: parsing \"maybe\": invalid syntax");
+}
+
 TEST(ParseGlobal, UnknownCommandsAndFlags) {
   EXPECT_EQ(parse_error("frobnicate"), "unknown command \"frobnicate\" for \"etcdctl\"");
   EXPECT_EQ(parse_error("get foo --foo"), "unknown flag: --foo");

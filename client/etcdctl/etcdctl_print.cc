@@ -14,10 +14,23 @@ Output stdout_text(std::string text) { return Output{std::move(text), "", kExitS
 
 Output json_line(const std::string& json) { return stdout_text(json + "\n"); }
 
+// etcdctl's addHexPrefix(hex.EncodeToString(b)): every byte as \x and two lower-case digits.
+std::string hex_escaped(const std::string& bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 4);
+  for (unsigned char c : bytes) {
+    out += "\\x";
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
 // printKV: the key line (unless --print-value-only), then the value line, even when empty.
 void print_kv(const mvccpb::KeyValue& kv, const PrintOptions& p, std::string* out) {
-  if (!p.print_value_only) *out += kv.key() + "\n";
-  *out += kv.value() + "\n";
+  if (!p.print_value_only) *out += (p.hex ? hex_escaped(kv.key()) : kv.key()) + "\n";
+  *out += (p.hex ? hex_escaped(kv.value()) : kv.value()) + "\n";
 }
 
 std::string simple_get(const etcdserverpb::RangeResponse& r, const PrintOptions& p) {
@@ -317,6 +330,11 @@ Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAd
 Output print_member_promote(uint64_t id, const etcdserverpb::MemberPromoteResponse& r, const PrintOptions& p) {
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   return stdout_text("Member " + hex_width16(id) + " promoted in cluster " + hex_width16(r.header().cluster_id()) + "\n");
+}
+
+Output print_member_update(uint64_t id, const etcdserverpb::MemberUpdateResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kJson) return json_line(to_json(r));
+  return stdout_text("Member " + hex_width16(id) + " updated in cluster " + hex_width16(r.header().cluster_id()) + "\n");
 }
 
 Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p) {

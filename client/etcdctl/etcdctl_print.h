@@ -98,6 +98,7 @@ Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAd
 // member remove: "Member %16x removed from cluster %16x".
 Output print_member_promote(uint64_t id, const etcdserverpb::MemberPromoteResponse& r, const PrintOptions& p);
 Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p);
+Output print_member_update(uint64_t id, const etcdserverpb::MemberUpdateResponse& r, const PrintOptions& p);
 // version: the same two lines whatever -w says.
 // "Leadership transferred from 1 to 2" (ids as types.ID prints them: hex); JSON: the answer
 // ("{}": etcd 3.4's has no header); table and fields are unsupported (exit 4).

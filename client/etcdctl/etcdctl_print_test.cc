@@ -121,6 +121,23 @@ TEST(PrintKv, GetKeysOnlySimplePrintsEmptyValueLines) {
   EXPECT_EQ(print_get(g, kSimple), out("fill/02\n\nfill/03\n\n"));
 }
 
+// --hex (etcdctl 3.4's printKV with isHex): each byte of key and value as \xNN in the simple
+// format, value-only too; JSON ignores it (its bytes are base64 already).
+TEST(PrintKv, HexSimpleEscapesEveryByteJsonIgnoresIt) {
+  etcdserverpb::RangeResponse g;
+  *g.mutable_header() = header(kM1, 6);
+  *g.add_kvs() = kv("k1", 2, 6, 3, std::string("v\xff\0", 3));
+  *g.add_kvs() = kv("e", 4, 4, 1, "");
+  PrintOptions hex;
+  hex.hex = true;
+  EXPECT_EQ(print_get(g, hex), out("\\x6b\\x31\n\\x76\\xff\\x00\n\\x65\n\n"));
+  hex.print_value_only = true;
+  EXPECT_EQ(print_get(g, hex), out("\\x76\\xff\\x00\n\n"));
+  PrintOptions json_hex{OutputFormat::kJson};
+  json_hex.hex = true;
+  EXPECT_EQ(print_get(g, json_hex), print_get(g, kJson));
+}
+
 TEST(PrintKv, DelJsonAndSimple) {
   etcdserverpb::DeleteRangeResponse d;
   *d.mutable_header() = header(kM1, 7);

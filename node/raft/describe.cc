@@ -74,6 +74,7 @@ std::string describe_entry(const raftpb::Entry& e) {
     if (!cc.ParseFromString(e.data())) return s + "EntryConfChange <unparsable>";
     const char* what = cc.type() == raftpb::CONF_CHANGE_ADD_NODE      ? "add"
                        : cc.type() == raftpb::CONF_CHANGE_REMOVE_NODE ? "remove"
+                       : cc.type() == raftpb::CONF_CHANGE_UPDATE_NODE ? "update"
                                                                       : "add-learner";
     return s + "EntryConfChange " + what + " " + std::to_string(cc.node_id());
   }

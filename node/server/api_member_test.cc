@@ -99,6 +99,53 @@ TEST_F(MemberApiTest, AddedMemberJoinsFromASnapshotAndServes) {
   EXPECT_TRUE(c.invariants().ok());
 }
 
+// etcd's MemberUpdate: new peer URLs through Raft, refused for an unknown member or URLs another
+// member has. The URLs outlive log compaction (kept in snapshots): a member that joins from a
+// snapshot, and one restarted from its own, list them too.
+TEST_F(MemberApiTest, UpdatedPeerUrlsSurviveSnapshotsAndRestarts) {
+  KvWorldOptions o;
+  o.server.snapshot_every = 50;
+  start_settled(o);
+  SimCluster& c = world_->cluster();
+  const uint64_t target = static_cast<uint64_t>(other_) + 1;  // node i is n<i+1>
+  const std::vector<std::string> updated{"http://10.0.0.9:2380", "http://n" + std::to_string(target) + ":2390"};
+  auto urls_of = [&](size_t node, uint64_t id) {
+    ApiRequest ml;
+    ml.mutable_member_list();
+    const ApiResponse r = call(node, ml);
+    for (const auto& m : r.member_list().members())
+      if (m.id() == id) return std::vector<std::string>(m.peerurls().begin(), m.peerurls().end());
+    return std::vector<std::string>{};
+  };
+  session([&] {
+    ApiRequest u;
+    u.mutable_member_update()->set_id(target);
+    for (const std::string& url : updated) u.mutable_member_update()->add_peerurls(url);
+    ApiResponse r = call(follower_, u);
+    ASSERT_TRUE(r.has_member_update()) << r.DebugString();
+    EXPECT_EQ(ids(r.member_update().members()), (std::vector<uint64_t>{1, 2, 3}));
+    u.mutable_member_update()->set_id(static_cast<uint64_t>(leader_) + 1);  // another member's URLs
+    EXPECT_EQ(call(leader_, u).error().message(), kErrPeerUrlExists);
+    u.mutable_member_update()->set_id(42);
+    EXPECT_EQ(call(leader_, u).error().message(), kErrMemberNotFound);
+    for (int i = 0; i < 120; ++i) call(leader_, put("k" + std::to_string(i % 10), std::to_string(i)));
+    ASSERT_TRUE(c.add_node().is_ok());
+    ApiResponse add = call(leader_, member_add("http://n4:2380"));
+    ASSERT_TRUE(add.has_member_add()) << add.DebugString();
+  });
+  c.start(3);
+  world_->advance(seconds(3));
+  EXPECT_GT(c.counters(3).snapshots_installed, 0u);
+  c.crash(follower_);
+  c.start(follower_);
+  world_->advance(seconds(3));
+  session([&] {
+    for (size_t node : {size_t{3}, static_cast<size_t>(follower_), static_cast<size_t>(leader_)})
+      EXPECT_EQ(urls_of(node, target), updated) << "member list on node " << node;
+  });
+  EXPECT_TRUE(c.invariants().ok());
+}
+
 TEST_F(MemberApiTest, RemovedFollowerStopsForGoodAndTheRestServe) {
   start_settled();
   SimCluster& c = world_->cluster();

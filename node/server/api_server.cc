@@ -188,7 +188,9 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     case ApiRequest::kHashKv: hash_kv(req.hash_kv(), out); break;
     case ApiRequest::kSnapshot: snapshot(out); break;
     case ApiRequest::kMemberList: case ApiRequest::kMemberAdd: case ApiRequest::kMemberRemove:
-    case ApiRequest::kMemberPromote: case ApiRequest::kMoveLeader: cluster_request(req, out); break;
+    case ApiRequest::kMemberPromote: case ApiRequest::kMoveLeader: case ApiRequest::kMemberUpdate:
+      cluster_request(req, out);
+      break;
     case ApiRequest::kLeaseGrant: lease_grant(req.lease_grant(), out); break;
     case ApiRequest::kLeaseRevoke: lease_revoke(req.lease_revoke(), out); break;
     case ApiRequest::kLeaseKeepAlive:
@@ -324,19 +326,23 @@ void ApiServer::snapshot(ApiResponse& out) {
 
 namespace {
 
-void fill_member(etcdserverpb::Member* m, uint64_t id, bool learner, const ServerOptions& o) {
+void fill_member(etcdserverpb::Member* m, uint64_t id, bool learner, const Server& server) {
   m->set_id(id);
   m->set_name("n" + std::to_string(id));
-  m->add_peerurls(member_peer_url(id, o.raft_port));
-  m->add_clienturls(member_client_url(id, o.api.port));
+  for (const std::string& url : server.member_peer_urls(id)) m->add_peerurls(url);
+  m->add_clienturls(member_client_url(id, server.options().api.port));
   m->set_islearner(learner);
 }
 
 // The members as this member's Raft knows them: voters, then learners.
 void fill_members(google::protobuf::RepeatedPtrField<etcdserverpb::Member>* out, const Server& server) {
   const raftpb::ConfState cs = server.raft().conf_state();
-  for (uint64_t id : cs.voters()) fill_member(out->Add(), id, false, server.options());
-  for (uint64_t id : cs.learners()) fill_member(out->Add(), id, true, server.options());
+  for (uint64_t id : cs.voters()) fill_member(out->Add(), id, false, server);
+  for (uint64_t id : cs.learners()) fill_member(out->Add(), id, true, server);
+}
+
+std::vector<std::string> urls_of(const google::protobuf::RepeatedPtrField<std::string>& urls) {
+  return std::vector<std::string>(urls.begin(), urls.end());
 }
 
 }  // namespace
@@ -350,10 +356,10 @@ void ApiServer::member_list(ApiResponse& out) {
 void ApiServer::member_add(const etcdserverpb::MemberAddRequest& r, ApiResponse& out) {
   // etcd takes the first URL as the member's identity; one is required.
   if (r.peerurls_size() == 0) return fail(out, Status(StatusCode::kInvalidArgument, kErrMemberBadUrls));
-  Result<uint64_t> id = server_.add_member(r.peerurls(0), r.islearner());
+  Result<uint64_t> id = server_.add_member(urls_of(r.peerurls()), r.islearner());
   if (!id.is_ok()) return fail(out, id.status());
   etcdserverpb::MemberAddResponse* resp = out.mutable_member_add();
-  fill_member(resp->mutable_member(), *id, r.islearner(), server_.options());
+  fill_member(resp->mutable_member(), *id, r.islearner(), server_);
   resp->mutable_member()->clear_name();  // not started yet: etcd lists it without a name
   resp->mutable_member()->clear_clienturls();
   fill_members(resp->mutable_members(), server_);
@@ -369,11 +375,20 @@ void ApiServer::member_remove(const etcdserverpb::MemberRemoveRequest& r, ApiRes
   resp->mutable_header()->clear_revision();
 }
 
+void ApiServer::member_update(const etcdserverpb::MemberUpdateRequest& r, ApiResponse& out) {
+  if (Status st = server_.update_member(r.id(), urls_of(r.peerurls())); !st.is_ok()) return fail(out, st);
+  etcdserverpb::MemberUpdateResponse* resp = out.mutable_member_update();
+  fill_members(resp->mutable_members(), server_);
+  fill_header(resp->mutable_header(), 0);
+  resp->mutable_header()->clear_revision();
+}
+
 void ApiServer::cluster_request(const ApiRequest& req, ApiResponse& out) {
   switch (req.request_case()) {
     case ApiRequest::kMemberList: return member_list(out);
     case ApiRequest::kMemberAdd: return member_add(req.member_add(), out);
     case ApiRequest::kMemberRemove: return member_remove(req.member_remove(), out);
+    case ApiRequest::kMemberUpdate: return member_update(req.member_update(), out);
     case ApiRequest::kMemberPromote: return member_promote(req, out);
     case ApiRequest::kMoveLeader: return move_leader(req.move_leader(), out);
     default: DST_UNREACHABLE("not a request of the Cluster service or MoveLeader");

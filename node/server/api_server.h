@@ -75,6 +75,7 @@ class ApiServer {
   void member_list(etcdserverpb::ApiResponse& out);
   void member_add(const etcdserverpb::MemberAddRequest& r, etcdserverpb::ApiResponse& out);
   void member_remove(const etcdserverpb::MemberRemoveRequest& r, etcdserverpb::ApiResponse& out);
+  void member_update(const etcdserverpb::MemberUpdateRequest& r, etcdserverpb::ApiResponse& out);
   // The Cluster service's requests and MoveLeader.
   void cluster_request(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);
   void member_promote(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);

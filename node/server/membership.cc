@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/assert.h"
+
 namespace dst::node {
 
 namespace {
@@ -101,7 +103,74 @@ Status may_remove_member(const raftpb::ConfState& cs, uint64_t self, uint64_t id
   return Status::ok();
 }
 
-Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfState& cs, const std::set<uint64_t>& removed) {
+std::vector<std::string> MemberUrls::of(uint64_t id) const {
+  auto it = urls_.find(id);
+  if (it != urls_.end()) return it->second;
+  return {member_peer_url(id, port_)};
+}
+
+bool MemberUrls::taken(const std::vector<std::string>& urls, const raftpb::ConfState& cs, uint64_t except) const {
+  auto used_by = [&](uint64_t id) {
+    if (id == except) return false;
+    for (const std::string& mine : of(id))
+      if (std::find(urls.begin(), urls.end(), mine) != urls.end()) return true;
+    return false;
+  };
+  return std::any_of(cs.voters().begin(), cs.voters().end(), used_by) ||
+         std::any_of(cs.learners().begin(), cs.learners().end(), used_by);
+}
+
+void MemberUrls::set(uint64_t id, const std::vector<std::string>& urls) {
+  DST_ASSERT(check_peer_urls_bounds(urls).is_ok());
+  if (urls == std::vector<std::string>{member_peer_url(id, port_)}) {
+    urls_.erase(id);
+    return;
+  }
+  DST_ASSERT_LE(urls_.size(), size_t{1'000'000});
+  urls_[id] = urls;
+}
+
+void MemberUrls::save(raftpb::SnapshotMetadata* meta) const {
+  meta->clear_member_peer_urls();
+  for (const auto& [id, urls] : urls_) {
+    raftpb::MemberPeerUrls* m = meta->add_member_peer_urls();
+    m->set_id(id);
+    for (const std::string& u : urls) m->add_peer_urls(u);
+  }
+}
+
+void MemberUrls::load(const raftpb::SnapshotMetadata& meta) {
+  urls_.clear();
+  for (const raftpb::MemberPeerUrls& m : meta.member_peer_urls())
+    set(m.id(), std::vector<std::string>(m.peer_urls().begin(), m.peer_urls().end()));
+}
+
+Status check_peer_urls_bounds(const std::vector<std::string>& urls) {
+  bool ok = !urls.empty() && urls.size() <= kPeerUrlsMax;
+  for (const std::string& u : urls) ok = ok && u.size() <= kPeerUrlBytesMax;
+  return ok ? Status::ok() : Status(StatusCode::kInvalidArgument, kErrMemberBadUrls);
+}
+
+namespace {
+
+// etcd's checks for a new member (ADD_NODE that is no promotion, or ADD_LEARNER_NODE).
+Status validate_addition(const raftpb::ConfChange& cc, const raftpb::ConfState& cs, const std::set<uint64_t>& removed,
+                         const MemberUrls& urls) {
+  const uint64_t id = cc.node_id();
+  // etcd maps ErrIDRemoved to "member not found" for its clients.
+  if (removed.count(id)) return Status(StatusCode::kNotFound, kErrMemberNotFound);
+  if (names_member(cs, id)) return Status(StatusCode::kFailedPrecondition, kErrMemberExists);
+  if (urls.taken(conf_change_peer_urls(cc), cs, 0)) return Status(StatusCode::kFailedPrecondition, kErrPeerUrlExists);
+  // etcd 3.4 allows one learner at a time (maxLearners).
+  if (cc.type() == raftpb::CONF_CHANGE_ADD_LEARNER_NODE && cs.learners_size() >= 1)
+    return Status(StatusCode::kFailedPrecondition, kErrTooManyLearners);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfState& cs, const std::set<uint64_t>& removed,
+                            const MemberUrls& urls) {
   const uint64_t id = cc.node_id();
   const bool member = names_member(cs, id);
   switch (cc.type()) {
@@ -112,41 +181,54 @@ Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfStat
           return Status(StatusCode::kFailedPrecondition, kErrMemberNotLearner);
         return Status::ok();
       }
-      [[fallthrough]];
-    case raftpb::CONF_CHANGE_ADD_LEARNER_NODE:
-      // etcd maps ErrIDRemoved to "member not found" for its clients.
-      if (removed.count(id)) return Status(StatusCode::kNotFound, kErrMemberNotFound);
-      if (member) return Status(StatusCode::kFailedPrecondition, kErrMemberExists);
-      // etcd 3.4 allows one learner at a time (maxLearners).
-      if (cc.type() == raftpb::CONF_CHANGE_ADD_LEARNER_NODE && cs.learners_size() >= 1)
-        return Status(StatusCode::kFailedPrecondition, kErrTooManyLearners);
-      return Status::ok();
+      return validate_addition(cc, cs, removed, urls);
+    case raftpb::CONF_CHANGE_ADD_LEARNER_NODE: return validate_addition(cc, cs, removed, urls);
     case raftpb::CONF_CHANGE_REMOVE_NODE:
       if (removed.count(id) || !member) return Status(StatusCode::kNotFound, kErrMemberNotFound);
       return Status::ok();
+    case raftpb::CONF_CHANGE_UPDATE_NODE:
+      if (removed.count(id) || !member) return Status(StatusCode::kNotFound, kErrMemberNotFound);
+      if (check_peer_urls_bounds(conf_change_peer_urls(cc)).is_ok() && urls.taken(conf_change_peer_urls(cc), cs, id))
+        return Status(StatusCode::kFailedPrecondition, kErrPeerUrlExists);
+      return check_peer_urls_bounds(conf_change_peer_urls(cc));
     default: return Status(StatusCode::kInvalidArgument, "unknown conf change type");
   }
 }
 
 namespace {
-constexpr std::string_view kPromoteSuffix = " promote";
+
+std::optional<raftpb::ConfChangeContext> parse_context(const raftpb::ConfChange& cc) {
+  raftpb::ConfChangeContext c;
+  if (cc.context().empty() || !c.ParseFromString(cc.context())) return std::nullopt;
+  return c;
+}
+
 }  // namespace
 
-std::string conf_change_context(uint64_t request_id, bool promote) {
-  return std::to_string(request_id) + (promote ? std::string(kPromoteSuffix) : "");
+std::string conf_change_context(uint64_t request_id, bool promote, const std::vector<std::string>& peer_urls) {
+  raftpb::ConfChangeContext c;
+  c.set_request_id(request_id);
+  c.set_promote(promote);
+  for (const std::string& u : peer_urls) c.add_peer_urls(u);
+  return c.SerializeAsString();
 }
 
 bool conf_change_promotes(const raftpb::ConfChange& cc) {
-  return cc.type() == raftpb::CONF_CHANGE_ADD_NODE && std::string_view(cc.context()).ends_with(kPromoteSuffix);
+  if (cc.type() != raftpb::CONF_CHANGE_ADD_NODE) return false;
+  std::optional<raftpb::ConfChangeContext> c = parse_context(cc);
+  return c && c->promote();
 }
 
 std::optional<uint64_t> conf_change_request_id(const raftpb::ConfChange& cc) {
-  uint64_t id = 0;
-  std::string_view c = cc.context();
-  if (conf_change_promotes(cc)) c.remove_suffix(kPromoteSuffix.size());
-  const auto [end, ec] = std::from_chars(c.data(), c.data() + c.size(), id);
-  if (ec != std::errc() || end != c.data() + c.size() || c.empty()) return std::nullopt;
-  return id;
+  std::optional<raftpb::ConfChangeContext> c = parse_context(cc);
+  if (!c || c->request_id() == 0) return std::nullopt;  // Server request ids are never 0
+  return c->request_id();
+}
+
+std::vector<std::string> conf_change_peer_urls(const raftpb::ConfChange& cc) {
+  std::optional<raftpb::ConfChangeContext> c = parse_context(cc);
+  if (!c) return {};
+  return std::vector<std::string>(c->peer_urls().begin(), c->peer_urls().end());
 }
 
 }  // namespace dst::node

@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "proto/raft.pb.h"
@@ -88,15 +89,47 @@ Status may_add_member(const raftpb::ConfState& cs, uint64_t self, bool learner, 
 // removed is down already, a connected one.
 Status may_remove_member(const raftpb::ConfState& cs, uint64_t self, uint64_t id, const PeerActivity& peers,
                          sim::TimeNs now);
-// etcd's ValidateConfigurationChange, run by every member as it applies the change. `removed`:
-// members removed before (an ID is never reused).
-Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfState& cs, const std::set<uint64_t>& removed);
+// Bounds on `member add/update --peer-urls` (etcd has none but the request size).
+inline constexpr size_t kPeerUrlsMax = 16;
+inline constexpr size_t kPeerUrlBytesMax = 1024;
 
-// The request id a Server stores in a ConfChange's context, so that the proposer can find its
-// waiting client when the change is applied.
-// A promotion (etcd's ConfigChangeContext.IsPromote) is an ADD_NODE whose context says so.
-std::string conf_change_context(uint64_t request_id, bool promote = false);
+// The peer URLs of each member (etcd's RaftAttributes.PeerURLs), as `member add` and `member
+// update` gave them. The simulation routes by member ID, so they are names only: a member whose
+// URLs are updated to an address nobody serves stays reachable (in etcd it would be cut off). A
+// member without an entry has the one URL its ID gives (member_peer_url).
+class MemberUrls {
+ public:
+  explicit MemberUrls(uint16_t default_port) : port_(default_port) {}
+  std::vector<std::string> of(uint64_t id) const;
+  // Whether one of `urls` is a peer URL of a member of `cs` other than `except` (etcd's
+  // ErrPeerURLexists).
+  bool taken(const std::vector<std::string>& urls, const raftpb::ConfState& cs, uint64_t except) const;
+  void set(uint64_t id, const std::vector<std::string>& urls);
+  void erase(uint64_t id) { urls_.erase(id); }
+  // Into and out of a Raft snapshot's metadata, so that they outlive the log entries.
+  void save(raftpb::SnapshotMetadata* meta) const;
+  void load(const raftpb::SnapshotMetadata& meta);
+
+ private:
+  uint16_t port_;
+  std::map<uint64_t, std::vector<std::string>> urls_;  // only members whose URLs differ from port_'s
+};
+
+// kInvalidArgument kErrMemberBadUrls unless 1..kPeerUrlsMax URLs of at most kPeerUrlBytesMax.
+Status check_peer_urls_bounds(const std::vector<std::string>& urls);
+
+// etcd's ValidateConfigurationChange, run by every member as it applies the change. `removed`:
+// members removed before (an ID is never reused); `urls`: the members' peer URLs.
+Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfState& cs, const std::set<uint64_t>& removed,
+                            const MemberUrls& urls);
+
+// What a Server stores in a ConfChange's context (raftpb::ConfChangeContext): the request id, so
+// that the proposer can find its waiting client when the change is applied; for an ADD_NODE,
+// whether it promotes a learner (etcd's ConfigChangeContext.IsPromote); for an add or an update,
+// the member's peer URLs.
+std::string conf_change_context(uint64_t request_id, bool promote = false, const std::vector<std::string>& peer_urls = {});
 std::optional<uint64_t> conf_change_request_id(const raftpb::ConfChange& cc);
 bool conf_change_promotes(const raftpb::ConfChange& cc);
+std::vector<std::string> conf_change_peer_urls(const raftpb::ConfChange& cc);
 
 }  // namespace dst::node

@@ -23,6 +23,8 @@ raftpb::ConfChange change(raftpb::ConfChangeType type, uint64_t id) {
   return cc;
 }
 
+const MemberUrls kUrls(2380);
+
 // Peers heard from every second over [from, to).
 PeerActivity heard(std::initializer_list<uint64_t> peers, sim::TimeNs from, sim::TimeNs to) {
   PeerActivity a(seconds(5));
@@ -89,18 +91,64 @@ TEST(Membership, MayRemoveMember) {
 
 TEST(Membership, ValidateAtApply) {
   const raftpb::ConfState cs = conf({1, 2, 3}, {4});
-  EXPECT_TRUE(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 5), cs, {}).is_ok());
-  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 2), cs, {}).message(), kErrMemberExists);
-  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 7), cs, {7}).message(), kErrMemberNotFound);
-  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_LEARNER_NODE, 5), cs, {}).message(),
+  EXPECT_TRUE(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 5), cs, {}, kUrls).is_ok());
+  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 2), cs, {}, kUrls).message(), kErrMemberExists);
+  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_NODE, 7), cs, {7}, kUrls).message(), kErrMemberNotFound);
+  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_ADD_LEARNER_NODE, 5), cs, {}, kUrls).message(),
             kErrTooManyLearners);
-  EXPECT_TRUE(validate_conf_change(change(raftpb::CONF_CHANGE_REMOVE_NODE, 4), cs, {}).is_ok());
-  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_REMOVE_NODE, 9), cs, {}).message(), kErrMemberNotFound);
+  EXPECT_TRUE(validate_conf_change(change(raftpb::CONF_CHANGE_REMOVE_NODE, 4), cs, {}, kUrls).is_ok());
+  EXPECT_EQ(validate_conf_change(change(raftpb::CONF_CHANGE_REMOVE_NODE, 9), cs, {}, kUrls).message(), kErrMemberNotFound);
   raftpb::ConfChange cc = change(raftpb::CONF_CHANGE_REMOVE_NODE, 3);
   cc.set_context(conf_change_context(0x0300000000000123ull));
   EXPECT_EQ(conf_change_request_id(cc), 0x0300000000000123ull);
   cc.set_context("x1");
   EXPECT_FALSE(conf_change_request_id(cc));
+  cc.set_context("");
+  EXPECT_FALSE(conf_change_request_id(cc));
+}
+
+// etcd's UpdateNode: a member of the cluster, URLs no other member has (its own are fine); an
+// addition's URLs must be free too. MemberUrls keeps only what differs from the ID's own URL.
+TEST(Membership, PeerUrlsOfMembersAddUpdateAndSnapshot) {
+  const raftpb::ConfState cs = conf({1, 2, 3}, {4});
+  MemberUrls urls(2380);
+  EXPECT_EQ(urls.of(2), std::vector<std::string>{"http://n2:2380"});
+  urls.set(2, {"http://10.0.0.2:2380", "http://n2:2390"});
+  EXPECT_EQ(urls.of(2), (std::vector<std::string>{"http://10.0.0.2:2380", "http://n2:2390"}));
+  EXPECT_TRUE(urls.taken({"x", "http://n2:2390"}, cs, 0));
+  EXPECT_FALSE(urls.taken({"http://n2:2390"}, cs, 2));
+  EXPECT_FALSE(urls.taken({"http://n2:2380"}, cs, 0));  // no longer member 2's
+  EXPECT_TRUE(urls.taken({"http://n4:2380"}, cs, 0));   // a learner's
+  EXPECT_FALSE(urls.taken({"http://n9:2380"}, cs, 0));  // not a member
+
+  auto update = [](uint64_t id, std::vector<std::string> peer_urls) {
+    raftpb::ConfChange cc = change(raftpb::CONF_CHANGE_UPDATE_NODE, id);
+    cc.set_context(conf_change_context(5, false, peer_urls));
+    return cc;
+  };
+  EXPECT_EQ(conf_change_peer_urls(update(3, {"a", "b"})), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(conf_change_request_id(update(3, {"a"})), 5u);
+  EXPECT_TRUE(validate_conf_change(update(3, {"http://n3:2381"}), cs, {}, urls).is_ok());
+  EXPECT_TRUE(validate_conf_change(update(2, {"http://n2:2390"}), cs, {}, urls).is_ok());
+  EXPECT_EQ(validate_conf_change(update(3, {"http://n2:2390"}), cs, {}, urls).message(), kErrPeerUrlExists);
+  EXPECT_EQ(validate_conf_change(update(9, {"x"}), cs, {}, urls).message(), kErrMemberNotFound);
+  EXPECT_EQ(validate_conf_change(update(3, {"x"}), cs, {3}, urls).message(), kErrMemberNotFound);
+  EXPECT_EQ(validate_conf_change(update(3, {}), cs, {}, urls).message(), kErrMemberBadUrls);
+  EXPECT_EQ(validate_conf_change(update(3, std::vector<std::string>(kPeerUrlsMax + 1, "u")), cs, {}, urls).message(),
+            kErrMemberBadUrls);
+  raftpb::ConfChange add = change(raftpb::CONF_CHANGE_ADD_NODE, 5);
+  add.set_context(conf_change_context(6, false, {"http://n5:2380", "http://n2:2390"}));
+  EXPECT_EQ(validate_conf_change(add, cs, {}, urls).message(), kErrPeerUrlExists);
+
+  raftpb::SnapshotMetadata meta;
+  urls.set(3, {"http://n3:2380"});  // its own URL: nothing to keep
+  urls.save(&meta);
+  ASSERT_EQ(meta.member_peer_urls_size(), 1);
+  MemberUrls loaded(2380);
+  loaded.load(meta);
+  EXPECT_EQ(loaded.of(2), urls.of(2));
+  urls.erase(2);
+  EXPECT_EQ(urls.of(2), std::vector<std::string>{"http://n2:2380"});
 }
 
 // etcd's promotion: an ADD_NODE marked IsPromote, valid only for a learner of the cluster.
@@ -113,14 +161,14 @@ TEST(Membership, ValidatePromotion) {
   };
   EXPECT_TRUE(conf_change_promotes(promote(4)));
   EXPECT_EQ(conf_change_request_id(promote(4)), 77u);
-  EXPECT_TRUE(validate_conf_change(promote(4), cs, {}).is_ok());
-  EXPECT_EQ(validate_conf_change(promote(2), cs, {}).message(), kErrMemberNotLearner);
-  EXPECT_EQ(validate_conf_change(promote(9), cs, {}).message(), kErrMemberNotFound);
-  EXPECT_EQ(validate_conf_change(promote(4), cs, {4}).message(), kErrMemberNotFound);
+  EXPECT_TRUE(validate_conf_change(promote(4), cs, {}, kUrls).is_ok());
+  EXPECT_EQ(validate_conf_change(promote(2), cs, {}, kUrls).message(), kErrMemberNotLearner);
+  EXPECT_EQ(validate_conf_change(promote(9), cs, {}, kUrls).message(), kErrMemberNotFound);
+  EXPECT_EQ(validate_conf_change(promote(4), cs, {4}, kUrls).message(), kErrMemberNotFound);
   raftpb::ConfChange plain = change(raftpb::CONF_CHANGE_ADD_NODE, 4);
   plain.set_context(conf_change_context(77));
   EXPECT_FALSE(conf_change_promotes(plain));
-  EXPECT_EQ(validate_conf_change(plain, cs, {}).message(), kErrMemberExists);
+  EXPECT_EQ(validate_conf_change(plain, cs, {}, kUrls).message(), kErrMemberExists);
 }
 
 }  // namespace

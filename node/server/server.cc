@@ -68,7 +68,8 @@ Server::Server(sim::Env& env, ServerOptions options, ServerHooks hooks)
       rng_(env.rng("raft-election/" + std::to_string(options_.id))),
       inbox_(env, options_.inbox_capacity),
       applied_(env),
-      peer_activity_(3 * kLinkHeartbeatInterval) {}
+      peer_activity_(3 * kLinkHeartbeatInterval),
+      member_urls_(options_.raft_port) {}
 
 Server::~Server() {
   if (hooks_.observer) hooks_.observer->stopped(*this);
@@ -233,6 +234,7 @@ Status Server::start() {
   raftpb::Snapshot snap = snapshot.value_or(raftpb::Snapshot());
   Status restored = state_->recover(snap.data(), snap.metadata().index());
   if (!restored.is_ok()) return restored;
+  member_urls_.load(snap.metadata());
   last_snapshot_index_ = snap.metadata().index();
   random_ = std::make_unique<SimRandom>(rng_);
   raft::InitialState init{result.hard_state, snap, std::move(result.entries), snap.metadata().index()};
@@ -342,6 +344,7 @@ void Server::handle_ready() {
     Status s = state_->restore(rd.snapshot->data(), rd.snapshot->metadata().index());
     if (!s.is_ok()) exit("installing the leader's snapshot failed: " + s.to_string());
     last_snapshot_index_ = rd.snapshot->metadata().index();
+    member_urls_.load(rd.snapshot->metadata());
     ++counters_.snapshots_installed;
     DST_PROBE(kServerSnapshotInstalled);
   }
@@ -378,6 +381,7 @@ void Server::maybe_snapshot() {
   auto image = state_->snapshot();
   if (!image.is_ok()) exit("taking a snapshot failed: " + image.status().to_string());
   raftpb::Snapshot snap = raft_->make_snapshot(std::move(image).value());
+  member_urls_.save(snap.mutable_metadata());
   Status s = snapshotter_->save(snap);
   if (s.is_ok()) s = wal_->save_snapshot_marker(snap.metadata().index(), snap.metadata().term());
   if (!s.is_ok()) exit("saving a snapshot failed: " + s.to_string());

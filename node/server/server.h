@@ -197,9 +197,14 @@ class Server {
   std::optional<sim::Address> leader_api_address() const;
   // etcd's MemberAdd / MemberRemove (membership.h): the strict reconfiguration checks, then a
   // Raft conf change, waited for like a proposal (the same timeouts and errors). add_member
-  // returns the new member's ID.
-  Result<uint64_t> add_member(const std::string& peer_url, bool learner);
+  // returns the new member's ID (its first URL names it).
+  Result<uint64_t> add_member(const std::vector<std::string>& peer_urls, bool learner);
   Status remove_member(uint64_t id);
+  // etcd's UpdateMember: new peer URLs for member `id`, through Raft (no reconfiguration check, as
+  // etcd); the apply refuses an unknown member or URLs another member has.
+  Status update_member(uint64_t id, const std::vector<std::string>& peer_urls);
+  // The peer URLs of member `id` as this member's applied configuration has them.
+  std::vector<std::string> member_peer_urls(uint64_t id) const { return member_urls_.of(id); }
   // etcd's PromoteMember on the leader: a learner whose log is within 90% of the leader's becomes a
   // voter. kUnavailable kErrNotLeader on a follower (the API forwards it), kErrLearnerNotReady,
   // and the apply's own refusals (member not found, not a learner).
@@ -277,6 +282,8 @@ class Server {
   // A committed conf change: validated (an invalid one is a no-op), applied to Raft, its
   // proposer told; on the member's own removal it stops a little later (etcd: 10 ticks).
   void apply_conf_change(const raftpb::Entry& e);
+  // A change that passed validation: to Raft's configuration and the members' URLs.
+  void apply_valid_conf_change(const raftpb::ConfChange& cc);
 
   sim::Env& env_;
   ServerOptions options_;
@@ -315,6 +322,7 @@ class Server {
   // removed while this incarnation ran (their messages are dropped, as etcd's transport does).
   PeerActivity peer_activity_;
   std::set<uint64_t> removed_;
+  MemberUrls member_urls_;
   bool stopping_ = false;
 };
 
