@@ -16,7 +16,7 @@ namespace dst::etcdctl {
 // Global -w / --write-out. etcdctl 3.4 also knows "protobuf" and "table"; `dst shell` rejects them.
 // kTable: member list and the endpoint commands only; etcdctl runs any other command and then
 // fails to print it ("table not supported as output format", exit 4): prints_table().
-enum class OutputFormat { kSimple, kJson, kFields, kTable };
+enum class OutputFormat { kSimple, kJson, kFields, kTable, kProtobuf };
 
 struct PrintOptions {
   OutputFormat format = OutputFormat::kSimple;

@@ -88,8 +88,8 @@ Result<OutputFormat> output_format(const std::string& name) {
   if (name == "json") return OutputFormat::kJson;
   if (name == "fields") return OutputFormat::kFields;
   if (name == "table") return OutputFormat::kTable;
-  if (name == "protobuf") return usage("dst shell does not print -w protobuf (use simple, json, fields or table)");
-  return usage("unsupported output format");
+  if (name == "protobuf") return OutputFormat::kProtobuf;
+  return Status(StatusCode::kUnimplemented, "unsupported output format");  // ExitBadFeature
 }
 
 }  // namespace
@@ -143,12 +143,15 @@ Result<Invocation> parse_args(const std::vector<std::string>& args) {
     (std::string_view(name) == "command-timeout" ? client.command_timeout_ns : client.dial_timeout_ns) = ns;
   }
   PrintOptions print;
+  // etcdctl refuses an unknown format when it makes its client: after the command's own argument
+  // checks, and never for `version`, which makes none.
   auto format = output_format(parsed->get_string("write-out", "simple"));
-  if (!format.is_ok()) return format.status();
-  print.format = *format;
+  print.format = format.is_ok() ? *format : OutputFormat::kSimple;
   print.hex = parsed->get_bool("hex");
   auto command = (*spec)->build(*parsed, &print);
   if (!command.is_ok()) return command.status();
+  const bool makes_client = !std::holds_alternative<VersionCommand>(*command) && !std::holds_alternative<SleepCommand>(*command);
+  if (!format.is_ok() && makes_client) return format.status();
   if (print.format == OutputFormat::kFields && !prints_fields(*command))
     return usage("dst shell prints -w fields only for get, put, del, txn, endpoint health and version");
   return Invocation{std::move(*command), print, std::move(client)};

@@ -77,7 +77,9 @@ TEST(ParseGlobal, WriteOutFlagAnywhere) {
   EXPECT_EQ(parse_ok("get -w=fields foo").print.format, OutputFormat::kFields);
   EXPECT_EQ(parse_error("get foo -w yaml"), "unsupported output format");
   EXPECT_EQ(parse_ok("endpoint status -w table").print.format, OutputFormat::kTable);
-  EXPECT_EQ(parse_error("get foo -w protobuf"), "dst shell does not print -w protobuf (use simple, json, fields or table)");
+  EXPECT_EQ(parse_ok("get foo -w protobuf").print.format, OutputFormat::kProtobuf);
+  EXPECT_EQ(parse_error("member update -w yaml"), "member ID is not provided");  // the command's checks first
+  EXPECT_TRUE(std::holds_alternative<VersionCommand>(parse_ok("version -w yaml").command));
   EXPECT_EQ(parse_error("lease list -w fields"), "dst shell prints -w fields only for get, put, del, txn, endpoint health and version");
   EXPECT_EQ(parse_error("get foo -w"), "flag needs an argument: 'w' in -w");
   EXPECT_EQ(parse_error("get foo --write-out"), "flag needs an argument: --write-out");

@@ -4,6 +4,7 @@
 
 #include "client/etcdctl/etcd_json.h"
 #include "client/etcdctl/etcdctl_print_fields.h"
+#include "client/etcdctl/etcdctl_print_protobuf.h"
 #include "client/etcdctl/go_format.h"
 
 namespace dst::etcdctl {
@@ -134,6 +135,7 @@ Output print_endpoints_failed(const Command& command, std::string_view last_mess
 }
 
 Output print_get(const etcdserverpb::RangeResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   // get --count-only (a dst extension for 3.4; 3.5 allows it with -w fields only) prints the count.
@@ -142,18 +144,21 @@ Output print_get(const etcdserverpb::RangeResponse& r, const PrintOptions& p) {
 }
 
 Output print_put(const etcdserverpb::PutResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   return stdout_text(simple_put(r, p));
 }
 
 Output print_del(const etcdserverpb::DeleteRangeResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   return stdout_text(simple_del(r, p));
 }
 
 Output print_txn(const etcdserverpb::TxnResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   return stdout_text(simple_txn(r, p));
@@ -166,6 +171,10 @@ Output print_watch_response(const etcdserverpb::WatchResponse& r, const PrintOpt
   if (r.created() && r.events().empty() && !r.canceled()) return o;  // clientv3 keeps the ack to itself
   if (r.canceled()) o.err = "watch was canceled (" + watch_cancel_reason(r) + ")\n";
   if (is_progress_notify(r)) o.out = "progress notify: " + std::to_string(r.header().revision()) + "\n";
+  if (p.format == OutputFormat::kProtobuf) {
+    o.out += protobuf_watch(r).out;
+    return o;
+  }
   if (p.format == OutputFormat::kJson) {
     o.out += watch_response_json(r) + "\n";
     return o;
@@ -181,17 +190,20 @@ Output print_watch_response(const etcdserverpb::WatchResponse& r, const PrintOpt
 Output print_watch_ended() { return print_error("watch is canceled by the server", kExitInterrupted); }
 
 Output print_lease_grant(const etcdserverpb::LeaseGrantResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_header_only(r.has_header() ? &r.header() : nullptr);
   if (p.format == OutputFormat::kJson) return json_line(lease_grant_json(r));
   return stdout_text("lease " + hex16(r.id()) + " granted with TTL(" + std::to_string(r.ttl()) + "s)\n");
 }
 
 Output print_lease_revoke(int64_t id, const etcdserverpb::LeaseRevokeResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_lease_revoke(r);
   if (p.format == OutputFormat::kJson) return json_line(lease_revoke_json(r));
   return stdout_text("lease " + hex16(id) + " revoked\n");
 }
 
 Output print_lease_time_to_live(const etcdserverpb::LeaseTimeToLiveResponse& r, bool with_keys,
                                 const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_header_only(r.has_header() ? &r.header() : nullptr);
   if (p.format == OutputFormat::kJson) return json_line(lease_time_to_live_json(r));
   // The server answers an unknown lease with TTL -1 and no granted TTL.
   if (r.grantedttl() == 0 && r.ttl() == -1) return stdout_text("lease " + hex16(r.id()) + " already expired\n");
@@ -205,6 +217,7 @@ Output print_lease_time_to_live(const etcdserverpb::LeaseTimeToLiveResponse& r, 
 }
 
 Output print_lease_keep_alive(const etcdserverpb::LeaseKeepAliveResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_header_only(r.has_header() ? &r.header() : nullptr);
   if (p.format == OutputFormat::kJson) return json_line(lease_keep_alive_json(r));
   return stdout_text("lease " + hex16(r.id()) + " keepalived with TTL(" + std::to_string(r.ttl()) + ")\n");
 }
@@ -215,6 +228,7 @@ Output print_lease_keep_alive_ended(int64_t id, const PrintOptions& p) {
 }
 
 Output print_lease_list(const etcdserverpb::LeaseLeasesResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_header_only(r.has_header() ? &r.header() : nullptr);
   if (p.format == OutputFormat::kJson) return json_line(lease_leases_json(r));
   std::string out = "found " + std::to_string(r.leases_size()) + " leases\n";
   for (const auto& l : r.leases()) out += hex16(l.id()) + "\n";
@@ -226,6 +240,7 @@ Output print_defrag(std::string_view endpoint) {
 }
 
 Output print_alarm(const etcdserverpb::AlarmResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   std::string out;
   for (const auto& a : r.alarms()) out += alarm_text(a) + "\n";
@@ -233,6 +248,7 @@ Output print_alarm(const etcdserverpb::AlarmResponse& r, const PrintOptions& p) 
 }
 
 Output print_endpoint_status(const std::vector<EndpointStatus>& statuses, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_unsupported();
   if (p.format == OutputFormat::kJson) return json_line(endpoint_status_json(statuses));
   std::vector<std::vector<std::string>> rows;
   for (const EndpointStatus& e : statuses) {
@@ -254,6 +270,7 @@ Output print_endpoint_status(const std::vector<EndpointStatus>& statuses, const 
 }
 
 Output print_endpoint_hashkv(const std::vector<EndpointHashKV>& hashes, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_unsupported();
   if (p.format == OutputFormat::kJson) return json_line(endpoint_hashkv_json(hashes));
   std::vector<std::vector<std::string>> rows;
   for (const EndpointHashKV& h : hashes) rows.push_back({h.endpoint, std::to_string(h.hash_kv.hash())});
@@ -290,6 +307,7 @@ std::string endpoint_health_text(const std::vector<EndpointHealth>& healths, Out
 }  // namespace
 
 Output print_endpoint_health(const std::vector<EndpointHealth>& healths, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_unsupported();
   Output o;
   // The simple printer writes to stderr, every other format to stdout.
   (p.format == OutputFormat::kSimple ? o.err : o.out) = endpoint_health_text(healths, p.format);
@@ -313,6 +331,7 @@ std::string hex_width16(uint64_t id) {
 }  // namespace
 
 Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAddCommand& c, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   std::string out = "Member " + hex_width16(r.member().id()) + " added to cluster " +
                     hex_width16(r.header().cluster_id()) + "\n";
@@ -328,22 +347,26 @@ Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAd
 }
 
 Output print_member_promote(uint64_t id, const etcdserverpb::MemberPromoteResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   return stdout_text("Member " + hex_width16(id) + " promoted in cluster " + hex_width16(r.header().cluster_id()) + "\n");
 }
 
 Output print_member_update(uint64_t id, const etcdserverpb::MemberUpdateResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   return stdout_text("Member " + hex_width16(id) + " updated in cluster " + hex_width16(r.header().cluster_id()) + "\n");
 }
 
 Output print_member_remove(uint64_t id, const etcdserverpb::MemberRemoveResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   return stdout_text("Member " + hex_width16(id) + " removed from cluster " + hex_width16(r.header().cluster_id()) + "\n");
 }
 
 Output print_move_leader(uint64_t leader, uint64_t target, const etcdserverpb::MoveLeaderResponse& r, const PrintOptions& p) {
   switch (p.format) {
+    case OutputFormat::kProtobuf: return protobuf_bytes(r);
     case OutputFormat::kJson: return json_line(r.has_header() ? "{\"header\":" + to_json(r.header()) + "}" : "{}");
     case OutputFormat::kTable: return print_table_unsupported();
     case OutputFormat::kFields: return print_error("fields not supported as output format", kExitBadFeature);
@@ -368,6 +391,7 @@ Output print_snapshot_status(const DbStatus& s, const PrintOptions& p) {
     case OutputFormat::kTable:
       return stdout_text(render_table({"hash", "revision", "total keys", "total size"},
                                       {{hex(s.hash), rev, keys, humanize_bytes(s.total_size)}}));
+    case OutputFormat::kProtobuf: return protobuf_unsupported();
     case OutputFormat::kSimple:
       break;
   }
@@ -375,6 +399,7 @@ Output print_snapshot_status(const DbStatus& s, const PrintOptions& p) {
 }
 
 Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : r.members()) {

@@ -3,7 +3,8 @@
 // Every printer returns an Output: the stdout text, the stderr text (etcdctl writes errors and
 // watch cancellations there) and the exit code etcdctl would end with. Text is exact, newlines
 // included, so `dst shell` can print it as is and tests can compare it with the reference page.
-// Formats: simple and json for every command; fields for get/put/del/txn (see etcdctl_parse.h).
+// Formats: simple and json for every command; fields for get/put/del/txn (see etcdctl_parse.h);
+// protobuf as etcdctl_print_protobuf.h says.
 // Endpoint names and ids are inputs: the caller passes what its simulated cluster uses.
 #pragma once
 
