@@ -73,8 +73,12 @@ stdin=""
 normalize() {
   sed -E -e 's/"(cluster_id|member_id|raft_term|raftTerm|raftIndex|raftAppliedIndex|leader|dbSize|dbSizeInUse|ID|id|lease|memberID)":[0-9]+/"\1":<N>/g' \
          -e 's#https?://[A-Za-z0-9.-]+:[0-9]+#<URL>#g' -e 's/lease [0-9a-f]{16}/lease <LEASE>/g' \
+         -e 's/"(ClusterID|MemberID|ID|Leader|DBSize|RaftIndex|RaftAppliedIndex|RaftTerm)" : [0-9]+/"\1" : <N>/' \
+         -e 's/^"Name" : "[^"]*"/"Name" : <NAME>/' \
          -e 's/memberID:[0-9]+/memberID:<N>/g' -e 's/"name":"[^"]*"/"name":<NAME>/g' \
-         -e 's/(took = |"took":"|"Took" : )([0-9]+h)?([0-9]+m)?[0-9.]+(ns|µs|ms|s)/\1<DURATION>/g' "$1"
+         -e 's/(took = |"took":"|"Took" : )([0-9]+h)?([0-9]+m)?[0-9.]+(ns|µs|ms|s)/\1<DURATION>/g' "$1" |
+    # A Go panic of etcdctl's: its first line (dst prints no goroutine trace).
+    awk '/^panic: /{print; skip=1; next} /^(\[exit |\$ etcdctl )/{skip=0} !skip'
 }
 if [ -n "$KEEP" ]; then mkdir -p "$KEEP"; cp "$work/etcd.txt" "$work/dst.txt" "$KEEP/"; fi
 if diff -u <(normalize "$work/etcd.txt") <(normalize "$work/dst.txt") --label etcd --label dst; then

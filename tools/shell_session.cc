@@ -138,11 +138,14 @@ void ShellSession::feed(const std::string& line) {
   printing((*parsed)->print, (*parsed)->command, [&] { run(**parsed); });
 }
 
-// -w table for a command etcdctl has no table for: it runs the command, and where that succeeds,
-// fails to print its result (a failure is printed as usual, before any result).
+// -w table or -w fields for a command etcdctl has no such printer for: it runs the command, and
+// where that succeeds, fails to print its result (a failure is printed as usual, before any result).
 void ShellSession::printing(const etcdctl::PrintOptions& print, const etcdctl::Command& cmd,
                             const std::function<void()>& body) {
-  if (print.format != etcdctl::OutputFormat::kTable || etcdctl::prints_table(cmd)) return body();
+  const bool table = print.format == etcdctl::OutputFormat::kTable;
+  const bool unprintable = (table && !etcdctl::prints_table(cmd)) ||
+                           (print.format == etcdctl::OutputFormat::kFields && !etcdctl::prints_fields(cmd));
+  if (!unprintable) return body();
   Sink kept = sink_;
   bool failed = false;
   sink_ = [&](const etcdctl::Output& o) {
@@ -152,7 +155,7 @@ void ShellSession::printing(const etcdctl::PrintOptions& print, const etcdctl::C
   };
   body();
   sink_ = std::move(kept);
-  if (!failed) emit(etcdctl::print_table_unsupported());
+  if (!failed) emit(table ? etcdctl::print_table_unsupported() : etcdctl::print_fields_unsupported());
 }
 
 void ShellSession::finish() {

@@ -103,16 +103,12 @@ bool prints_table(const Command& c) {
          std::holds_alternative<SnapshotSaveCommand>(c) || std::holds_alternative<SnapshotStatusCommand>(c);
 }
 
-namespace {
-
 bool prints_fields(const Command& c) {
-  return std::holds_alternative<GetCommand>(c) || std::holds_alternative<PutCommand>(c) ||
-         std::holds_alternative<DelCommand>(c) || std::holds_alternative<TxnCommand>(c) ||
-         std::holds_alternative<EndpointHealthCommand>(c) || std::holds_alternative<VersionCommand>(c) ||
-         std::holds_alternative<SnapshotSaveCommand>(c) || std::holds_alternative<SnapshotStatusCommand>(c);
+  // etcdctl's fieldsPrinter has nothing for member add/remove/update/promote and move-leader.
+  return !std::holds_alternative<MemberAddCommand>(c) && !std::holds_alternative<MemberRemoveCommand>(c) &&
+         !std::holds_alternative<MemberUpdateCommand>(c) && !std::holds_alternative<MemberPromoteCommand>(c) &&
+         !std::holds_alternative<MoveLeaderCommand>(c);
 }
-
-}  // namespace
 
 Result<std::optional<Invocation>> parse_line(std::string_view line) {
   if (is_blank_or_comment(line)) return std::optional<Invocation>();
@@ -152,8 +148,6 @@ Result<Invocation> parse_args(const std::vector<std::string>& args) {
   if (!command.is_ok()) return command.status();
   const bool makes_client = !std::holds_alternative<VersionCommand>(*command) && !std::holds_alternative<SleepCommand>(*command);
   if (!format.is_ok() && makes_client) return format.status();
-  if (print.format == OutputFormat::kFields && !prints_fields(*command))
-    return usage("dst shell prints -w fields only for get, put, del, txn, endpoint health and version");
   return Invocation{std::move(*command), print, std::move(client)};
 }
 

@@ -39,6 +39,9 @@ Result<Invocation> parse_args(const std::vector<std::string>& args);
 // endpoint hashkv; compaction and defrag, which ignore -w); any other command runs, then fails to
 // print: print_table_unsupported().
 bool prints_table(const Command& c);
+// The same for -w fields: every command but member add/remove/update/promote and move-leader;
+// those run, then fail to print: print_fields_unsupported().
+bool prints_fields(const Command& c);
 
 // One operation line inside a txn: `put ...`, `get ...` or `del ...` with their flags (no global
 // flags, as in etcdctl's txn reader), as the RequestOp etcdctl puts in the TxnRequest. Errors as

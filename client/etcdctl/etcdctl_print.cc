@@ -129,6 +129,12 @@ Output print_request_error(const Command& command, std::string_view message, std
 
 Output print_table_unsupported() { return print_error("table not supported as output format", kExitBadFeature); }
 
+Output print_fields_unsupported() { return print_error("fields not supported as output format", kExitBadFeature); }
+
+Output print_etcdctl_nil_panic() {
+  return Output{"", "panic: runtime error: invalid memory address or nil pointer dereference\n", kExitBadConnection};
+}
+
 Output print_endpoints_failed(const Command& command, std::string_view last_message) {
   if (std::holds_alternative<EndpointHashKVCommand>(command)) return print_error(last_message);
   return Output{"", "", kExitError};
@@ -175,6 +181,10 @@ Output print_watch_response(const etcdserverpb::WatchResponse& r, const PrintOpt
     o.out += protobuf_watch(r).out;
     return o;
   }
+  if (p.format == OutputFormat::kFields) {
+    o.out += fields_text(r);
+    return o;
+  }
   if (p.format == OutputFormat::kJson) {
     o.out += watch_response_json(r) + "\n";
     return o;
@@ -190,12 +200,14 @@ Output print_watch_response(const etcdserverpb::WatchResponse& r, const PrintOpt
 Output print_watch_ended() { return print_error("watch is canceled by the server", kExitInterrupted); }
 
 Output print_lease_grant(const etcdserverpb::LeaseGrantResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   if (p.format == OutputFormat::kProtobuf) return protobuf_header_only(r.has_header() ? &r.header() : nullptr);
   if (p.format == OutputFormat::kJson) return json_line(lease_grant_json(r));
   return stdout_text("lease " + hex16(r.id()) + " granted with TTL(" + std::to_string(r.ttl()) + "s)\n");
 }
 
 Output print_lease_revoke(int64_t id, const etcdserverpb::LeaseRevokeResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   if (p.format == OutputFormat::kProtobuf) return protobuf_lease_revoke(r);
   if (p.format == OutputFormat::kJson) return json_line(lease_revoke_json(r));
   return stdout_text("lease " + hex16(id) + " revoked\n");
@@ -203,6 +215,7 @@ Output print_lease_revoke(int64_t id, const etcdserverpb::LeaseRevokeResponse& r
 
 Output print_lease_time_to_live(const etcdserverpb::LeaseTimeToLiveResponse& r, bool with_keys,
                                 const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   if (p.format == OutputFormat::kProtobuf) return protobuf_header_only(r.has_header() ? &r.header() : nullptr);
   if (p.format == OutputFormat::kJson) return json_line(lease_time_to_live_json(r));
   // The server answers an unknown lease with TTL -1 and no granted TTL.
@@ -217,6 +230,7 @@ Output print_lease_time_to_live(const etcdserverpb::LeaseTimeToLiveResponse& r, 
 }
 
 Output print_lease_keep_alive(const etcdserverpb::LeaseKeepAliveResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   if (p.format == OutputFormat::kProtobuf) return protobuf_header_only(r.has_header() ? &r.header() : nullptr);
   if (p.format == OutputFormat::kJson) return json_line(lease_keep_alive_json(r));
   return stdout_text("lease " + hex16(r.id()) + " keepalived with TTL(" + std::to_string(r.ttl()) + ")\n");
@@ -228,6 +242,7 @@ Output print_lease_keep_alive_ended(int64_t id, const PrintOptions& p) {
 }
 
 Output print_lease_list(const etcdserverpb::LeaseLeasesResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   if (p.format == OutputFormat::kProtobuf) return protobuf_header_only(r.has_header() ? &r.header() : nullptr);
   if (p.format == OutputFormat::kJson) return json_line(lease_leases_json(r));
   std::string out = "found " + std::to_string(r.leases_size()) + " leases\n";
@@ -240,6 +255,7 @@ Output print_defrag(std::string_view endpoint) {
 }
 
 Output print_alarm(const etcdserverpb::AlarmResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return r.has_header() ? stdout_text(fields_text(r)) : print_etcdctl_nil_panic();
   if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   std::string out;
@@ -248,6 +264,7 @@ Output print_alarm(const etcdserverpb::AlarmResponse& r, const PrintOptions& p) 
 }
 
 Output print_endpoint_status(const std::vector<EndpointStatus>& statuses, const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return stdout_text(fields_text(statuses));
   if (p.format == OutputFormat::kProtobuf) return protobuf_unsupported();
   if (p.format == OutputFormat::kJson) return json_line(endpoint_status_json(statuses));
   std::vector<std::vector<std::string>> rows;
@@ -270,6 +287,7 @@ Output print_endpoint_status(const std::vector<EndpointStatus>& statuses, const 
 }
 
 Output print_endpoint_hashkv(const std::vector<EndpointHashKV>& hashes, const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return stdout_text(fields_text(hashes));
   if (p.format == OutputFormat::kProtobuf) return protobuf_unsupported();
   if (p.format == OutputFormat::kJson) return json_line(endpoint_hashkv_json(hashes));
   std::vector<std::vector<std::string>> rows;
@@ -347,8 +365,7 @@ Output print_member_add(const etcdserverpb::MemberAddResponse& r, const MemberAd
 }
 
 Output print_member_promote(uint64_t id, const etcdserverpb::MemberPromoteResponse& r, const PrintOptions& p) {
-  if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
-  if (p.format == OutputFormat::kJson) return json_line(to_json(r));
+  if (p.format != OutputFormat::kSimple) return print_etcdctl_nil_panic();
   return stdout_text("Member " + hex_width16(id) + " promoted in cluster " + hex_width16(r.header().cluster_id()) + "\n");
 }
 
@@ -369,7 +386,7 @@ Output print_move_leader(uint64_t leader, uint64_t target, const etcdserverpb::M
     case OutputFormat::kProtobuf: return protobuf_bytes(r);
     case OutputFormat::kJson: return json_line(r.has_header() ? "{\"header\":" + to_json(r.header()) + "}" : "{}");
     case OutputFormat::kTable: return print_table_unsupported();
-    case OutputFormat::kFields: return print_error("fields not supported as output format", kExitBadFeature);
+    case OutputFormat::kFields: return print_fields_unsupported();
     default: return stdout_text("Leadership transferred from " + hex(leader) + " to " + hex(target) + "\n");
   }
 }
@@ -399,6 +416,7 @@ Output print_snapshot_status(const DbStatus& s, const PrintOptions& p) {
 }
 
 Output print_member_list(const etcdserverpb::MemberListResponse& r, const PrintOptions& p) {
+  if (p.format == OutputFormat::kFields) return stdout_text(fields_text(r));
   if (p.format == OutputFormat::kProtobuf) return protobuf_bytes(r);
   if (p.format == OutputFormat::kJson) return json_line(to_json(r));
   std::vector<std::vector<std::string>> rows;

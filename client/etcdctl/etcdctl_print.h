@@ -50,6 +50,13 @@ Output print_endpoints_failed(const Command& command, std::string_view last_mess
 // "Error: table not supported as output format", exit 4 (ExitBadFeature): what etcdctl prints
 // after running a command whose result it cannot print as a table.
 Output print_table_unsupported();
+// The same for -w fields: "Error: fields not supported as output format", exit 4.
+Output print_fields_unsupported();
+// Where etcdctl 3.4.23's printer dereferences a nil pointer after the request succeeded (alarm
+// list/disarm -w fields with no alarm: the answer has no header; member promote in any format but
+// simple: its printers have no MemberPromote): Go's panic line on stderr, exit 2 (the goroutine
+// trace that follows it in etcdctl is left out).
+Output print_etcdctl_nil_panic();
 
 // get/put/del: simple is etcdctl's key/value lines ("OK", the deleted count, prev kvs),
 // json is etcd_json.h's rendering, fields the "Name" : value lines.

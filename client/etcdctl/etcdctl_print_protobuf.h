@@ -10,7 +10,7 @@
 //   - endpoint status/hashkv/health and snapshot status: "protobuf not supported as output format";
 //   - compaction, defrag, version and snapshot save print their usual line.
 // (etcdctl 3.4.23 crashes on a successful `member promote` in any format but simple: its printer
-// has no MemberPromote. dst prints the response's bytes instead.)
+// has no MemberPromote; print_etcdctl_nil_panic.)
 #pragma once
 
 #include <google/protobuf/message_lite.h>

@@ -696,3 +696,72 @@ TEST(PrintProtobuf, WatchLeaseMemberAndUnsupported) {
 
 }  // namespace
 }  // namespace dst::etcdctl
+
+namespace dst::etcdctl {
+namespace {
+
+// -w fields beyond KV, in the shapes etcdctl 3.4.23 printed (testdata/etcd/fields.etcd.txt: the same
+// ids and values); where etcdctl crashes, Go's panic line and exit 2.
+TEST(PrintFields, LeaseMemberAlarmEndpointAndWatch) {
+  const PrintOptions fields{OutputFormat::kFields};
+  const std::string hdr = "\"ClusterID\" : 15118495548433857066\n\"MemberID\" : 13668033151171901709\n";
+  etcdserverpb::LeaseGrantResponse grant;
+  *grant.mutable_header() = header(13668033151171901709ull, 2, 15118495548433857066ull);
+  grant.set_id(4111120449821118471);
+  grant.set_ttl(60);
+  EXPECT_EQ(print_lease_grant(grant, fields),
+            out(hdr + "\"Revision\" : 2\n\"RaftTerm\" : 2\n\"ID\" : 4111120449821118471\n\"TTL\" : 60\n"));
+  etcdserverpb::LeaseTimeToLiveResponse ttl;
+  *ttl.mutable_header() = grant.header();
+  ttl.set_id(4660);
+  ttl.set_ttl(-1);
+  ttl.add_keys("k\"1");
+  EXPECT_EQ(print_lease_time_to_live(ttl, true, fields),
+            out(hdr + "\"Revision\" : 2\n\"RaftTerm\" : 2\n\"ID\" : 4660\n\"TTL\" : -1\n\"GrantedTTL\" : 0\n\"Key\" : \"k\\\"1\"\n"));
+  EXPECT_EQ(print_lease_revoke(4660, etcdserverpb::LeaseRevokeResponse(), fields),
+            out("\"ClusterID\" : 0\n\"MemberID\" : 0\n\"Revision\" : 0\n\"RaftTerm\" : 0\n"));
+
+  std::vector<EndpointStatus> st(1);
+  st[0].endpoint = "http://127.0.0.1:23791";
+  *st[0].status.mutable_header() = grant.header();
+  st[0].status.set_version("3.4.23");
+  st[0].status.set_dbsize(20480);
+  st[0].status.set_leader(13668033151171901709ull);
+  st[0].status.set_raftindex(11);
+  st[0].status.set_raftterm(2);
+  st[0].status.set_raftappliedindex(11);
+  st[0].status.add_errors("memberID:1 alarm:NOSPACE ");
+  st[0].status.add_errors("x");
+  EXPECT_EQ(print_endpoint_status(st, fields),
+            out(hdr + "\"Revision\" : 2\n\"RaftTerm\" : 2\n\"Version\" : \"3.4.23\"\n\"DBSize\" : 20480\n"
+                      "\"Leader\" : 13668033151171901709\n\"IsLearner\" : false\n\"RaftIndex\" : 11\n\"RaftTerm\" : 2\n"
+                      "\"RaftAppliedIndex\" : 11\n\"Errors\" : [memberID:1 alarm:NOSPACE  x]\n"
+                      "\"Endpoint\" : \"http://127.0.0.1:23791\"\n\n"));
+
+  etcdserverpb::AlarmResponse alarms;
+  *alarms.mutable_header() = grant.header();
+  etcdserverpb::AlarmMember* a = alarms.add_alarms();
+  a->set_memberid(7);
+  a->set_alarm(etcdserverpb::NOSPACE);
+  EXPECT_EQ(print_alarm(alarms, fields),
+            out(hdr + "\"Revision\" : 2\n\"RaftTerm\" : 2\n\"MemberID\" : 7\n\"AlarmType\" : NOSPACE\n\n"));
+  const Output panic{"", "panic: runtime error: invalid memory address or nil pointer dereference\n", 2};
+  EXPECT_EQ(print_alarm(etcdserverpb::AlarmResponse(), fields), panic);  // no alarm: no header
+  EXPECT_EQ(print_member_promote(4, etcdserverpb::MemberPromoteResponse(), kJson), panic);
+
+  etcdserverpb::WatchResponse w;
+  *w.mutable_header() = grant.header();
+  Event* e = w.add_events();
+  e->set_type(Event::DELETE);
+  *e->mutable_prev_kv() = kv("a", 2, 2, 1, "b");
+  e->mutable_kv()->set_key("a");
+  e->mutable_kv()->set_mod_revision(3);
+  EXPECT_EQ(print_watch_response(w, fields).out,
+            hdr + "\"Revision\" : 2\n\"RaftTerm\" : 2\n\"Type\" : DELETE\n\"PrevKey\" : \"a\"\n\"PrevCreateRevision\" : 2\n"
+                  "\"PrevModRevision\" : 2\n\"PrevVersion\" : 1\n\"PrevValue\" : \"b\"\n\"PrevLease\" : 0\n"
+                  "\"Key\" : \"a\"\n\"CreateRevision\" : 0\n\"ModRevision\" : 3\n\"Version\" : 0\n\"Value\" : \"\"\n"
+                  "\"Lease\" : 0\n");
+}
+
+}  // namespace
+}  // namespace dst::etcdctl
