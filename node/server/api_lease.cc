@@ -57,7 +57,9 @@ void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
     return lease_time_to_live(req.lease_time_to_live(), out);
   }
   // A connection of its own per forwarded request: simple, and keep-alives are seconds apart.
-  if (!forward_to_leader(req, out)) return;
+  // etcd's LeaseRenew / LeaseTimeToLive forwarding: done on an answer or "lease not found".
+  auto final = [](const ApiResponse& a) { return !a.has_error() || a.error().message() == lease::kErrLeaseNotFound; };
+  if (!forward_to_leader(req, out, final)) return;
   DST_PROBE(kServerLeaseKeepAliveForwarded);
   // etcd's lease service fills every header with the local member's identity and term, also for
   // answers that came from the leader (the revision stays the leader's).

@@ -400,7 +400,12 @@ void ApiServer::cluster_request(const ApiRequest& req, ApiResponse& out) {
 void ApiServer::member_promote(const ApiRequest& req, ApiResponse& out) {
   Status st = server_.promote_member(req.member_promote().id());
   if (!st.is_ok() && st.message() == kErrNotLeader) {
-    if (!forward_to_leader(req, out) || !out.has_member_promote()) return;
+    // etcd's PromoteMember gives up early only on these; anything else is asked again.
+    auto final = [](const ApiResponse& a) {
+      const std::string& why = a.error().message();
+      return !a.has_error() || why == kErrLearnerNotReady || why == kErrMemberNotFound || why == kErrMemberNotLearner;
+    };
+    if (!forward_to_leader(req, out, final) || !out.has_member_promote()) return;
     st = Status::ok();
   }
   if (!st.is_ok()) return fail(out, st);
@@ -411,19 +416,29 @@ void ApiServer::member_promote(const ApiRequest& req, ApiResponse& out) {
   resp->mutable_header()->clear_revision();
 }
 
-bool ApiServer::forward_to_leader(const ApiRequest& req, ApiResponse& out) {
-  std::optional<sim::Address> leader = server_.leader_api_address();
-  if (!leader) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader)), false;
-  auto conn = rpc::Connection::open(env_, *leader);
-  if (!conn.is_ok()) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader)), false;
-  auto answer = (*conn)->call(req, server_.options().api.request_timeout);
-  if (!answer.is_ok()) return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out")), false;
+bool ApiServer::forward_to_leader(const ApiRequest& req, ApiResponse& out,
+                                  const std::function<bool(const ApiResponse&)>& final) {
+  const sim::TimeNs deadline = env_.now() + server_.options().api.request_timeout;
   const uint64_t call = out.call();
-  out = std::move(answer).value();
-  out.set_call(call);
-  return true;
+  for (int attempt = 0; env_.now() < deadline; ++attempt) {
+    DST_ASSERT_LT(attempt, 1'000'000);
+    if (std::optional<sim::Address> leader = server_.leader_api_address()) {
+      if (auto conn = rpc::Connection::open(env_, *leader); conn.is_ok()) {
+        auto answer = (*conn)->call(req, deadline - env_.now());
+        if (answer.is_ok() && final(*answer)) {
+          out = std::move(answer).value();
+          out.set_call(call);
+          return true;
+        }
+      }
+    }
+    // etcd waits an election for a leader, and throttles a failed attempt by 50 ms.
+    const ServerOptions& o = server_.options();
+    const sim::DurationNs pause = server_.leader_api_address() ? sim::milliseconds(50) : o.raft.election_tick * o.tick;
+    if (env_.sleep(std::min(pause, std::max<sim::DurationNs>(deadline - env_.now(), 1))) != sim::WaitResult::kOk) break;
+  }
+  return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out")), false;
 }
-
 // etcd 3.4's maintenance server: only the leader moves leadership; its answer has no header.
 void ApiServer::move_leader(const etcdserverpb::MoveLeaderRequest& r, ApiResponse& out) {
   if (server_.raft().lead() != server_.id()) return fail(out, Status(StatusCode::kFailedPrecondition, kErrNotLeader));

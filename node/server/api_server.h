@@ -79,9 +79,12 @@ class ApiServer {
   // The Cluster service's requests and MoveLeader.
   void cluster_request(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);
   void member_promote(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);
-  // Sends `req` to the leader over a connection of its own (etcd forwards over its peer port) and
-  // puts its answer in `out`; false (with `out` failed) when there is no leader to ask.
-  bool forward_to_leader(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out);
+  // etcd's forwarding loops (PromoteMember, LeaseRenew, LeaseTimeToLive): sends `req` to the
+  // leader over a connection of its own (etcd uses its peer port) until an answer is `final`,
+  // then puts it in `out`; waits an election timeout for a leader and 50 ms after a failed
+  // attempt. After the request timeout: false, `out` failed with "etcdserver: request timed out".
+  bool forward_to_leader(const etcdserverpb::ApiRequest& req, etcdserverpb::ApiResponse& out,
+                         const std::function<bool(const etcdserverpb::ApiResponse&)>& final);
   void move_leader(const etcdserverpb::MoveLeaderRequest& r, etcdserverpb::ApiResponse& out);
   void lease_grant(const etcdserverpb::LeaseGrantRequest& r, etcdserverpb::ApiResponse& out);
   void lease_revoke(const etcdserverpb::LeaseRevokeRequest& r, etcdserverpb::ApiResponse& out);

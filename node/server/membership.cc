@@ -103,6 +103,16 @@ Status may_remove_member(const raftpb::ConfState& cs, uint64_t self, uint64_t id
   return Status::ok();
 }
 
+Status may_promote_member(const raftpb::ConfState& cs, uint64_t self, const PeerActivity& peers) {
+  int members = 1, up = 1;  // the learner: a member of the future quorum, and started
+  for (uint64_t id : cs.voters()) {
+    ++members;
+    up += started(peers, self, id);
+  }
+  if (up < members / 2 + 1) return Status(StatusCode::kFailedPrecondition, kErrNotEnoughStarted);
+  return Status::ok();
+}
+
 std::vector<std::string> MemberUrls::of(uint64_t id) const {
   auto it = urls_.find(id);
   if (it != urls_.end()) return it->second;

@@ -118,6 +118,11 @@ class MemberUrls {
 // kInvalidArgument kErrMemberBadUrls unless 1..kPeerUrlsMax URLs of at most kPeerUrlBytesMax.
 Status check_peer_urls_bounds(const std::vector<std::string>& urls);
 
+// etcd's mayPromoteMember after the readiness check (IsReadyToPromoteMember): the promoted learner
+// counts as a started voter, and the voters it joins need a started quorum with it.
+// kFailedPrecondition kErrNotEnoughStarted.
+Status may_promote_member(const raftpb::ConfState& cs, uint64_t self, const PeerActivity& peers);
+
 // etcd's ValidateConfigurationChange, run by every member as it applies the change. `removed`:
 // members removed before (an ID is never reused); `urls`: the members' peer URLs.
 Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfState& cs, const std::set<uint64_t>& removed,

@@ -151,6 +151,17 @@ TEST(Membership, PeerUrlsOfMembersAddUpdateAndSnapshot) {
   EXPECT_EQ(urls.of(2), std::vector<std::string>{"http://n2:2380"});
 }
 
+// etcd's IsReadyToPromoteMember: the learner counts as started; the voters with it need a started
+// quorum. Voters {1,2,3} + learner: 4 members, quorum 3; self (1) + learner = 2 started.
+TEST(Membership, PromoteNeedsAStartedQuorumWithTheLearner) {
+  const sim::TimeNs now = seconds(60);
+  EXPECT_EQ(may_promote_member(conf({1, 2, 3}, {4}), 1, PeerActivity(seconds(5))).message(), kErrNotEnoughStarted);
+  EXPECT_TRUE(may_promote_member(conf({1, 2, 3}, {4}), 1, heard({2}, 0, now)).is_ok());
+  EXPECT_TRUE(may_promote_member(conf({1}, {2}), 1, PeerActivity(seconds(5))).is_ok());
+  EXPECT_EQ(may_promote_member(conf({1, 2, 3, 5, 6}, {4}), 1, heard({2}, 0, now)).message(), kErrNotEnoughStarted);
+  EXPECT_TRUE(may_promote_member(conf({1, 2, 3, 5, 6}, {4}), 1, heard({2, 3}, 0, now)).is_ok());
+}
+
 // etcd's promotion: an ADD_NODE marked IsPromote, valid only for a learner of the cluster.
 TEST(Membership, ValidatePromotion) {
   const raftpb::ConfState cs = conf({1, 2, 3}, {4});

@@ -64,6 +64,7 @@ Status Server::promote_member(uint64_t id) {
     if (static_cast<double>(it->second.match) < leader_match * kLearnerReadyFraction)
       return Status(StatusCode::kFailedPrecondition, kErrLearnerNotReady);
   }
+  if (Status st = may_promote_member(raft_->conf_state(), options_.id, peer_activity_); !st.is_ok()) return st;
   raftpb::ConfChange cc;
   cc.set_type(raftpb::CONF_CHANGE_ADD_NODE);
   cc.set_node_id(id);
