@@ -439,6 +439,7 @@ bool ApiServer::forward_to_leader(const ApiRequest& req, ApiResponse& out,
   }
   return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out")), false;
 }
+
 // etcd 3.4's maintenance server: only the leader moves leadership; its answer has no header.
 void ApiServer::move_leader(const etcdserverpb::MoveLeaderRequest& r, ApiResponse& out) {
   if (server_.raft().lead() != server_.id()) return fail(out, Status(StatusCode::kFailedPrecondition, kErrNotLeader));

@@ -196,11 +196,13 @@ Status validate_conf_change(const raftpb::ConfChange& cc, const raftpb::ConfStat
     case raftpb::CONF_CHANGE_REMOVE_NODE:
       if (removed.count(id) || !member) return Status(StatusCode::kNotFound, kErrMemberNotFound);
       return Status::ok();
-    case raftpb::CONF_CHANGE_UPDATE_NODE:
+    case raftpb::CONF_CHANGE_UPDATE_NODE: {
       if (removed.count(id) || !member) return Status(StatusCode::kNotFound, kErrMemberNotFound);
-      if (check_peer_urls_bounds(conf_change_peer_urls(cc)).is_ok() && urls.taken(conf_change_peer_urls(cc), cs, id))
-        return Status(StatusCode::kFailedPrecondition, kErrPeerUrlExists);
-      return check_peer_urls_bounds(conf_change_peer_urls(cc));
+      const std::vector<std::string> wanted = conf_change_peer_urls(cc);
+      if (Status st = check_peer_urls_bounds(wanted); !st.is_ok()) return st;
+      if (urls.taken(wanted, cs, id)) return Status(StatusCode::kFailedPrecondition, kErrPeerUrlExists);
+      return Status::ok();
+    }
     default: return Status(StatusCode::kInvalidArgument, "unknown conf change type");
   }
 }
