@@ -185,6 +185,7 @@ class Backend {
                       uint64_t limit, const Visitor& visit);
   // Finalizes the statements and closes the connection (I/O as allowed by the VFS).
   void close_connection();
+  void finalize_statements();  // before the connection closes: an open statement keeps it alive
   // The Status for a failed SQLite call: SQL, SQLite's message, the sim error underneath.
   Status sqlite_error(int rc, std::string_view sql);
   // Records the first failure (sticky) and returns it.
@@ -195,6 +196,8 @@ class Backend {
   Status step_done(Statement& stmt);  // steps a write statement to completion
   void count_write(uint64_t ops);
   Result<int64_t> pragma_int(const std::string& pragma);
+  Result<int64_t> pragma_int(Statement& prepared);
+  Status write_applied_index();
   Status commit_locked();
   // Under the fiber lock: commits the batch, then (if `sql` is not empty) ends it, runs `sql`
   // outside any transaction and opens the next batch.
@@ -214,9 +217,11 @@ class Backend {
   sqlite3* db_ = nullptr;
   std::map<std::string, BucketStatements, std::less<>> buckets_;
   Statement begin_, commit_;
+  Statement page_count_, freelist_count_;  // prepared once: size_bytes() runs on every put
   Status failure_;
   bool closed_ = false;
   uint64_t applied_index_ = 0;
+  bool applied_index_dirty_ = false;  // applied_index_ not yet in the batch's meta row
   uint64_t committed_applied_index_ = 0;
   uint64_t pending_ops_ = 0;
   sim::TimeNs batch_started_ = 0;  // monotonic time of the batch's first write

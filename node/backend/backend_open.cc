@@ -219,6 +219,8 @@ Status Backend::prepare_statements() {
       if (Status s = prepare(*stmt, sql); !s.is_ok()) return s;
     }
   }
+  if (Status s = prepare(page_count_, "PRAGMA page_count"); !s.is_ok()) return s;
+  if (Status s = prepare(freelist_count_, "PRAGMA freelist_count"); !s.is_ok()) return s;
   if (Status s = prepare(begin_, "BEGIN"); !s.is_ok()) return s;
   return prepare(commit_, "COMMIT");
 }

@@ -98,7 +98,7 @@ Status Lessor::revoke(int64_t id) {
   {
     mvcc::WriteTxn txn = kv_->write();
     for (const std::string& key : keys) {
-      Result<std::vector<mvccpb::KeyValue>> deleted = txn.delete_range(key, "");
+      Result<std::vector<mvccpb::KeyValue>> deleted = txn.delete_range(key, "", mvcc::Prev::kSkip);
       if (!deleted.is_ok()) return deleted.status();  // a failed backend: the node restarts
       DST_ASSERT_EQ(deleted->size(), 1u);             // attached keys are live keys
     }

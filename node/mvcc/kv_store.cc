@@ -296,15 +296,18 @@ Result<RangeResult> WriteTxn::range(const std::string& key, const std::string& e
   return r;
 }
 
-Result<std::optional<mvccpb::KeyValue>> WriteTxn::put(const std::string& key, const std::string& value, int64_t lease) {
+Result<std::optional<mvccpb::KeyValue>> WriteTxn::put(const std::string& key, const std::string& value, int64_t lease,
+                                                     Prev read_prev) {
   const int64_t rev = begin_rev_ + 1;
   std::optional<mvccpb::KeyValue> prev;
   int64_t created = rev;
   int64_t version = 1;
   if (std::optional<KeyAt> at = store_->index_.get(key, rev)) {
-    auto kv = store_->fetch(at->modified);
-    if (!kv.is_ok()) return kv.status();
-    prev = std::move(kv).value();
+    if (read_prev == Prev::kRead) {
+      auto kv = store_->fetch(at->modified);
+      if (!kv.is_ok()) return kv.status();
+      prev = std::move(kv).value();
+    }
     created = at->created.main;
     version = at->version + 1;
   }
@@ -325,15 +328,22 @@ Result<std::optional<mvccpb::KeyValue>> WriteTxn::put(const std::string& key, co
   return prev;
 }
 
-Result<std::vector<mvccpb::KeyValue>> WriteTxn::delete_range(const std::string& key, const std::string& end) {
+Result<std::vector<mvccpb::KeyValue>> WriteTxn::delete_range(const std::string& key, const std::string& end,
+                                                            Prev read_prev) {
   const int64_t rev = begin_rev_ + 1;
   std::vector<IndexedKey> keys = store_->index_.range(key, end, read_rev(), 0, nullptr);
   if (keys.empty()) DST_PROBE(kMvccDeleteMissingKey);
   std::vector<mvccpb::KeyValue> deleted;
+  deleted.reserve(keys.size());
   for (const IndexedKey& k : keys) {
-    auto prev = store_->fetch(k.at.modified);
-    if (!prev.is_ok()) return prev.status();
-    deleted.push_back(std::move(prev).value());
+    if (read_prev == Prev::kRead) {
+      auto prev = store_->fetch(k.at.modified);
+      if (!prev.is_ok()) return prev.status();
+      deleted.push_back(std::move(prev).value());
+    } else {
+      deleted.emplace_back().set_key(k.key);
+      deleted.back().set_mod_revision(k.at.modified.main);
+    }
     Revision r{rev, static_cast<int64_t>(events_.size())};
     mvccpb::Event ev;
     ev.set_type(mvccpb::Event::DELETE);

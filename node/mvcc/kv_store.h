@@ -65,6 +65,11 @@ struct RangeResult {
 
 class KvStore;
 
+// Whether a write reads the previous value of what it replaces. etcd's own puts and deletes touch
+// only the index (a prev_kv is a separate range); reading a value from the backend that nobody asked
+// for was a fifth of the apply path at 1,000 QPS (issue 23).
+enum class Prev { kSkip, kRead };
+
 // One write transaction: every change gets main revision begin+1 and sub revisions 0, 1, 2...;
 // reads inside it see its own earlier changes. end() publishes the revision.
 class WriteTxn {
@@ -78,10 +83,13 @@ class WriteTxn {
   ~WriteTxn();
 
   Result<RangeResult> range(const std::string& key, const std::string& end, const RangeOptions& options);
-  // Returns the key's previous value if it had one.
-  Result<std::optional<mvccpb::KeyValue>> put(const std::string& key, const std::string& value, int64_t lease);
-  // Deletes every key of the range alive now; returns them as they were.
-  Result<std::vector<mvccpb::KeyValue>> delete_range(const std::string& key, const std::string& end);
+  // Returns the key's previous value if it had one (with Prev::kSkip: never).
+  Result<std::optional<mvccpb::KeyValue>> put(const std::string& key, const std::string& value, int64_t lease,
+                                              Prev prev = Prev::kRead);
+  // Deletes every key of the range alive now; returns them as they were (with Prev::kSkip: only
+  // their keys and mod revisions, in the same order).
+  Result<std::vector<mvccpb::KeyValue>> delete_range(const std::string& key, const std::string& end,
+                                                     Prev prev = Prev::kRead);
   // The revision reads in this transaction see: the start revision, +1 once it changed anything.
   int64_t rev() const { return read_rev(); }
   // The changes so far: puts (full KeyValue) and deletions (key and mod_revision only).

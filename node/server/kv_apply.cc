@@ -94,7 +94,7 @@ Result<etcdserverpb::PutResponse> put_in(mvcc::WriteTxn& txn, const etcdserverpb
     if (r.ignore_value()) value = cur->kvs[0].value();
     if (r.ignore_lease()) lease = cur->kvs[0].lease();
   }
-  auto prev = txn.put(r.key(), value, lease);
+  auto prev = txn.put(r.key(), value, lease, r.prev_kv() ? mvcc::Prev::kRead : mvcc::Prev::kSkip);
   if (!prev.is_ok()) return prev.status();
   etcdserverpb::PutResponse resp;
   if (r.prev_kv() && prev->has_value()) *resp.mutable_prev_kv() = std::move(**prev);
@@ -102,7 +102,7 @@ Result<etcdserverpb::PutResponse> put_in(mvcc::WriteTxn& txn, const etcdserverpb
 }
 
 Result<etcdserverpb::DeleteRangeResponse> delete_in(mvcc::WriteTxn& txn, const etcdserverpb::DeleteRangeRequest& r) {
-  auto deleted = txn.delete_range(r.key(), range_end(r.range_end()));
+  auto deleted = txn.delete_range(r.key(), range_end(r.range_end()), r.prev_kv() ? mvcc::Prev::kRead : mvcc::Prev::kSkip);
   if (!deleted.is_ok()) return deleted.status();
   etcdserverpb::DeleteRangeResponse resp;
   resp.set_deleted(static_cast<int64_t>(deleted->size()));
