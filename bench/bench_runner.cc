@@ -4,7 +4,10 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <iostream>
 #include <map>
+
+#include "bench/bench_json.h"
 
 namespace dst::bench {
 
@@ -15,6 +18,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) records_.push_back(record(run));
     for (const Run& run : runs) {
       // With --benchmark_repetitions the summary shows the fastest repetition: on a shared,
       // noisy machine that is the figure closest to the code's own cost. Means, medians and
@@ -32,6 +36,8 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       for (const auto& [key, counter] : run.counters) counters_[name + ":" + key] = counter.value;
     }
   }
+
+  const std::vector<BenchRecord>& records() const { return records_; }
 
   void print_summary() const {
     if (print_checker_summary()) return;
@@ -80,6 +86,20 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   }
 
  private:
+  static BenchRecord record(const Run& run) {
+    BenchRecord r;
+    r.name = run.benchmark_name();
+    r.run_type = run.run_type == Run::RT_Aggregate ? "aggregate" : "iteration";
+    r.aggregate = run.run_type == Run::RT_Aggregate ? run.aggregate_name : "";
+    r.repetition = run.repetition_index;
+    r.iterations = run.iterations;
+    r.real_time_ns = run.GetAdjustedRealTime() * multiplier(run.time_unit);
+    r.cpu_time_ns = run.GetAdjustedCPUTime() * multiplier(run.time_unit);
+    for (const auto& [key, counter] : run.counters) r.counters[key] = counter.value;
+    if (run.error_occurred) r.error = run.error_message.empty() ? "failed" : run.error_message;
+    return r;
+  }
+
   // `dst bench checker`: our time and steps next to Porcupine's on each file (issue #5).
   bool print_checker_summary() const {
     bool any = false;
@@ -164,26 +184,42 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 
   std::map<std::string, double> ns_per_item_;
   std::map<std::string, double> counters_;
+  std::vector<BenchRecord> records_;
 };
 
 }  // namespace
 
 int run_benchmarks(const std::string& prefix, const std::vector<std::string>& args) {
   std::vector<std::string> storage = {"dst-bench", "--benchmark_filter=^" + prefix + "/"};
-  storage.insert(storage.end(), args.begin(), args.end());
+  bool json = false;
+  for (const std::string& arg : args) {
+    if (arg == "--json") json = true;
+    else storage.push_back(arg);
+  }
   std::vector<char*> argv;
   for (std::string& s : storage) argv.push_back(s.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
   if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
   SummaryReporter reporter;
+  // With --json stdout carries only the JSON document; the table a person reads goes to stderr.
+  if (json) reporter.SetOutputStream(&std::cerr);
   const size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   if (ran == 0) {
     std::fprintf(stderr, "dst bench: no benchmark matches '%s'\n", prefix.c_str());
     return 2;
   }
-  reporter.print_summary();
-  return 0;
+  if (json) std::fputs(bench_json(prefix, reporter.records()).c_str(), stdout);
+  else reporter.print_summary();
+  // A slow machine never fails a bench; a run that broke (its checks failed, it could not set up)
+  // does, loudly, so that a script or CI cannot mistake it for a figure.
+  int failed = 0;
+  for (const BenchRecord& r : reporter.records()) {
+    if (r.error.empty()) continue;
+    std::fprintf(stderr, "dst bench: %s FAILED: %s\n", r.name.c_str(), r.error.c_str());
+    ++failed;
+  }
+  return failed > 0 ? 1 : 0;
 }
 
 }  // namespace dst::bench

@@ -185,7 +185,10 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
 
 int bench_command(const std::vector<std::string>& argv) {
   if (argv.empty() || argv[0] == "--help") {
-    std::printf("usage: dst bench sim|raft|kv|checker|cluster [google benchmark flags, e.g. --benchmark_min_time=1]\n");
+    std::printf(
+        "usage: dst bench sim|raft|kv|checker|cluster [--json] [google benchmark flags, e.g. --benchmark_min_time=1]\n"
+        "  --json   print every run (times, counters, errors) as one JSON document on stdout; the table goes to stderr\n"
+        "exit status: 0 every benchmark ran; 1 a run broke (its checks failed); 2 usage. A slow run never fails.\n");
     return argv.empty() ? kExitUsage : kExitPass;
   }
   if (argv[0] != "sim" && argv[0] != "raft" && argv[0] != "kv" && argv[0] != "checker" && argv[0] != "cluster") {
