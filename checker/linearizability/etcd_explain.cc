@@ -121,6 +121,11 @@ bool Checker::refuted(int64_t r, const std::map<std::string, Slot>& changes) {
           (slot.kv.version > o->version || (o->mod > r && slot.kv.version >= o->version) ||
            (o->mod == r && slot.kv.version != o->version)))
         return true;
+      // A later write than r was seen (of an incarnation whose creation is known). Every later
+      // observation sees that incarnation at a higher version (a weaker version bound, the same
+      // creation bound) or one created after it (nothing it can say about r): stop here. Scanning
+      // on to the history's end made this quadratic: 26 M of a 1 M-operation history's 31 M steps.
+      if (o->mod > r) break;
     }
   }
   return false;
