@@ -104,7 +104,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   bool print_checker_summary() const {
     bool any = false;
     for (const auto& [name, ns] : ns_per_item_) {
-      if (name.rfind("checker/", 0) != 0) continue;
+      if (name.rfind("checker/", 0) != 0 || name.rfind(kHistoryScale, 0) == 0) continue;
       if (!any) {
         std::printf("\nsummary (issue #5: >= 10x faster than Porcupine, same verdicts):\n");
         std::printf("  %-28s %6s %-13s %10s %10s %12s %9s\n", "benchmark", "ops", "verdict", "ms", "steps",
@@ -130,6 +130,28 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                                 : "> 120000",
                   speedup);
       if (!as_expected && v != 2) std::printf("  ^ WRONG VERDICT\n");
+    }
+    return print_history_scale_summary() || any;
+  }
+  // The checkers on long recorded histories: time and memory per size (issue 23).
+  static constexpr const char* kHistoryScale = "checker/etcd_history/";
+  bool print_history_scale_summary() const {
+    bool any = false;
+    for (const auto& [name, ns] : ns_per_item_) {
+      if (name.rfind(kHistoryScale, 0) != 0) continue;
+      auto counter = [&, prefix = name + ":"](const char* key) {
+        auto it = counters_.find(prefix + key);
+        return it == counters_.end() ? 0.0 : it->second;
+      };
+      if (!any) {
+        std::printf("\nsummary (issue #23: long histories, near-linear growth; 1M ops < 60 s and < 4 GB):\n");
+        std::printf("  %-34s %9s %12s %10s %10s %9s %12s\n", "benchmark", "ops", "watch events", "etcd s",
+                    "watch s", "us/op", "peak RSS MB");
+        any = true;
+      }
+      std::printf("  %-34s %9.0f %12.0f %10.2f %10.2f %9.2f %12.0f\n", name.c_str(), counter("ops"),
+                  counter("watch_events"), counter("lin_check_s"), counter("watch_check_s"), counter("us_per_op"),
+                  counter("peak_rss_mb"));
     }
     return any;
   }
@@ -187,13 +209,21 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   std::vector<BenchRecord> records_;
 };
 
+std::vector<std::function<void()>>& large_registrars() {
+  static std::vector<std::function<void()>> registrars;
+  return registrars;
+}
+
 }  // namespace
+
+void add_large_benchmarks(std::function<void()> registrar) { large_registrars().push_back(std::move(registrar)); }
 
 int run_benchmarks(const std::string& prefix, const std::vector<std::string>& args) {
   std::vector<std::string> storage = {"dst-bench", "--benchmark_filter=^" + prefix + "/"};
   bool json = false;
   for (const std::string& arg : args) {
     if (arg == "--json") json = true;
+    else if (arg == "--large") for (const auto& registrar : large_registrars()) registrar();
     else storage.push_back(arg);
   }
   std::vector<char*> argv;
