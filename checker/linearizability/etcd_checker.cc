@@ -268,6 +268,7 @@ Result<EtcdVerdict> Checker::run() {
     compute_first_observed();
     collect_key_observations();
     index_delete_needs();
+    index_gap_candidates();
     check_static();
     search();
   }

@@ -86,6 +86,23 @@ class Checker {
   std::vector<int64_t> needed_until_;
   void index_delete_needs();
   void order_candidates(int64_t r, std::vector<Candidate>& cands) const;
+  // --- etcd_gap_index.cc ---
+  // A gap's candidates without trying every unknown-outcome write (gaps x writes was quadratic:
+  // 39 M of the 50 M steps of a 1 M-operation history). A write is indexed by one key each of its
+  // writing branches puts (a plain put: its key); when each such key is seen by a watch at the gap
+  // or read unchanged from before it (stale_at), every branch's changes are not uncovered or are
+  // refuted, so the write cannot be a candidate and is set aside unexecuted. The rest, in
+  // unknown_writes_ order, go through the full test.
+  std::map<std::vector<std::string>, std::vector<size_t>> unknown_by_branch_keys_;
+  std::vector<size_t> unknown_unindexed_;  // deletes, revokes, nested txns...: always tried
+  void index_gap_candidates();
+  // Whether the first read of `key` at or after r saw it present and last changed before r (which
+  // refutes any certain change of it at r: refuted()'s first test).
+  bool stale_at(int64_t r, const std::string& key) const;
+  // The writes to try for gap r, in unknown_writes_ order; `set_aside` gets the groups that cannot
+  // be candidates (examined only to settle a violation's report). All of them while any revision
+  // is uncertain (an uncertain slot escapes refuted()).
+  std::vector<size_t> gap_candidates(int64_t r, std::vector<const std::vector<size_t>*>& set_aside);
   void search();
   void search_writers();  // search() without its final bookkeeping
   // Which of the n candidates that could have made revision r to take; nullopt: not searching
