@@ -186,7 +186,7 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
 int bench_command(const std::vector<std::string>& argv) {
   if (argv.empty() || argv[0] == "--help") {
     std::printf(
-        "usage: dst bench sim|raft|kv|checker|cluster [--json] [google benchmark flags, e.g. --benchmark_min_time=1]\n"
+        "usage: dst bench sim|raft|kv|checker|cluster [--json] [--large] [google benchmark flags, e.g. --benchmark_min_time=1]\n"
         "  --json   print every run (times, counters, errors) as one JSON document on stdout; the table goes to stderr\n"
         "  --large  also the long benchmarks (minutes, gigabytes): the checkers on a 1M-operation history\n"
         "exit status: 0 every benchmark ran; 1 a run broke (its checks failed); 2 usage. A slow run never fails.\n");
