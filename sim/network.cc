@@ -88,22 +88,30 @@ Network::~Network() = default;
 
 void Network::on_host_added(HostId host) {
   DST_ASSERT_EQ(host, links_.size());
-  Link fresh;
-  fresh.config = default_link_;
-  for (auto& row : links_) row.push_back(fresh);
-  links_.emplace_back(links_.size() + 1, fresh);
+  links_.emplace_back();
 }
 
+// Links are made on first use, with the default configuration: a world of a thousand client hosts
+// talks over a few thousand of its million host pairs.
 Network::Link& Network::link_ref(HostId from, HostId to) {
   DST_ASSERT_LT(from, links_.size());
   DST_ASSERT_LT(to, links_.size());
-  return links_[from][to];
+  auto [it, fresh] = links_[from].try_emplace(to);
+  if (fresh) it->second.config = default_link_;
+  return it->second;
+}
+
+const Network::Link* Network::find_link(HostId from, HostId to) const {
+  DST_ASSERT_LT(from, links_.size());
+  DST_ASSERT_LT(to, links_.size());
+  auto it = links_[from].find(to);
+  return it == links_[from].end() ? nullptr : &it->second;
 }
 
 void Network::set_default_link(const LinkConfig& config) {
   default_link_ = config;
   for (auto& row : links_) {
-    for (Link& l : row) {
+    for (auto& [to, l] : row) {
       if (!l.has_own_config) l.config = config;
     }
   }
@@ -124,26 +132,25 @@ void Network::set_link_both_ways(HostId a, HostId b, const LinkConfig& config) {
 }
 
 const LinkConfig& Network::link(HostId from, HostId to) const {
-  DST_ASSERT_LT(from, links_.size());
-  DST_ASSERT_LT(to, links_.size());
-  return links_[from][to].config;
+  const Link* l = find_link(from, to);
+  return l != nullptr ? l->config : default_link_;
 }
 
 const LinkCounters& Network::counters(HostId from, HostId to) const {
-  DST_ASSERT_LT(from, links_.size());
-  DST_ASSERT_LT(to, links_.size());
-  return links_[from][to].counters;
+  static const LinkCounters kNone;  // a link never used has counted nothing
+  const Link* l = find_link(from, to);
+  return l != nullptr ? l->counters : kNone;
 }
 
 bool Network::reachable(HostId from, HostId to) const {
   if (from == to) return true;
-  DST_ASSERT_LT(from, links_.size());
-  DST_ASSERT_LT(to, links_.size());
-  return links_[from][to].reachable;
+  const Link* l = find_link(from, to);
+  return l == nullptr || l->reachable;
 }
 
 void Network::set_reachable(HostId from, HostId to, bool reachable) {
   DST_ASSERT_MSG(from != to, "a host always reaches itself");
+  if (reachable && this->reachable(from, to)) return;  // nothing to change: no link made for it
   Link& l = link_ref(from, to);
   if (l.reachable == reachable) return;
   l.reachable = reachable;
@@ -173,9 +180,10 @@ void Network::partition(const std::vector<std::vector<HostId>>& groups) {
 }
 
 void Network::heal() {
+  // A link not made yet was never cut. In (from, to) order, as the trace records the changes.
   for (HostId a = 0; a < links_.size(); ++a) {
-    for (HostId b = 0; b < links_.size(); ++b) {
-      if (a != b) set_reachable(a, b, true);
+    for (auto& [b, l] : links_[a]) {
+      if (a != b && !l.reachable) set_reachable(a, b, true);
     }
   }
 }

@@ -144,7 +144,8 @@ class Network {
   struct StreamEnd;
   struct Frame;
 
-  Link& link_ref(HostId from, HostId to);
+  Link& link_ref(HostId from, HostId to);  // made on first use
+  const Link* find_link(HostId from, HostId to) const;  // null: never made (default, reachable, unused)
   TimeNs transmit_time(Link& link, size_t bytes, Rng& rng);
   void deliver_datagram(Address from, Address to, std::string payload);
   void transmit_frame(Stream& stream, int direction, Frame frame);
@@ -173,7 +174,7 @@ class Network {
   LinkConfig default_link_;
   DurationNs stream_break_timeout_ = seconds(5);
   DurationNs connect_timeout_ = seconds(3);
-  std::vector<std::vector<Link>> links_;  // [from][to]
+  std::vector<std::map<HostId, Link>> links_;  // [from][to], each made on first use
   std::map<Address, std::unique_ptr<Socket>> sockets_by_address_;
   std::map<SocketId, Address> sockets_;
   std::map<Address, std::unique_ptr<Listener>> listeners_by_address_;

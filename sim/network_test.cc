@@ -328,6 +328,19 @@ TEST(NetworkDatagram, AsymmetricCutDropsOneDirectionOnly) {
   EXPECT_EQ(n.net().counters(n.b, n.a).delivered, 1u);
 }
 
+TEST(NetworkDatagram, ALinkNeverUsedIsReachableAtTheDefaultsAndCountsNothing) {
+  Net n;
+  EXPECT_TRUE(n.net().reachable(n.a, n.b));
+  EXPECT_EQ(n.net().counters(n.a, n.b).sent, 0u);
+  LinkConfig slow;
+  slow.latency = DurationDist::constant(milliseconds(7));
+  n.net().set_default_link(slow);
+  EXPECT_EQ(n.net().link(n.b, n.a).latency.sample(n.sim.rng("t")), milliseconds(7));
+  n.net().set_reachable(n.a, n.b, true);  // already so: nothing changes
+  n.net().heal();
+  EXPECT_TRUE(n.net().reachable(n.b, n.a));
+}
+
 TEST(NetworkDatagram, HealRestoresDelivery) {
   Net n;
   const SocketId sa = bind_ok(n, n.pa, 1);
