@@ -328,6 +328,10 @@ inline constexpr int64_t kScenarioRunForNsMax = 3'600'000'000'000;     // 1 h
 inline constexpr int64_t kScenarioLatencyNsMax = 60'000'000'000;  // 60 s
 // workload{compaction_keep=}: revisions the compactor keeps below the newest it read.
 inline constexpr int64_t kWorkloadCompactionKeepMax = 1'000'000;
+// A workload's watch fan-out (workload{fanout_streams=, fanout_watches=}): streams are clients of
+// their own; the watches, at most kWatchersPerStreamMax per stream, are each a recorded watch.
+inline constexpr size_t kWorkloadFanoutStreamsMax = 100;
+inline constexpr size_t kWorkloadFanoutWatchesMax = 100'000;
 // A watch client's stall (watch_stall) and how far back a rewind may go (watch_rewind).
 inline constexpr int64_t kWatchStallNsMax = 60'000'000'000;  // 60 s
 inline constexpr int64_t kClientStallNsMax = 60'000'000'000;  // 60 s: a KV client's stall

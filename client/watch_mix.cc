@@ -4,21 +4,52 @@
 
 namespace dst::client {
 
+namespace {
+
+// The end of the range of every key starting with `prefix` (prefixes never end in 0xff).
+std::string prefix_end(const std::string& prefix) {
+  std::string end = prefix;
+  end.back() = static_cast<char>(end.back() + 1);
+  return end;
+}
+
+void draw_options(const WatchMix& m, etcdserverpb::WatchCreateRequest& c, sim::Rng& rng) {
+  c.set_prev_kv(rng.bernoulli(m.prev_kv));
+  c.set_progress_notify(rng.bernoulli(m.progress_notify));
+  if (rng.bernoulli(m.filter_noput)) c.add_filters(etcdserverpb::WatchCreateRequest::NOPUT);
+  else if (rng.bernoulli(m.filter_nodelete)) c.add_filters(etcdserverpb::WatchCreateRequest::NODELETE);
+}
+
+}  // namespace
+
 etcdserverpb::WatchCreateRequest draw_watch(const WatchMix& m, const std::string& prefix, size_t keys, sim::Rng& rng) {
   etcdserverpb::WatchCreateRequest c;
   c.set_key(prefix);
-  std::string end = prefix;
-  end.back() = static_cast<char>(end.back() + 1);  // prefixes never end in 0xff
-  c.set_range_end(end);
+  c.set_range_end(prefix_end(prefix));
   if (prefix == "key/" && rng.bernoulli(m.sub_range)) {
     const uint64_t a = rng.uniform_u64(keys), b = rng.uniform_u64(keys);
     c.set_key(prefix + std::to_string(std::min(a, b)));
     c.set_range_end(prefix + std::to_string(std::max(a, b)) + "~");
   }
-  c.set_prev_kv(rng.bernoulli(m.prev_kv));
-  c.set_progress_notify(rng.bernoulli(m.progress_notify));
-  if (rng.bernoulli(m.filter_noput)) c.add_filters(etcdserverpb::WatchCreateRequest::NOPUT);
-  else if (rng.bernoulli(m.filter_nodelete)) c.add_filters(etcdserverpb::WatchCreateRequest::NODELETE);
+  draw_options(m, c, rng);
+  return c;
+}
+
+etcdserverpb::WatchCreateRequest draw_fanout_watch(const WatchMix& m, const std::string& prefix,
+                                                   const std::string& key_stem, size_t keys, sim::Rng& rng) {
+  etcdserverpb::WatchCreateRequest c;
+  const std::string key = key_stem + std::to_string(rng.uniform_u64(keys));
+  const double u = rng.uniform_real();
+  if (u < m.fanout_single_key) {
+    c.set_key(key);
+  } else if (u < m.fanout_single_key + m.fanout_whole_prefix) {
+    c.set_key(prefix);
+    c.set_range_end(prefix_end(prefix));
+  } else {
+    c.set_key(key);
+    c.set_range_end(prefix_end(key));  // the last character is a digit
+  }
+  draw_options(m, c, rng);
   return c;
 }
 

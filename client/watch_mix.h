@@ -28,6 +28,9 @@ struct WatchMix {
   // A slow reader waits this long after each response it takes (uniform, up to the max).
   double slow_reader = 0.15;
   sim::DurationNs slow_read_delay_max = sim::milliseconds(150);
+  // Fan-out watches (draw_fanout_watch): one key, else the whole prefix, else the keys under one
+  // key's name taken as a prefix.
+  double fanout_single_key = 0.8, fanout_whole_prefix = 0.005;
 };
 
 // Where a watch (re)starts.
@@ -36,6 +39,12 @@ enum class WatchStart { kNow, kBeginning, kNear, kAtCompaction, kBelowCompaction
 // The watch's range and options (not its start); `keys` is the workload's key count ("key/"
 // prefix: key ranges as the etcd-kv profile names its keys).
 etcdserverpb::WatchCreateRequest draw_watch(const WatchMix& mix, const std::string& prefix, size_t keys, sim::Rng& rng);
+// A watch of a fan-out stream (watch_fanout.h), where thousands share one stream: one key
+// (`key_stem` + a number below `keys`), the keys whose names start with one key's name (key/12
+// also covers key/120..key/129), or all of `prefix`; its options drawn as draw_watch draws them.
+// Starts "now".
+etcdserverpb::WatchCreateRequest draw_fanout_watch(const WatchMix& mix, const std::string& prefix,
+                                                   const std::string& key_stem, size_t keys, sim::Rng& rng);
 // The first start, or the restart after a compaction cancel (`compact_revision` > 0).
 WatchStart draw_start(const WatchMix& mix, int64_t compact_revision, sim::Rng& rng);
 // The revision to start at near `revision` (one read just before): a little in the past (1..50

@@ -7,6 +7,7 @@
 #include "client/kv_client.h"
 #include "client/kv_requests.h"
 #include "client/watch_client.h"
+#include "client/watch_fanout.h"
 
 namespace dst::client {
 
@@ -65,6 +66,9 @@ void Workload::start(sim::TimeNs until, sim::TimeNs watchers_until) {
   for (size_t i = 0; i < options_.watchers; ++i)
     spawn("watcher" + std::to_string(i + 1), &Workload::run_watcher, watchers_until);
   if (options_.compaction_every > 0) spawn("compactor", &Workload::run_compactor, until);
+  first_fanout_id_ = next_id;
+  for (size_t i = 0; i < options_.fanout_streams; ++i)
+    spawn("fanout" + std::to_string(i + 1), &Workload::run_fanout_stream, watchers_until);
 }
 
 namespace {
@@ -272,6 +276,34 @@ bool Workload::account_watch(const WatchClientResult& r, int64_t& compact_revisi
   ++stats_.watches_canceled;
   compact_revision = r.compact_revision;
   return true;
+}
+
+void Workload::run_fanout_stream(uint32_t id, sim::TimeNs until) {
+  const size_t stream = id - first_fanout_id_;
+  DST_ASSERT_LT(stream, options_.fanout_streams);
+  sim::Rng& rng = sim_.rng("workload/fanout" + std::to_string(stream + 1));
+  WatchFanoutOptions fo;
+  fo.id = id;
+  fo.members = members_;
+  fo.member = stream % members_.size();
+  // The stream's share: the watches are dealt out in turn, so the shares differ by one at most.
+  const size_t share = options_.fanout_watches / options_.fanout_streams +
+                       (stream < options_.fanout_watches % options_.fanout_streams ? 1 : 0);
+  const std::string prefix = options_.profile == Profile::kEtcdKv       ? "key/"
+                             : options_.profile == Profile::kKubernetes ? "/registry/pods/"
+                                                                        : "r/";
+  const std::string stem = options_.profile == Profile::kKubernetes ? prefix + "pod-" : prefix;
+  fo.watches.reserve(share);
+  for (size_t i = 0; i < share; ++i) fo.watches.push_back(draw_fanout_watch(options_.watch_mix, prefix, stem, options_.keys, rng));
+  // Asked for progress as a watch cache asks, but for the whole stream at once.
+  fo.progress_every = rng.bernoulli(options_.watch_mix.progress_requests) ? sim::seconds(1) : 0;
+  const WatchFanoutStats s = run_watch_fanout(sim_, fo, recorder_, until);
+  stats_.watch_events += s.events;
+  stats_.watch_segments += s.segments;
+  stats_.watches_canceled += s.canceled;
+  stats_.fanout_watches += s.watches;
+  stats_.fanout_streams_opened += s.streams;
+  stats_.fanout_stray_responses += s.stray_responses;
 }
 
 void Workload::stall_watcher(size_t n, sim::TimeNs until) {

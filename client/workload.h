@@ -44,6 +44,11 @@ struct WorkloadOptions {
   // fill the backend, snapshots and the quota.
   size_t value_bytes = 0;
   size_t watchers = 2;              // watch clients
+  // Watch fan-out (watch_fanout.h): `fanout_watches` watches spread evenly over `fanout_streams`
+  // streams, each stream a client of its own carrying its share multiplexed, on single keys, key
+  // prefixes and the whole prefix (draw_fanout_watch), until the watchers' end.
+  size_t fanout_streams = 0;
+  size_t fanout_watches = 0;
   sim::DurationNs compaction_every = sim::seconds(5);  // 0: no compaction
   // The compactor compacts this many revisions below the newest it read (0: at it, as
   // Kubernetes' compactor does when nothing was written since its last look).
@@ -60,6 +65,7 @@ struct WorkloadOptions {
 struct WorkloadStats {
   uint64_t operations = 0, ok = 0, failed = 0, unknown = 0;
   uint64_t watch_events = 0, watch_segments = 0, watches_canceled = 0, watches_rewound = 0;
+  uint64_t fanout_watches = 0, fanout_streams_opened = 0, fanout_stray_responses = 0;
 };
 
 // Starts the clients (each a process on a host of its own) and runs them until `until`.
@@ -88,6 +94,7 @@ class Workload {
   void run_client(uint32_t id, sim::TimeNs until);
   void run_watcher(uint32_t id, sim::TimeNs until);
   void run_compactor(uint32_t id, sim::TimeNs until);
+  void run_fanout_stream(uint32_t id, sim::TimeNs until);
   // clientv3's lease keep-alive stream for client `id` (see workload.cc).
   void run_keep_alives(uint32_t id, std::shared_ptr<ClientState> state, size_t member, sim::TimeNs until);
   void count(const history::Operation& op);
@@ -105,6 +112,7 @@ class Workload {
   std::vector<WatchControl> controls_;  // one per watcher, never resized (the clients hold pointers)
   std::vector<sim::TimeNs> client_stalls_;  // one per KV client, never resized (KvClientOptions::stalled_until)
   sim::TimeNs clients_until_ = 0;           // when the KV clients stop (start())
+  uint32_t first_fanout_id_ = 0;            // the first fan-out stream's client id (start())
 };
 
 }  // namespace dst::client

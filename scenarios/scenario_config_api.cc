@@ -201,12 +201,30 @@ int l_cluster(lua_State* L) {
   return 0;
 }
 
+// workload{fanout_streams=S, fanout_watches=W}: W watches multiplexed on S streams (watch_fanout.h).
+void fanout_fields(lua_State* L, Fields& f, client::WorkloadOptions& w) {
+  const auto streams = f.integer("fanout_streams", 0, static_cast<int64_t>(limits::kWorkloadFanoutStreamsMax));
+  const auto watches = f.integer("fanout_watches", 0, static_cast<int64_t>(limits::kWorkloadFanoutWatchesMax));
+  if (!streams && !watches) return;
+  const int64_t s = streams.value_or(0), n = watches.value_or(0);
+  if (s == 0 || n < s)
+    fail(L, "workload{}: fanout_watches (" + std::to_string(n) + ") must be at least fanout_streams (" + std::to_string(s) +
+                ") and both above 0");
+  if (static_cast<uint64_t>(n) > static_cast<uint64_t>(s) * limits::kWatchersPerStreamMax)
+    fail(L, "workload{}: fanout_watches (" + std::to_string(n) + ") is more than " +
+                std::to_string(limits::kWatchersPerStreamMax) + " per stream; raise fanout_streams");
+  w.fanout_streams = static_cast<size_t>(s);
+  w.fanout_watches = static_cast<size_t>(n);
+}
+
 int l_workload(lua_State* L) {
   configure_once(L, "workload{}");
   check_arg_count(L, 1, "workload{}");
   Fields f(L, 1, "workload{}", {"profile", "clients", "rate", "keys", "value_bytes", "watchers", "compaction",
-                                "compaction_keep", "lease_ttl", "keep_alive", "timeout", "pinned"});
+                                "compaction_keep", "lease_ttl", "keep_alive", "timeout", "pinned", "fanout_streams",
+                                "fanout_watches"});
   client::WorkloadOptions& w = self(L).mutable_config().run.workload;
+  fanout_fields(L, f, w);
   if (auto p = f.string("profile")) {
     Result<client::Profile> profile = client::parse_profile(*p);
     if (!profile.is_ok()) luaL_error(L, "workload{}: field 'profile': %s", profile.status().message().c_str());
