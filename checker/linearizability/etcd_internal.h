@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -62,6 +63,10 @@ class Checker {
   void index_operations();
   void collect_facts();
   void add_fact(int64_t rev, const std::string& key, Fact f);
+  // A watch event's key-value (a DELETE's when `is_delete`), named by `source` only when it adds
+  // something: most events of a fan-out are one event seen by many watches.
+  void add_watched(const mvccpb::KeyValue& kv, bool is_delete, const std::function<const std::string&()>& source);
+  bool repeats_fact(const mvccpb::KeyValue& kv, bool is_delete) const;
   void collect_coverage();
   bool bound_revisions();  // false: stop (a violation was reported)
   void compute_first_observed();

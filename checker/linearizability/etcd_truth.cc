@@ -181,16 +181,42 @@ void Checker::collect_facts() {
   for (const history::Watch& w : h_.watches)
     for (size_t s = 0; s < w.segments.size(); ++s)
       for (const history::WatchResponse& wr : w.segments[s].responses) {
-        const std::string src = "watch " + std::to_string(w.id) + " seg " + std::to_string(s) + " at " + seconds(wr.at_ns);
+        std::string src;
+        const std::function<const std::string&()> source = [&]() -> const std::string& {
+          if (src.empty()) src = "watch " + std::to_string(w.id) + " seg " + std::to_string(s) + " at " + seconds(wr.at_ns);
+          return src;
+        };
         for (const mvccpb::Event& e : wr.response.events()) {
-          if (e.type() == mvccpb::Event::DELETE) {
-            add(e.kv().mod_revision(), e.kv().key(), Fact{true, {}, false, src, UINT64_MAX});
-          } else {
-            add_kv(e.kv(), src, UINT64_MAX);
-          }
-          if (e.has_prev_kv() && e.prev_kv().mod_revision() > 0) add_kv(e.prev_kv(), src, UINT64_MAX);
+          add_watched(e.kv(), e.type() == mvccpb::Event::DELETE, source);
+          if (e.has_prev_kv() && e.prev_kv().mod_revision() > 0) add_watched(e.prev_kv(), false, source);
         }
       }
+}
+
+void Checker::add_watched(const mvccpb::KeyValue& kv, bool is_delete, const std::function<const std::string&()>& source) {
+  if (repeats_fact(kv, is_delete)) {
+    ++steps_;  // counted as add_fact counts it
+    return;
+  }
+  if (is_delete) {
+    add_fact(kv.mod_revision(), kv.key(), Fact{true, {}, false, source(), UINT64_MAX});
+  } else {
+    add_fact(kv.mod_revision(), kv.key(), Fact{false, kv_from_proto(kv), true, source(), UINT64_MAX});
+  }
+}
+
+// True when add_fact would change nothing: a fact for the key and revision is already held and
+// agrees field for field (a full one, for a PUT), so it is neither replaced nor in conflict, and
+// the revision and value are already noted.
+bool Checker::repeats_fact(const mvccpb::KeyValue& kv, bool is_delete) const {
+  auto slot = facts_.find(kv.mod_revision());
+  if (slot == facts_.end()) return false;
+  auto it = slot->second.find(kv.key());
+  if (it == slot->second.end()) return false;
+  const Fact& old = it->second;
+  if (old.is_delete || is_delete) return old.is_delete && is_delete;
+  return old.full && old.kv.value == kv.value() && old.kv.create_revision == kv.create_revision() &&
+         old.kv.mod_revision == kv.mod_revision() && old.kv.version == kv.version() && old.kv.lease == kv.lease();
 }
 
 void Checker::collect_coverage() {

@@ -1,6 +1,7 @@
 #include "checker/watch/truth.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "base/assert.h"
@@ -198,7 +199,8 @@ void Truth::add_watch(const history::Watch& watch) {
   for (size_t s = 0; s < watch.segments.size(); ++s) {
     const auto& seg = watch.segments[s];
     // A watch of every key without filters tells how many events each revision it delivered has.
-    std::map<int64_t, std::map<std::string, bool>> keys_by_revision;
+    const bool counts = covers_every_key(seg.request);
+    std::map<int64_t, std::set<std::string>> keys_by_revision;
     Source source;
     source.kind = Source::Kind::kWatch;
     source.id = watch.id;
@@ -212,6 +214,8 @@ void Truth::add_watch(const history::Watch& watch) {
       for (const auto& ev : resp.response.events()) {
         const int64_t revision = ev.kv().mod_revision();
         if (revision <= 0) continue;  // malformed; the per-watch checks report it
+        if (counts) keys_by_revision[revision].insert(ev.kv().key());
+        if (repeats_known_event(revision, ev)) continue;
         TruthEvent e;
         e.type = ev.type();
         e.key = ev.kv().key();
@@ -222,11 +226,10 @@ void Truth::add_watch(const history::Watch& watch) {
           e.version = ev.kv().version();
         }
         e.source = source;
-        keys_by_revision[revision][e.key] = true;
         add_event(revision, std::move(e));
       }
     }
-    if (!covers_every_key(seg.request)) continue;
+    if (!counts) continue;
     source.response = 0;
     for (const auto& [revision, keys] : keys_by_revision) {
       Revision& rev = revisions_[revision];
@@ -235,6 +238,21 @@ void Truth::add_watch(const history::Watch& watch) {
       rev.counted_by = source;
     }
   }
+}
+
+// True when add_event would change nothing: the revision already holds this key's event with
+// every field this one tells, equal (most events of a fan-out are one event seen by many watches).
+bool Truth::repeats_known_event(int64_t revision, const mvccpb::Event& ev) const {
+  auto rev = revisions_.find(revision);
+  if (rev == revisions_.end()) return false;
+  auto it = rev->second.events.find(ev.kv().key());
+  if (it == rev->second.events.end()) return false;
+  const TruthEvent& known = it->second;
+  if (known.type != ev.type()) return false;
+  if (ev.type() != mvccpb::Event::PUT) return true;
+  const mvccpb::KeyValue& kv = ev.kv();
+  return known.value == kv.value() && known.lease == kv.lease() && known.create_revision == kv.create_revision() &&
+         known.version == kv.version();
 }
 
 void Truth::count_events(int64_t revision, int64_t count, const Source& source) {

@@ -94,6 +94,7 @@ class Truth {
   void add_operation(const history::Operation& op);
   void add_watch(const history::Watch& watch);
   void add_event(int64_t revision, TruthEvent event);
+  bool repeats_known_event(int64_t revision, const mvccpb::Event& ev) const;
   void count_events(int64_t revision, int64_t count, const Source& source);
   void check_counts();
   void replay();
