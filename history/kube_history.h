@@ -72,6 +72,11 @@ struct KubeProcessed {
   int64_t object_rv = 0;       // present: the object's resourceVersion there
 };
 
+// An informer recorded under a client id from here on belongs to a process without a workqueue (a
+// kubelet: it lists and watches, and acts on nothing the checks can see); the workqueue check
+// skips it, every other check holds it like any informer.
+inline constexpr uint32_t kInformerWithoutWorkqueueClientIdBase = 3'100'000;
+
 struct Informer {
   uint64_t id = 0;
   uint32_t client = 0;   // the controller process it belongs to

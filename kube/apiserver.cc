@@ -83,6 +83,13 @@ class Apiserver : public std::enable_shared_from_this<Apiserver> {
                      int32_t ok_code);
   void watch(const std::shared_ptr<Connection>& conn, uint64_t call, const kubeapi::WatchRequest& req);
   bool send_events(const Connection& conn, uint64_t call, const std::vector<CacheEvent>& events, int64_t& cursor);
+  // A request's key prefix selects objects of this apiserver's resource (empty: all of them).
+  bool selects_within_resource(const std::string& key_prefix) const {
+    return key_prefix.empty() || has_prefix(key_prefix, options_.prefix);
+  }
+  static bool has_prefix(const std::string& key, const std::string& prefix) {
+    return key.compare(0, prefix.size(), prefix) == 0;
+  }
   // Waits until the cache reached `rv` or the deadline passed; false on timeout or shutdown.
   bool await_cache(int64_t rv, sim::TimeNs deadline);
   // One recorded etcd request from a client of its own, on the next member in turn.
@@ -187,12 +194,15 @@ bool Apiserver::await_cache(int64_t rv, sim::TimeNs deadline) {
 
 KubeResponse Apiserver::list(const kubeapi::ListRequest& req) {
   KubeResponse out;
+  if (!selects_within_resource(req.key_prefix()))
+    return status_response(400, "key prefix '" + req.key_prefix() + "' is not under " + options_.prefix);
+  const std::string& selected = req.key_prefix().empty() ? options_.prefix : req.key_prefix();
   if (req.resource_version() == 0) {
     // "Most recent": a linearizable range read from etcd, as the apiserver does for a LIST without
     // a resourceVersion.
     etcdserverpb::ApiRequest range;
-    range.mutable_range()->set_key(options_.prefix);
-    range.mutable_range()->set_range_end(etcdctl::prefix_range_end(options_.prefix));
+    range.mutable_range()->set_key(selected);
+    range.mutable_range()->set_range_end(etcdctl::prefix_range_end(selected));
     const history::Operation op = etcd(std::move(range));
     if (op.outcome != history::Outcome::kOk || !op.response.has_range())
       return status_response(504, std::string(kMsgTimeout) + " (etcd: " + op.response.error().message() + ")");
@@ -222,6 +232,7 @@ KubeResponse Apiserver::list(const kubeapi::ListRequest& req) {
   kubeapi::ListResponse* l = out.mutable_list();
   l->set_resource_version(lie ? std::max(want, listed->resource_version) : listed->resource_version);
   for (const auto& [key, obj] : listed->objects) {
+    if (!has_prefix(key, selected)) continue;
     kubeapi::Object* o = l->add_items();
     o->set_key(key);
     o->set_value(obj.value);
@@ -338,6 +349,10 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
     send(*conn, call, std::move(r));
   };
   ++stats_->watches;
+  if (!selects_within_resource(req.key_prefix())) {
+    end_with(400, "key prefix '" + req.key_prefix() + "' is not under " + options_.prefix);
+    return;
+  }
   // 0: from now on (no initial state is sent; the informers here always watch from a list's).
   int64_t cursor = req.resource_version() > 0 ? req.resource_version() : cacher_.cache().resource_version();
   if (!await_cache(cursor, sim_.now() + options_.watch_wait)) {
@@ -360,11 +375,12 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
       if (sim_.sleep(sim::milliseconds(10)) != sim::WaitResult::kOk) return;
       continue;
     }
-    Result<std::vector<CacheEvent>> events = cacher_.cache().events_after(cursor);
+    int64_t newest = cursor;
+    Result<std::vector<CacheEvent>> events = cacher_.cache().events_after(cursor, req.key_prefix(), newest);
     if (!events.is_ok() && options_.bugs.on(Bug::kDropOnRingWrap) &&
         cacher_.cache().oldest_watchable() > cursor) {
       // The bug: carry on from the oldest event the ring still has, as if nothing was lost.
-      events = cacher_.cache().events_after(cacher_.cache().oldest_watchable());
+      events = cacher_.cache().events_after(cacher_.cache().oldest_watchable(), req.key_prefix(), newest);
     }
     if (!events.is_ok()) {
       ++stats_->gone;
@@ -373,6 +389,7 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
       return;
     }
     if (!send_events(*conn, call, *events, cursor)) return;
+    cursor = std::max(cursor, newest);  // the events it did not select are passed over too
     // Everything up to the cache's resourceVersion went out: a bookmark may say so.
     if (req.allow_bookmarks() && sim_.now() >= next_bookmark && cacher_.cache().resource_version() > cursor) {
       cursor = cacher_.cache().resource_version();

@@ -44,7 +44,10 @@ struct ApiserverOptions {
   // the watch ends with 410. Our events are ~60 bytes on the wire, so 4 KiB holds ~70 events,
   // the scale of Kubernetes' per-watcher buffer before it gives up on an unresponsive watcher.
   size_t watch_window_bytes = 4 * 1024;
-  size_t connections_max = 256;
+  // Client connections held at once; beyond, a new one is closed at once. A real apiserver holds
+  // thousands (watches are long-running requests, exempt from its in-flight limits): enough for
+  // every kubelet of a 1,000-node world (kube{informers=}) to fail over onto one apiserver.
+  size_t connections_max = 4096;
   size_t calls_in_flight_max = 64;  // per connection; beyond: 429 TooManyRequests
   Bugs bugs;  // the run's bugs (base/bugs.h), passed down unchanged
   std::function<uint32_t()> next_client_id;  // a fresh etcd client id per recorded request/watch

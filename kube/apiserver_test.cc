@@ -131,6 +131,44 @@ TEST_F(ApiserverTest, ListsFromEtcdOrFromTheCacheOnceItCaughtUp) {
   world_.reset();
 }
 
+TEST_F(ApiserverTest, AKeyPrefixSelectsWhatAListAndAWatchSee) {
+  start();
+  start_apiserver();
+  session([&] {
+    auto c = connect();
+    ASSERT_NE(c, nullptr);
+    ASSERT_EQ(call(*c, create("n1-a", "1")).status().code(), 201);
+    const int64_t rv = call(*c, create("n2-a", "1")).object().resource_version();
+    KubeRequest selected = list(0);
+    selected.mutable_list()->set_key_prefix(std::string(kPrefix) + "n1-");
+    const KubeResponse fresh = call(*c, selected);  // from etcd
+    ASSERT_EQ(fresh.status().code(), 200);
+    ASSERT_EQ(fresh.list().items_size(), 1);
+    EXPECT_EQ(fresh.list().items(0).key(), std::string(kPrefix) + "n1-a");
+    settle();
+    selected.mutable_list()->set_resource_version(rv);
+    const KubeResponse cached = call(*c, selected);  // from the cache
+    ASSERT_EQ(cached.list().items_size(), 1);
+    EXPECT_EQ(cached.list().items(0).key(), std::string(kPrefix) + "n1-a");
+    KubeRequest outside = list(0);
+    outside.mutable_list()->set_key_prefix("/registry/secrets/");
+    EXPECT_EQ(call(*c, outside).status().code(), 400);
+    // The watch is told only of its prefix's objects, and goes on past the others.
+    kubeapi::WatchRequest w;
+    w.set_resource_version(rv);
+    w.set_key_prefix(std::string(kPrefix) + "n2-");
+    auto call_id = c->watch(w);
+    ASSERT_TRUE(call_id.is_ok());
+    ASSERT_EQ(call(*c, update("n1-a", "2", 0)).status().code(), 200);
+    const int64_t last = call(*c, update("n2-a", "2", 0)).object().resource_version();
+    auto e = c->next_event(*call_id, seconds(5));
+    ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+    EXPECT_EQ(e->object().key(), std::string(kPrefix) + "n2-a");
+    EXPECT_EQ(e->object().resource_version(), last);
+  });
+  world_.reset();
+}
+
 TEST_F(ApiserverTest, TheBugAnswersAListTheCacheHasNotReachedWithStaleObjects) {
   start();
   start_apiserver(Bugs::of(Bug::kListNotCaughtUp));

@@ -42,7 +42,7 @@ Informer::Informer(sim::Simulator& sim, InformerOptions options, history::Record
       options_(std::move(options)),
       recorder_(recorder),
       store_(std::move(handler)),
-      id_(recorder.informer_started(options_.client, options_.prefix)) {
+      id_(recorder.informer_started(options_.client, options_.selector.empty() ? options_.prefix : options_.selector)) {
   DST_ASSERT(!options_.apiservers.empty());
   apiserver_ = options_.first_apiserver % options_.apiservers.size();
 }
@@ -95,6 +95,7 @@ Informer::Next Informer::list(KubeConnection& conn, int64_t requested_rv) {
   rec.requested_rv = requested_rv;
   kubeapi::KubeRequest req;
   req.mutable_list()->set_resource_version(requested_rv);
+  if (!options_.selector.empty()) req.mutable_list()->set_key_prefix(options_.selector);
   auto r = conn.call(req, options_.request_timeout);
   rec.return_ns = sim_.now();
   Next next = Next::kWatch;
@@ -141,6 +142,7 @@ Informer::Next Informer::watch(KubeConnection& conn, int64_t from_rv, sim::TimeN
   kubeapi::WatchRequest req;
   req.set_resource_version(from_rv);
   req.set_allow_bookmarks(true);
+  if (!options_.selector.empty()) req.set_key_prefix(options_.selector);
   auto call = conn.watch(req);
   if (!call.is_ok()) return end("broken: " + call.status().message(), Next::kListNotOlder);
   for (;;) {

@@ -31,6 +31,10 @@ namespace dst::kube {
 struct InformerOptions {
   uint32_t client = 0;  // recorded with the informer
   std::string prefix = "/registry/pods/";
+  // Non-empty: list and watch only the objects under this key prefix (within `prefix`), as a
+  // kubelet selects its node's pods; recorded as the informer's prefix, so the checks hold it to
+  // exactly that part of the resource.
+  std::string selector;
   std::vector<sim::Address> apiservers;
   size_t first_apiserver = 0;
   sim::DurationNs request_timeout = sim::seconds(5);

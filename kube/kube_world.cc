@@ -1,5 +1,6 @@
 #include "kube/kube_world.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/assert.h"
@@ -13,9 +14,11 @@ KubeWorld::KubeWorld(sim::Simulator& sim, KubeWorldOptions options, std::vector<
   DST_ASSERT_GE(options_.apiservers, 1u);
   DST_ASSERT_LE(options_.apiservers, kKubeProcessesMax);
   DST_ASSERT_LE(options_.controllers, kKubeProcessesMax);
+  DST_ASSERT_LE(options_.informers, kKubeInformersMax);
   // Never grown after this: the running processes hold pointers to their stats.
   apiservers_.resize(options_.apiservers);
   controllers_.resize(options_.controllers);
+  informers_.resize(options_.informers);
 }
 
 void KubeWorld::launch_apiserver(size_t i) {
@@ -45,6 +48,13 @@ void KubeWorld::start(sim::TimeNs writes_until, sim::TimeNs until) {
   }
   std::vector<sim::Address> endpoints;
   for (const ApiserverHost& a : apiservers_) endpoints.push_back(sim::Address{a.host, kApiserverPort});
+  launch_controllers(endpoints, writes_until);
+  launch_informers(endpoints);
+  // World code, not a controller's fiber: a paused controller's timers shift, this does not.
+  sim_.schedule_at(until + sim::milliseconds(1), sim::kNoProcess, [this] { finish_informers(); });
+}
+
+void KubeWorld::launch_controllers(const std::vector<sim::Address>& endpoints, sim::TimeNs writes_until) {
   for (size_t i = 0; i < controllers_.size(); ++i) {
     ControllerHost& c = controllers_[i];
     c.host = sim_.add_host("controller" + std::to_string(i + 1));
@@ -62,15 +72,49 @@ void KubeWorld::start(sim::TimeNs writes_until, sim::TimeNs until) {
       c.controller = Controller::start(sim_, o, recorder_, writes_until, until_);
     });
   }
-  // World code, not a controller's fiber: a paused controller's timers shift, this does not.
-  sim_.schedule_at(until + sim::milliseconds(1), sim::kNoProcess, [this] {
-    for (ControllerHost& c : controllers_) {
-      if (!c.controller) continue;
-      c.controller->finish();
-      c.stats = c.controller->stats();
-      c.controller.reset();
+}
+
+void KubeWorld::launch_informers(const std::vector<sim::Address>& endpoints) {
+  for (size_t i = 0; i < informers_.size(); ++i) {
+    InformerHost& h = informers_[i];
+    h.host = sim_.add_host("kubelet" + std::to_string(i + 1));
+    h.process = sim_.start_process(h.host, "kubelet" + std::to_string(i + 1));
+    InformerOptions o;
+    o.client = history::kInformerWithoutWorkqueueClientIdBase + static_cast<uint32_t>(i + 1);
+    o.prefix = options_.prefix;
+    o.apiservers = endpoints;
+    o.first_apiserver = i % endpoints.size();
+    // Its "node's pods": the objects under one controller key's name taken as a prefix (c2-7 also
+    // selects c2-70..c2-79), dealt out in turn over the controllers' keys, so that every write
+    // reaches a few kubelets rather than all of them, as a pod reaches its node's kubelet.
+    if (!controllers_.empty()) {
+      const size_t c = i % controllers_.size(), k = (i / controllers_.size()) % std::max<size_t>(1, options_.keys);
+      o.selector = options_.prefix + "c" + std::to_string(c + 1) + "-" + std::to_string(k);
     }
-  });
+    o.resync_every = options_.resync_every;
+    o.bugs = options_.bugs;
+    // A kubelet acts on what it is told elsewhere; here it only holds the store the checks read.
+    sim_.spawn(h.process, "informer", [this, o, &h] {
+      h.informer = std::make_shared<Informer>(sim_, o, recorder_, [](const Notification&) {});
+      const std::shared_ptr<Informer> running = h.informer;
+      running->run(until_);
+    });
+  }
+}
+
+void KubeWorld::finish_informers() {
+  for (ControllerHost& c : controllers_) {
+    if (!c.controller) continue;
+    c.controller->finish();
+    c.stats = c.controller->stats();
+    c.controller.reset();
+  }
+  for (InformerHost& h : informers_) {
+    if (!h.informer) continue;
+    h.informer->finish();
+    h.stats = h.informer->stats();
+    h.informer.reset();
+  }
 }
 
 size_t KubeWorld::index(size_t n, size_t count, const char* what) {
@@ -168,7 +212,29 @@ std::vector<std::string> KubeWorld::summary() const {
                   static_cast<unsigned long long>(s.conflicts), static_cast<unsigned long long>(s.writes));
     out.push_back(line);
   }
+  if (!informers_.empty()) out.push_back(informers_summary());
   return out;
+}
+
+std::string KubeWorld::informers_summary() const {
+  InformerStats t;
+  for (const InformerHost& h : informers_) {
+    const InformerStats& f = h.informer ? h.informer->stats() : h.stats;
+    t.lists += f.lists;
+    t.list_failures += f.list_failures;
+    t.watches += f.watches;
+    t.gone += f.gone;
+    t.events += f.events;
+    t.refused += f.refused;
+  }
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%zu kubelet informers: %llu lists (%llu failed), %llu watches (%llu ended 410), %llu events, %llu refused",
+                informers_.size(), static_cast<unsigned long long>(t.lists),
+                static_cast<unsigned long long>(t.list_failures), static_cast<unsigned long long>(t.watches),
+                static_cast<unsigned long long>(t.gone), static_cast<unsigned long long>(t.events),
+                static_cast<unsigned long long>(t.refused));
+  return line;
 }
 
 }  // namespace dst::kube

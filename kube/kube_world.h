@@ -16,6 +16,7 @@
 #include "history/recorder.h"
 #include "kube/apiserver.h"
 #include "kube/controller.h"
+#include "kube/informer.h"
 #include "sim/network.h"
 #include "sim/simulator.h"
 
@@ -29,6 +30,10 @@ struct KubeWorldOptions {
   double writes_per_second = 3;  // per controller
   size_t keys = 10;              // per controller
   sim::DurationNs resync_every = sim::seconds(10);
+  // Informer-only processes, as kubelets are to pods: each lists and watches a part of the resource
+  // (a selector: the controllers' objects under one key's name) through an apiserver (spread over
+  // them in turn) and never writes. Recorded and checked as the controllers' informers are.
+  size_t informers = 0;
   Bugs bugs;  // the run's bugs (base/bugs.h), passed down unchanged
 };
 
@@ -40,6 +45,9 @@ inline constexpr uint32_t kInformerClientIdBase = 3'000'000;
 // The most apiservers and controllers a world may have (hosts are cheap, but a typo must not
 // start ten thousand processes).
 inline constexpr size_t kKubeProcessesMax = 64;
+// The most informer-only processes (KubeWorldOptions::informers); recorded under
+// history::kInformerWithoutWorkqueueClientIdBase + their number.
+inline constexpr size_t kKubeInformersMax = 10'000;
 
 class KubeWorld : public faults::KubeTarget {
  public:
@@ -89,7 +97,19 @@ class KubeWorld : public faults::KubeTarget {
     std::shared_ptr<Controller> controller;
     ControllerStats stats;
   };
+  struct InformerHost {
+    sim::HostId host = 0;
+    sim::ProcessId process = sim::kNoProcess;
+    // Running: shared with its fiber; released once it recorded its final store.
+    std::shared_ptr<Informer> informer;
+    InformerStats stats;
+  };
   void launch_apiserver(size_t i);
+  void launch_controllers(const std::vector<sim::Address>& endpoints, sim::TimeNs writes_until);
+  void launch_informers(const std::vector<sim::Address>& endpoints);
+  // Right after the run: every informer records its final store.
+  void finish_informers();
+  std::string informers_summary() const;  // the kubelets' informers, summed
   static size_t index(size_t n, size_t count, const char* what);  // 1-based n, asserted; 0-based index
   void set_apiserver_reachable(size_t n, bool reachable);
 
@@ -99,6 +119,7 @@ class KubeWorld : public faults::KubeTarget {
   history::Recorder& recorder_;
   std::vector<ApiserverHost> apiservers_;
   std::vector<ControllerHost> controllers_;
+  std::vector<InformerHost> informers_;
   sim::TimeNs until_ = 0;
   uint32_t next_client_id_ = 0;
 };

@@ -1,5 +1,7 @@
 #include "kube/watch_cache.h"
 
+#include <algorithm>
+
 #include "base/assert.h"
 
 namespace dst::kube {
@@ -42,6 +44,7 @@ Status WatchCache::apply(const mvccpb::Event& event, int64_t at_ns) {
 }
 
 void WatchCache::push(CacheEvent e) {
+  DST_ASSERT(ring_.empty() || ring_.back().resource_version <= e.resource_version);
   if (ring_.size() == capacity_) {
     // A WATCH from below the evicted event's revision would miss it; from it on, nothing is lost
     // (the other events of that revision, if any, were evicted before it or are still here).
@@ -91,13 +94,21 @@ Result<ListResult> WatchCache::list(int64_t min_rv) const {
 }
 
 Result<std::vector<CacheEvent>> WatchCache::events_after(int64_t rv) const {
+  int64_t newest = rv;
+  return events_after(rv, {}, newest);
+}
+
+Result<std::vector<CacheEvent>> WatchCache::events_after(int64_t rv, std::string_view key_prefix, int64_t& newest) const {
   if (rv < oldest_watchable_) {
     return Status(StatusCode::kOutOfRange, std::string(kErrTooOldResourceVersion) + ": " + std::to_string(rv) + " (" +
                                                std::to_string(oldest_watchable_) + ")");
   }
+  // The ring is in resourceVersion order (push() appends the cacher's events as etcd numbered them).
+  auto first = std::partition_point(ring_.begin(), ring_.end(), [rv](const CacheEvent& e) { return e.resource_version <= rv; });
   std::vector<CacheEvent> out;
-  for (const CacheEvent& e : ring_)
-    if (e.resource_version > rv) out.push_back(e);
+  for (auto it = first; it != ring_.end(); ++it)
+    if (std::string_view(it->key).substr(0, key_prefix.size()) == key_prefix) out.push_back(*it);
+  if (first != ring_.end()) newest = std::max(newest, ring_.back().resource_version);
   return out;
 }
 

@@ -20,6 +20,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -73,6 +74,11 @@ class WatchCache {
   // WATCH from `rv`: every event with resourceVersion > rv, in order. kOutOfRange with
   // kErrTooOldResourceVersion when some of them are no longer in the ring.
   Result<std::vector<CacheEvent>> events_after(int64_t rv) const;
+  // The same, only the events of keys starting with `key_prefix` (a watch's selector); `newest`
+  // becomes the resourceVersion of the newest event after rv, selected or not (unchanged if none),
+  // where the watch may go on from. Finds its place by binary search: a cache with thousands of
+  // watchers is asked once per watcher per change.
+  Result<std::vector<CacheEvent>> events_after(int64_t rv, std::string_view key_prefix, int64_t& newest) const;
 
   int64_t resource_version() const { return resource_version_; }
   // The oldest resourceVersion a WATCH may start from.

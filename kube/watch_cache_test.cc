@@ -54,6 +54,23 @@ TEST(WatchCache, EventsBecomeObjectsAndTheRingReplaysAfterARevision) {
   EXPECT_TRUE(c.events_after(8)->empty());
 }
 
+TEST(WatchCache, ASelectedReplayKeepsItsPrefixAndSaysHowFarItWent) {
+  WatchCache c(10);
+  ASSERT_TRUE(c.apply(put("/p/n1-a", "1", 5)).is_ok());
+  ASSERT_TRUE(c.apply(put("/p/n2-a", "1", 6)).is_ok());
+  ASSERT_TRUE(c.apply(put("/p/n1-b", "1", 7)).is_ok());
+  ASSERT_TRUE(c.apply(put("/p/n2-b", "1", 8)).is_ok());
+  int64_t newest = 5;
+  Result<std::vector<CacheEvent>> w = c.events_after(5, "/p/n1-", newest);
+  ASSERT_TRUE(w.is_ok());
+  EXPECT_EQ(describe(*w), (std::vector<std::string>{"ADDED /p/n1-b=1@7"}));
+  EXPECT_EQ(newest, 8);  // past n2-b too: the watch goes on from there
+  int64_t none = 8;
+  EXPECT_TRUE(c.events_after(8, "/p/n1-", none)->empty());
+  EXPECT_EQ(none, 8);
+  EXPECT_EQ(describe(*c.events_after(6)), (std::vector<std::string>{"ADDED /p/n1-b=1@7", "ADDED /p/n2-b=1@8"}));
+}
+
 TEST(WatchCache, EventsOfOneTxnShareARevisionButNeverGoBack) {
   WatchCache c(10);
   ASSERT_TRUE(c.apply(put("a", "1", 4)).is_ok());

@@ -17,10 +17,11 @@ int l_kube(lua_State* L) {
     if (auto it = at.find("kube{}"); it != at.end()) fail(L, "kube{}: already called at " + it->second + "; describe it in one call");
     at.emplace("kube{}", where(L));
   }
-  Fields f(L, 1, "kube{}", {"apiservers", "controllers", "prefix", "cache", "writes", "keys", "resync"});
+  Fields f(L, 1, "kube{}", {"apiservers", "controllers", "prefix", "cache", "writes", "keys", "resync", "informers"});
   kube::KubeWorldOptions k;
   if (auto n = f.integer("apiservers", 1, kube::kKubeProcessesMax)) k.apiservers = static_cast<size_t>(*n);
   if (auto n = f.integer("controllers", 0, kube::kKubeProcessesMax)) k.controllers = static_cast<size_t>(*n);
+  if (auto n = f.integer("informers", 0, kube::kKubeInformersMax)) k.informers = static_cast<size_t>(*n);
   if (auto p = f.string("prefix")) {
     if (p->size() < 2 || p->back() != '/') luaL_error(L, "kube{}: field 'prefix': expected a key prefix ending in '/'");
     k.prefix = *p;

@@ -109,7 +109,11 @@ TEST(Scenario, ErrorsSayWhereAndWhatWasExpected) {
   EXPECT_EQ(Scenario::load("no/such/file.lua", 1).status().message(), "no/such/file.lua: cannot read the scenario file");
   EXPECT_EQ(error("run_for(s(10))\nkube{apiserverz=2}"),
             "t.lua:2: kube{}: unknown field 'apiserverz'; expected one of: apiservers, controllers, prefix, cache, "
-            "writes, keys, resync");
+            "writes, keys, resync, informers");
+  EXPECT_EQ(error("run_for(s(10))\nworkload{fanout_watches=10}"),
+            "t.lua:2: workload{}: fanout_watches (10) must be at least fanout_streams (0) and both above 0");
+  EXPECT_EQ(error("run_for(s(10))\nworkload{fanout_streams=1, fanout_watches=10001}"),
+            "t.lua:2: workload{}: fanout_watches (10001) is more than 10000 per stream; raise fanout_streams");
   EXPECT_EQ(error("run_for(s(10))\nkube{prefix='/registry/pods'}"),
             "t.lua:2: kube{}: field 'prefix': expected a key prefix ending in '/'");
   EXPECT_EQ(error("run_for(s(10))\nkube_crash(1)"),

@@ -187,8 +187,9 @@ void check_workqueue(const Context& ctx) {
       break;
     }
   }
-  // Without a list the informer knew nothing; before the end its controller may still be busy.
-  if (first == nullptr || !inf.finished) {
+  // Without a list the informer knew nothing; before the end its controller may still be busy; a
+  // kubelet's informer feeds no workqueue.
+  if (first == nullptr || !inf.finished || inf.client >= history::kInformerWithoutWorkqueueClientIdBase) {
     ++tally.skipped;
     return;
   }
