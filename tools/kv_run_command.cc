@@ -33,6 +33,7 @@ struct EtcdRun {
   std::optional<checker::kube::Report> kube;  // only when the run had informers
   std::optional<Result<checker::etcd::EtcdVerdict>> linearizable;
   int64_t watch_us = 0, kube_us = 0, linearizable_us = 0;  // wall time of each checker
+  sim::TimeNs simulated_ns = 0;  // the virtual time the world ran (its clock when it ended)
   history::Coverage coverage;  // what the run reached: its probes and the API surface it used
   const history::History& history() const { return db ? db->history() : memory.history(); }
 };
@@ -237,6 +238,7 @@ uint64_t simulate(const KvRunSpec& spec, history::RunDbWriter* writer, EtcdRun& 
     sim::DeterminismReport report = sim::check_determinism(spec.seed, [&](sim::Simulator& sim) {
       run = EtcdRun{};
       run_once(sim, spec, run);
+      run.simulated_ns = sim.now();
     });
     det = Determinism{true, report.deterministic, report.describe()};
     if (writer) {  // the world ran twice: write the first run now
@@ -252,6 +254,7 @@ uint64_t simulate(const KvRunSpec& spec, history::RunDbWriter* writer, EtcdRun& 
   sim::Simulator sim(spec.seed);
   if (writer) run.db = std::make_unique<history::RunDbRecorder>(*writer);
   run_once(sim, spec, run);
+  run.simulated_ns = sim.now();
   return sim.trace().hash();
 }
 
@@ -331,7 +334,10 @@ int run_kv_command(const KvRunSpec& spec) {
   print_world(spec, run);
   print_checks(run, checks);
   std::printf("coverage          %s\n", coverage_line(run.coverage).c_str());
-  std::printf("wall time         %.3fs\n", wall_s);
+  // The speed a sweep is as wide as: simulated seconds per wall second, checks included.
+  const double simulated_s = static_cast<double>(run.simulated_ns) / 1e9;
+  std::printf("wall time         %.3fs for %.1fs simulated (%.1fx real time)\n", wall_s, simulated_s,
+              wall_s > 0 ? simulated_s / wall_s : 0.0);
   if (det.checked) std::printf("determinism       %s\n", det.report.c_str());
   if (scenario_error) {
     std::printf("scenario error    %s\n", scenario_error->c_str());
