@@ -24,6 +24,7 @@ struct FanoutWatch {
   etcdserverpb::WatchCreateRequest create;     // start_revision: where the next segment starts
   bool start_fixed = false;                    // start 0 ("now") was fixed by a creation ack
   bool on_stream = false;                      // created on the current stream: a segment is open
+  bool acked = false;                          // ... and its creation was acknowledged there
   bool ended = false;                          // canceled and not watched again
   int restarts = 0;
 };
@@ -98,6 +99,7 @@ class FanoutStream {
     segment.request = req.create_request();
     recorder_.segment_started(w.recorded, segment);
     w.on_stream = true;
+    w.acked = false;
     ++stats_.segments;
     return conn.send_watch(call, req).is_ok();
   }
@@ -106,8 +108,11 @@ class FanoutStream {
   // the stream broke while watching a canceled watch again.
   bool dispatch(const etcdserverpb::WatchResponse& r, rpc::Connection& conn, uint64_t call, size_t member) {
     if (r.watch_id() == -1) {
+      // Only to the watches the member had acknowledged: an answer computed before a watch's
+      // create (one re-created after a cancel) says nothing of its events, as clientv3 keeps it
+      // from substreams still resuming.
       for (FanoutWatch& w : watches_)
-        if (w.on_stream) take(w, r);
+        if (w.on_stream && w.acked) take(w, r);
       return true;
     }
     const size_t slot = r.watch_id() >= 1 && static_cast<uint64_t>(r.watch_id()) <= slot_of_id_.size()
@@ -140,6 +145,7 @@ class FanoutStream {
   void take(FanoutWatch& w, const etcdserverpb::WatchResponse& r) {
     recorder_.watch_response(w.recorded, history::WatchResponse{sim_.now(), r});
     stats_.events += static_cast<uint64_t>(r.events_size());
+    if (r.created()) w.acked = true;
     if (r.created() && !w.start_fixed) {
       w.create.set_start_revision(r.header().revision() + 1);
       w.start_fixed = true;

@@ -157,5 +157,28 @@ TEST(WatchFanout, ACompactionCancelWatchesAgainFromTheCompactRevisionUnderANewId
   EXPECT_EQ(f.stats.stray_responses, 2u);  // the two events named the canceled id 1
 }
 
+TEST(WatchFanout, AProgressAnsweredBeforeAReCreateIsNotHandedToTheNewWatch) {
+  Fixture f;
+  f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
+    if (r.has_watch() && r.watch().has_progress_request()) return Reply::watch({progress(-1, 20)}, false);
+    if (!is_create(r)) return Reply::silence();
+    const int64_t id = r.watch().create_request().watch_id();
+    if (id == 2) return Reply::watch({created(2, 20)}, /*then_close=*/true);
+    etcdserverpb::WatchResponse cancel = created(1, 0);
+    cancel.set_canceled(true);
+    cancel.set_compact_revision(12);
+    return Reply::watch({cancel}, false);
+  });
+  f.members.start(1, [](size_t, const etcdserverpb::ApiRequest&) { return Reply::silence(); });
+  // The member reads: create 1, the progress request, then (after the cancel) create 2. The
+  // progress answer at 20 was made before create 2 and says nothing of its events from 12.
+  f.watch(1, {3}, sim::seconds(10));
+  ASSERT_EQ(f.watches().size(), 2u);
+  const history::WatchSegment& again = f.watches()[1].segments.at(0);
+  ASSERT_EQ(again.responses.size(), 1u);
+  EXPECT_TRUE(again.responses[0].response.created());
+  EXPECT_EQ(f.creates(1), (std::vector<std::pair<int64_t, int64_t>>{{1, 12}}));  // still from 12
+}
+
 }  // namespace
 }  // namespace dst::client

@@ -355,6 +355,7 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
   }
   // 0: from now on (no initial state is sent; the informers here always watch from a list's).
   int64_t cursor = req.resource_version() > 0 ? req.resource_version() : cacher_.cache().resource_version();
+  int64_t told = cursor;  // the newest rv the client was told (an event or a bookmark); cursor may pass it
   if (!await_cache(cursor, sim_.now() + options_.watch_wait)) {
     end_with(504, "Too large resource version: " + std::to_string(cursor) + ", current: " +
                       std::to_string(cacher_.cache().resource_version()));
@@ -389,10 +390,12 @@ void Apiserver::watch(const std::shared_ptr<Connection>& conn, uint64_t call, co
       return;
     }
     if (!send_events(*conn, call, *events, cursor)) return;
+    if (!events->empty()) told = events->back().resource_version;
     cursor = std::max(cursor, newest);  // the events it did not select are passed over too
-    // Everything up to the cache's resourceVersion went out: a bookmark may say so.
-    if (req.allow_bookmarks() && sim_.now() >= next_bookmark && cacher_.cache().resource_version() > cursor) {
-      cursor = cacher_.cache().resource_version();
+    // Everything up to the cache's resourceVersion went out: a bookmark may say so, also when
+    // the newest events were not this watch's (a selected watch learns its rv moved on).
+    if (req.allow_bookmarks() && sim_.now() >= next_bookmark && cacher_.cache().resource_version() > told) {
+      cursor = told = cacher_.cache().resource_version();
       KubeResponse r;
       r.mutable_event()->set_type(WatchEvent::BOOKMARK);
       r.mutable_event()->mutable_object()->set_resource_version(cursor);

@@ -169,6 +169,29 @@ TEST_F(ApiserverTest, AKeyPrefixSelectsWhatAListAndAWatchSee) {
   world_.reset();
 }
 
+TEST_F(ApiserverTest, ASelectedWatchIsToldByBookmarkThatItsVersionMovedOnWithOthersChanges) {
+  start();
+  start_apiserver();
+  session([&] {
+    auto c = connect();
+    ASSERT_NE(c, nullptr);
+    const int64_t rv = call(*c, create("n1-a", "1")).object().resource_version();
+    settle();
+    kubeapi::WatchRequest w;
+    w.set_resource_version(rv);
+    w.set_allow_bookmarks(true);
+    w.set_key_prefix(std::string(kPrefix) + "n2-");
+    auto call_id = c->watch(w);
+    ASSERT_TRUE(call_id.is_ok());
+    const int64_t last = call(*c, update("n1-a", "2", 0)).object().resource_version();
+    auto e = c->next_event(*call_id, seconds(5));  // nothing of n2-: a bookmark at the newest rv
+    ASSERT_TRUE(e.is_ok()) << e.status().to_string();
+    EXPECT_EQ(e->type(), kubeapi::WatchEvent::BOOKMARK);
+    EXPECT_EQ(e->object().resource_version(), last);
+  });
+  world_.reset();
+}
+
 TEST_F(ApiserverTest, TheBugAnswersAListTheCacheHasNotReachedWithStaleObjects) {
   start();
   start_apiserver(Bugs::of(Bug::kListNotCaughtUp));
