@@ -33,6 +33,17 @@ bool obey_control(sim::Simulator& sim, WatchControl* control, int64_t next_revis
 
 }  // namespace
 
+void advance_resume_point(const etcdserverpb::WatchResponse& r, etcdserverpb::WatchCreateRequest& create,
+                          bool& start_fixed) {
+  if (r.created() && !start_fixed) {
+    create.set_start_revision(r.header().revision() + 1);
+    start_fixed = true;
+  }
+  for (const auto& e : r.events()) create.set_start_revision(e.kv().mod_revision() + 1);
+  if (r.events_size() == 0 && !r.created() && !r.canceled() && r.header().revision() > 0)
+    create.set_start_revision(std::max(create.start_revision(), r.header().revision() + 1));
+}
+
 WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& options, history::Recorder& recorder,
                             sim::TimeNs until) {
   DST_ASSERT(!options.members.empty());
@@ -65,13 +76,7 @@ WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& optio
           if (!r.is_ok()) break;  // timeout at `until`, or the stream broke
           recorder.watch_response(result.watch, history::WatchResponse{sim.now(), *r});
           result.events += static_cast<size_t>(r->events_size());
-          if (r->created() && !start_fixed) {
-            create.set_start_revision(r->header().revision() + 1);
-            start_fixed = true;
-          }
-          for (const auto& e : r->events()) create.set_start_revision(e.kv().mod_revision() + 1);
-          if (r->events_size() == 0 && !r->created() && !r->canceled() && r->header().revision() > 0)
-            create.set_start_revision(std::max(create.start_revision(), r->header().revision() + 1));
+          advance_resume_point(*r, create, start_fixed);
           if (options.read_delay > 0 && sim.sleep(options.read_delay) != sim::WaitResult::kOk) break;
           if (!r->canceled() && obey_control(sim, options.control, create.start_revision(), until, result)) break;
           if (r->canceled()) {

@@ -50,6 +50,12 @@ struct WatchClientResult {
   int64_t rewind_to = 0;       // ... the revision to watch again from (at least 1)
 };
 
+// Moves a watch's resume point (`create`'s start revision) past what response `r` told it: the
+// first creation ack fixes a start of "now" (`start_fixed`), an event moves it past the event, a
+// progress notification past its revision. Shared by run_watch and the fan-out streams.
+void advance_resume_point(const etcdserverpb::WatchResponse& r, etcdserverpb::WatchCreateRequest& create,
+                          bool& start_fixed);
+
 // Runs the watch in the calling fiber until virtual time `until` (or its cancellation).
 WatchClientResult run_watch(sim::Simulator& sim, const WatchClientOptions& options, history::Recorder& recorder,
                             sim::TimeNs until);

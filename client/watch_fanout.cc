@@ -146,16 +146,7 @@ class FanoutStream {
     recorder_.watch_response(w.recorded, history::WatchResponse{sim_.now(), r});
     stats_.events += static_cast<uint64_t>(r.events_size());
     if (r.created()) w.acked = true;
-    if (r.created() && !w.start_fixed) {
-      w.create.set_start_revision(r.header().revision() + 1);
-      w.start_fixed = true;
-    }
-    for (const auto& e : r.events()) w.create.set_start_revision(e.kv().mod_revision() + 1);
-    if (r.events_size() == 0 && !r.created() && !r.canceled() && r.header().revision() > 0) {
-      // A progress notification: everything up to its revision was sent.
-      w.create.set_start_revision(std::max(w.create.start_revision(), r.header().revision() + 1));
-      w.start_fixed = true;
-    }
+    advance_resume_point(r, w.create, w.start_fixed);
   }
 
   // A stall fault: read nothing more until it ends (never past the run's end). False when the

@@ -25,6 +25,18 @@ constexpr sim::DurationNs kClientBackoffMax = sim::milliseconds(500);
 constexpr uint32_t kKeepAliveClientIdBase = 500'000;
 }  // namespace
 
+namespace {
+// What a profile's watchers watch: every key its clients write.
+std::string watch_prefix(Profile p) {
+  switch (p) {
+    case Profile::kEtcdKv: return "key/";
+    case Profile::kKubernetes: return "/registry/pods/";
+    case Profile::kRegister: return "r/";
+  }
+  return "r/";
+}
+}  // namespace
+
 Result<Profile> parse_profile(std::string_view name) {
   if (name == "etcd-kv") return Profile::kEtcdKv;
   if (name == "kubernetes") return Profile::kKubernetes;
@@ -224,9 +236,7 @@ void Workload::run_watcher(uint32_t id, sim::TimeNs until) {
   // Some watchers ask for progress every 700 ms, the way a watch cache does; some read slowly.
   wo.progress_every = rng.bernoulli(mix.progress_requests) ? sim::milliseconds(700) : 0;
   if (rng.bernoulli(mix.slow_reader)) wo.read_delay = 1 + static_cast<sim::DurationNs>(rng.uniform_u64(mix.slow_read_delay_max));
-  const std::string prefix = options_.profile == Profile::kEtcdKv       ? "key/"
-                             : options_.profile == Profile::kKubernetes ? "/registry/pods/"
-                                                                        : "r/";
+  const std::string prefix = watch_prefix(options_.profile);
   DST_ASSERT(id > options_.clients && id - options_.clients <= controls_.size());
   wo.control = &controls_[id - options_.clients - 1];
   // Restarted after a cancellation by compaction, or after a rewind (the same watch from an older
@@ -289,9 +299,7 @@ void Workload::run_fanout_stream(uint32_t id, sim::TimeNs until) {
   // The stream's share: the watches are dealt out in turn, so the shares differ by one at most.
   const size_t share = options_.fanout_watches / options_.fanout_streams +
                        (stream < options_.fanout_watches % options_.fanout_streams ? 1 : 0);
-  const std::string prefix = options_.profile == Profile::kEtcdKv       ? "key/"
-                             : options_.profile == Profile::kKubernetes ? "/registry/pods/"
-                                                                        : "r/";
+  const std::string prefix = watch_prefix(options_.profile);
   const std::string stem = options_.profile == Profile::kKubernetes ? prefix + "pod-" : prefix;
   fo.watches.reserve(share);
   for (size_t i = 0; i < share; ++i) fo.watches.push_back(draw_fanout_watch(options_.watch_mix, prefix, stem, options_.keys, rng));
