@@ -151,6 +151,7 @@ Report check(const history::History& history) {
   size_t conflicts_total = 0;
   const watch::Truth truth = watch::Truth::build(history, conflicts, 0, conflicts_total);
   const RevisionClock clock(history);
+  const PrefixIndex index(truth, clock, history);
   std::map<std::string, std::unique_ptr<PrefixTruth>> by_prefix;
   internal::Sink sink(report);
   for (const history::Informer& informer : history.informers) {
@@ -166,7 +167,7 @@ Report check(const history::History& history) {
       }
     }
     std::unique_ptr<PrefixTruth>& pt = by_prefix[informer.prefix];
-    if (!pt) pt = std::make_unique<PrefixTruth>(truth, clock, history, informer.prefix);
+    if (!pt) pt = std::make_unique<PrefixTruth>(truth, clock, history, index, informer.prefix);
     const internal::Context ctx{informer, *pt, sink, report};
     internal::check_lists(ctx);
     internal::check_watches(ctx);

@@ -9,37 +9,6 @@ namespace dst::checker::kube {
 
 namespace {
 
-// The revision an ok write was answered with (0: not a write, or none readable).
-int64_t write_revision(const history::Operation& op) {
-  const auto& req = op.request;
-  const auto& resp = op.response;
-  if (req.has_put() && resp.has_put()) return resp.put().header().revision();
-  if (req.has_delete_range() && resp.has_delete_range()) return resp.delete_range().header().revision();
-  if (req.has_txn() && resp.has_txn()) return resp.txn().header().revision();
-  return 0;
-}
-
-bool is_write(const etcdserverpb::ApiRequest& req) { return req.has_put() || req.has_delete_range() || req.has_txn(); }
-
-// Every put a request makes or may make (both branches of a txn).
-void each_put_op(const google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>& ops,
-                 const std::function<void(const etcdserverpb::PutRequest&)>& f) {
-  for (const auto& op : ops) {
-    if (op.has_request_put()) f(op.request_put());
-    if (op.has_request_txn()) {
-      each_put_op(op.request_txn().success(), f);
-      each_put_op(op.request_txn().failure(), f);
-    }
-  }
-}
-void each_put(const etcdserverpb::ApiRequest& req, const std::function<void(const etcdserverpb::PutRequest&)>& f) {
-  if (req.has_put()) f(req.put());
-  if (req.has_txn()) {
-    each_put_op(req.txn().success(), f);
-    each_put_op(req.txn().failure(), f);
-  }
-}
-
 // etcd's prefix range end: the prefix with its last byte below 0xff incremented; empty: no bound.
 std::string prefix_end(std::string p) {
   while (!p.empty()) {
@@ -81,10 +50,10 @@ void PrefixTruth::Touch::add(const Touch& t) {
 }
 
 PrefixTruth::PrefixTruth(const watch::Truth& truth, const RevisionClock& clock, const history::History& history,
-                         std::string prefix)
+                         const PrefixIndex& index, std::string prefix)
     : prefix_(std::move(prefix)), prefix_end_(prefix_end(prefix_)), clock_(clock) {
-  add_events(truth);
-  add_reads(history);
+  add_events(index);
+  add_reads(index);
   for (auto& [key, facts] : facts_) {
     // At one revision an event says more than a read (it names its source): it sorts last.
     std::stable_sort(facts.begin(), facts.end(), [](const Fact& a, const Fact& b) {
@@ -93,7 +62,17 @@ PrefixTruth::PrefixTruth(const watch::Truth& truth, const RevisionClock& clock, 
   }
   std::sort(reads_.begin(), reads_.end());
   reads_.erase(std::unique(reads_.begin(), reads_.end()), reads_.end());
-  classify(truth, history);
+  classify(truth, history, index);
+}
+
+template <typename T, typename KeyOf>
+std::pair<typename std::vector<T>::const_iterator, typename std::vector<T>::const_iterator>
+PrefixTruth::keys_in_prefix(const std::vector<T>& sorted, KeyOf key_of) const {
+  auto first = std::lower_bound(sorted.begin(), sorted.end(), prefix_,
+                                [&](const T& x, const std::string& p) { return key_of(x) < p; });
+  auto last = first;
+  while (last != sorted.end() && contains(key_of(*last))) ++last;
+  return {first, last};
 }
 
 bool PrefixTruth::contains(const std::string& key) const { return key.compare(0, prefix_.size(), prefix_) == 0; }
@@ -113,47 +92,51 @@ bool PrefixTruth::range_covers_prefix(const std::string& key, const std::string&
 
 PrefixTruth::Touch PrefixTruth::touch_of(const etcdserverpb::ApiRequest& req) const {
   Touch t;
-  if (req.has_put() && contains(req.put().key())) t.keys.insert(req.put().key());
-  if (req.has_delete_range()) {
-    const auto& d = req.delete_range();
-    if (d.range_end().empty()) {
-      if (contains(d.key())) t.keys.insert(d.key());
-    } else if (range_meets_prefix(d.key(), d.range_end())) {
-      t.all = true;
-    }
-  }
-  if (req.has_txn()) {
-    touch_of_ops(req.txn().success(), t);
-    touch_of_ops(req.txn().failure(), t);
-  }
+  if (req.has_put()) touch_put(req.put(), t);
+  if (req.has_delete_range()) touch_delete(req.delete_range(), t);
+  if (req.has_txn()) touch_txn(req.txn(), t);
   return t;
+}
+
+void PrefixTruth::touch_put(const etcdserverpb::PutRequest& put, Touch& out) const {
+  if (contains(put.key())) out.keys.insert(put.key());
+}
+
+void PrefixTruth::touch_delete(const etcdserverpb::DeleteRangeRequest& del, Touch& out) const {
+  if (del.range_end().empty()) {
+    if (contains(del.key())) out.keys.insert(del.key());
+  } else if (range_meets_prefix(del.key(), del.range_end())) {
+    out.all = true;
+  }
+}
+
+void PrefixTruth::touch_txn(const etcdserverpb::TxnRequest& txn, Touch& out) const {
+  touch_of_ops(txn.success(), out);
+  touch_of_ops(txn.failure(), out);
 }
 
 void PrefixTruth::touch_of_ops(const google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>& ops,
                                Touch& out) const {
   for (const auto& op : ops) {
-    etcdserverpb::ApiRequest one;
-    if (op.has_request_put()) *one.mutable_put() = op.request_put();
-    else if (op.has_request_delete_range()) *one.mutable_delete_range() = op.request_delete_range();
-    else if (op.has_request_txn()) *one.mutable_txn() = op.request_txn();
-    else continue;
-    out.add(touch_of(one));
+    if (op.has_request_put()) touch_put(op.request_put(), out);
+    if (op.has_request_delete_range()) touch_delete(op.request_delete_range(), out);
+    if (op.has_request_txn()) touch_txn(op.request_txn(), out);
   }
 }
 
-void PrefixTruth::add_events(const watch::Truth& truth) {
-  for (const auto& [revision, rev] : truth.revisions()) {
-    for (const auto& [key, te] : rev.events) {
-      if (!contains(key)) continue;
-      PrefixEvent e;
-      e.revision = revision;
-      e.key = key;
-      e.deleted = te.type == mvccpb::Event::DELETE;
-      if (!e.deleted) e.value = te.value;
-      e.truth = &te;
-      events_[revision][key] = std::move(e);
-      keys_.insert(key);
-    }
+void PrefixTruth::add_events(const PrefixIndex& index) {
+  const auto [first, last] =
+      keys_in_prefix(index.events(), [](const PrefixIndex::KeyedEvent& e) -> const std::string& { return *e.key; });
+  for (auto it = first; it != last; ++it) {
+    const watch::TruthEvent& te = *it->event;
+    PrefixEvent e;
+    e.revision = it->revision;
+    e.key = *it->key;
+    e.deleted = te.type == mvccpb::Event::DELETE;
+    if (!e.deleted) e.value = te.value;
+    e.truth = &te;
+    keys_.insert(e.key);
+    events_[it->revision][*it->key] = std::move(e);
   }
   for (const auto& [revision, by_key] : events_) {
     for (const auto& [key, e] : by_key) {
@@ -163,60 +146,36 @@ void PrefixTruth::add_events(const watch::Truth& truth) {
 }
 
 // An ok range over all of P (no limit cut, whole values) tells every key's state at its revision.
-void PrefixTruth::add_reads(const history::History& history) {
-  for (const auto& op : history.operations) {
-    if (op.outcome != history::Outcome::kOk || !op.request.has_range() || !op.response.has_range()) continue;
-    const auto& req = op.request.range();
-    const auto& resp = op.response.range();
-    if (!range_covers_prefix(req.key(), req.range_end())) continue;
-    if ((req.limit() > 0 && resp.more()) || req.keys_only() || req.count_only()) continue;
-    if (req.min_mod_revision() != 0 || req.max_mod_revision() != 0 || req.min_create_revision() != 0 ||
-        req.max_create_revision() != 0)
+void PrefixTruth::add_reads(const PrefixIndex& index) {
+  for (const auto& read : index.reads()) {
+    if (range_covers_prefix(read.key, read.range_end)) add_read(read);
+  }
+}
+
+void PrefixTruth::add_read(const PrefixIndex::CompleteRead& read) {
+  reads_.push_back(read.at);
+  const auto& kvs = read.response->kvs();
+  auto first = kvs.begin();
+  if (read.sorted) {
+    first = std::lower_bound(kvs.begin(), kvs.end(), prefix_,
+                             [](const mvccpb::KeyValue& kv, const std::string& p) { return kv.key() < p; });
+  }
+  for (auto kv = first; kv != kvs.end(); ++kv) {
+    if (!contains(kv->key())) {
+      if (read.sorted) break;  // past P
       continue;
-    const int64_t at = req.revision() > 0 ? req.revision() : resp.header().revision();
-    if (at <= 0) continue;
-    reads_.push_back(at);
-    for (const auto& kv : resp.kvs()) {
-      if (!contains(kv.key())) continue;
-      facts_[kv.key()].push_back(Fact{at, false, true, kv.mod_revision(), kv.value(), nullptr});
-      keys_.insert(kv.key());
-      if (kv.lease() != 0) first_open_[kv.key()] = 2;
     }
+    facts_[kv->key()].push_back(Fact{read.at, false, true, kv->mod_revision(), kv->value(), nullptr});
+    keys_.insert(kv->key());
+    if (kv->lease() != 0) first_open_[kv->key()] = 2;
   }
 }
 
 // Revisions at which a watch over all of P (no filters) showed it had delivered every P-event.
-std::vector<std::pair<int64_t, int64_t>> PrefixTruth::covered_revisions(const history::History& history) const {
+std::vector<std::pair<int64_t, int64_t>> PrefixTruth::covered_revisions(const PrefixIndex& index) const {
   std::vector<std::pair<int64_t, int64_t>> runs;
-  for (const auto& w : history.watches) {
-    for (const auto& seg : w.segments) {
-      const auto& req = seg.request;
-      if (req.filters_size() > 0 || !range_covers_prefix(req.key(), req.range_end())) continue;
-      int64_t start = req.start_revision();
-      int64_t through = 0;
-      for (const auto& wr : seg.responses) {
-        const auto& resp = wr.response;
-        if (resp.created()) {
-          if (start <= 0 && resp.header().revision() > 0) start = resp.header().revision() + 1;
-          continue;
-        }
-        if (resp.canceled()) break;
-        if (resp.events_size() == 0) {
-          if (start > 0) through = std::max(through, resp.header().revision());
-          continue;
-        }
-        int64_t low = INT64_MAX, high = 0;
-        for (const auto& ev : resp.events()) {
-          low = std::min(low, ev.kv().mod_revision());
-          high = std::max(high, ev.kv().mod_revision());
-        }
-        if (start <= 0) start = low;
-        // A fragment may stop in the middle of its last revision.
-        through = std::max(through, resp.fragment() ? high - 1 : high);
-      }
-      const int64_t from = std::max<int64_t>(start, 2);
-      if (start > 0 && from <= through) runs.emplace_back(from, through);
-    }
+  for (const auto& run : index.watch_runs()) {
+    if (range_covers_prefix(run.key, run.range_end)) runs.emplace_back(run.from, run.through);
   }
   std::sort(runs.begin(), runs.end());
   std::vector<std::pair<int64_t, int64_t>> merged;
@@ -237,41 +196,42 @@ void PrefixTruth::open_from(const std::string& key, int64_t from) {
 // Opens the keys whose changes the history cannot place: keys given a lease (a revocation or
 // expiry may delete them at any revision), unknown writes (any revision after their invocation).
 // Returns the ok writes the truth could not pin to their revision, by that revision.
-std::map<int64_t, PrefixTruth::Touch> PrefixTruth::open_keys_of_leases_and_writes(const watch::Truth& truth,
-                                                                                  const history::History& history) {
+std::map<int64_t, PrefixTruth::Touch> PrefixTruth::open_keys_of_leases_and_writes(const PrefixIndex& index) {
   // Keys ever given a lease: a revocation or expiry may delete them at any open revision.
   for (const auto& [revision, by_key] : events_) {
     for (const auto& [key, e] : by_key) {
       if (e.truth->lease && *e.truth->lease != 0) open_from(key, 2);
     }
   }
+  const auto [lease_first, lease_last] = keys_in_prefix(index.lease_keys(), [](const std::string& k) -> const std::string& { return k; });
+  for (auto it = lease_first; it != lease_last; ++it) open_from(*it, 2);
   // Ok writes the truth could not pin to their revision: only that revision may hold their changes.
+  // Unknown outcomes: any revision made after they were invoked. `key` nullptr: all of P.
   std::map<int64_t, Touch> unpinned;
-  for (const auto& op : history.operations) {
-    if (op.outcome == history::Outcome::kFailed) continue;
-    each_put(op.request, [&](const etcdserverpb::PutRequest& p) {
-      if (p.lease() != 0 && contains(p.key())) open_from(p.key(), 2);
-    });
-    if (!is_write(op.request)) continue;
-    const Touch t = touch_of(op.request);
-    if (!t.all && t.keys.empty()) continue;
-    const int64_t r = op.outcome == history::Outcome::kOk && !op.response.has_error() ? write_revision(op) : 0;
-    if (r > 0) {
-      const watch::Revision* rev = truth.at(r);
-      const bool pinned = rev != nullptr && rev->counted_by && rev->counted_by->kind == watch::Source::Kind::kOperation &&
-                          rev->counted_by->id == op.id;
-      if (!pinned) unpinned[r].add(t);
-      continue;
+  auto touched = [&](const PrefixIndex::Write& w, const std::string* key) {
+    if (w.revision > 0) {
+      if (w.pinned) return;
+      Touch& t = unpinned[w.revision];
+      if (key != nullptr) t.keys.insert(*key);
+      else t.all = true;
+    } else if (key != nullptr) {
+      open_from(*key, w.open_from);
+    } else {
+      first_open_all_ = std::min(first_open_all_, w.open_from);
     }
-    // Unknown outcome: any revision made after it was invoked.
-    const int64_t from = clock_.existed_before(op.invoke_ns) + 1;
-    if (t.all) first_open_all_ = std::min(first_open_all_, from);
-    for (const auto& k : t.keys) open_from(k, from);
+  };
+  const auto [point_first, point_last] =
+      keys_in_prefix(index.point_keys(), [](const std::pair<std::string, uint32_t>& p) -> const std::string& { return p.first; });
+  for (auto it = point_first; it != point_last; ++it) touched(index.writes()[it->second], &it->first);
+  for (const uint32_t w : index.range_writes()) {
+    const auto& ranges = index.writes()[w].ranges;
+    if (std::any_of(ranges.begin(), ranges.end(), [&](const auto& r) { return range_meets_prefix(r.first, r.second); }))
+      touched(index.writes()[w], nullptr);
   }
   return unpinned;
 }
 
-void PrefixTruth::classify(const watch::Truth& truth, const history::History& history) {
+void PrefixTruth::classify(const watch::Truth& truth, const history::History& history, const PrefixIndex& index) {
   int64_t highest = clock_.highest();
   if (!events_.empty()) highest = std::max(highest, events_.rbegin()->first);
   if (!reads_.empty()) highest = std::max(highest, reads_.back());
@@ -279,12 +239,12 @@ void PrefixTruth::classify(const watch::Truth& truth, const history::History& hi
     unknown_above_ = kRevisionsTrackedMax;
     highest = kRevisionsTrackedMax;
   }
-  const std::map<int64_t, Touch> unpinned = open_keys_of_leases_and_writes(truth, history);
+  const std::map<int64_t, Touch> unpinned = open_keys_of_leases_and_writes(index);
   auto doubt = [&](int64_t r, const Touch& t) {
     if (t.all) doubt_all_.push_back(r);
     for (const auto& k : t.keys) doubt_key_[k].push_back(r);
   };
-  const auto covered = covered_revisions(history);
+  const auto covered = covered_revisions(index);
   auto cover = covered.begin();
   auto mark_open = [&](int64_t r) {
     if (!open_.empty() && open_.back().second == r - 1)

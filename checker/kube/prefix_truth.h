@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "checker/kube/prefix_index.h"
 #include "checker/kube/revision_clock.h"
 #include "checker/watch/truth.h"
 #include "history/history.h"
@@ -60,8 +61,9 @@ struct PrefixState {
 
 class PrefixTruth {
  public:
+  // `index` is built once from the same truth, clock and history, and shared by every prefix.
   PrefixTruth(const watch::Truth& truth, const RevisionClock& clock, const history::History& history,
-              std::string prefix);
+              const PrefixIndex& index, std::string prefix);
 
   const std::string& prefix() const { return prefix_; }
   bool contains(const std::string& key) const;
@@ -97,17 +99,26 @@ class PrefixTruth {
   };
 
   Touch touch_of(const etcdserverpb::ApiRequest& request) const;
+  void touch_put(const etcdserverpb::PutRequest& put, Touch& out) const;
+  void touch_delete(const etcdserverpb::DeleteRangeRequest& del, Touch& out) const;
+  void touch_txn(const etcdserverpb::TxnRequest& txn, Touch& out) const;
   void touch_of_ops(const google::protobuf::RepeatedPtrField<etcdserverpb::RequestOp>& ops, Touch& out) const;
   bool range_meets_prefix(const std::string& key, const std::string& range_end) const;
   bool range_covers_prefix(const std::string& key, const std::string& range_end) const;
 
-  void add_events(const watch::Truth& truth);
-  void add_reads(const history::History& history);
+  // The index's entries of keys in P: [first, last) of a vector sorted by key.
+  template <typename T, typename KeyOf>
+  std::pair<typename std::vector<T>::const_iterator, typename std::vector<T>::const_iterator> keys_in_prefix(
+      const std::vector<T>& sorted, KeyOf key_of) const;
+
+  void add_events(const PrefixIndex& index);
+  void add_reads(const PrefixIndex& index);
+  void add_read(const PrefixIndex::CompleteRead& read);
   // Revisions a watch over all of P showed complete, as disjoint [first, last] runs, ascending.
-  std::vector<std::pair<int64_t, int64_t>> covered_revisions(const history::History& history) const;
-  void classify(const watch::Truth& truth, const history::History& history);
+  std::vector<std::pair<int64_t, int64_t>> covered_revisions(const PrefixIndex& index) const;
+  void classify(const watch::Truth& truth, const history::History& history, const PrefixIndex& index);
   void open_from(const std::string& key, int64_t from);
-  std::map<int64_t, Touch> open_keys_of_leases_and_writes(const watch::Truth& truth, const history::History& history);
+  std::map<int64_t, Touch> open_keys_of_leases_and_writes(const PrefixIndex& index);
   // Whether some revision in (after, through] may hold an unknown change of `key`.
   bool uncertain_between(const std::string& key, int64_t after, int64_t through) const;
 
