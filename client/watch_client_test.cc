@@ -37,9 +37,9 @@ etcdserverpb::WatchResponse progress(int64_t rev) {
   return w;
 }
 
-bool is_create(const etcdserverpb::ApiRequest& r) { return r.has_watch() && r.watch().has_create_request(); }
+bool is_watch_create(const etcdserverpb::ApiRequest& r) { return r.has_watch() && r.watch().has_create_request(); }
 
-struct Fixture {
+struct WatchFixture {
   sim::Simulator sim{9};
   FakeMembers members{sim, 2};
   history::MemoryRecorder recorder;
@@ -64,18 +64,18 @@ struct Fixture {
   std::vector<int64_t> creates(size_t i) {
     std::vector<int64_t> out;
     for (const auto& r : members.received(i))
-      if (is_create(r)) out.push_back(r.watch().create_request().start_revision());
+      if (is_watch_create(r)) out.push_back(r.watch().create_request().start_revision());
     return out;
   }
 };
 
 TEST(WatchClient, ABrokenStreamResumesOnTheNextMemberAfterTheLastEvent) {
-  Fixture f;
+  WatchFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
-    return is_create(r) ? Reply::watch({created(5), event(6), event(7)}, /*then_close=*/true) : Reply::silence();
+    return is_watch_create(r) ? Reply::watch({created(5), event(6), event(7)}, /*then_close=*/true) : Reply::silence();
   });
   f.members.start(1, [](size_t, const etcdserverpb::ApiRequest& r) {
-    return is_create(r) ? Reply::watch({created(7), event(9)}, false) : Reply::silence();
+    return is_watch_create(r) ? Reply::watch({created(7), event(9)}, false) : Reply::silence();
   });
   f.watch(/*pinned=*/false, /*start=*/6);
   EXPECT_EQ(f.creates(0), std::vector<int64_t>{6});
@@ -94,12 +94,12 @@ TEST(WatchClient, ABrokenStreamResumesOnTheNextMemberAfterTheLastEvent) {
 }
 
 TEST(WatchClient, AWatchFromNowIsFixedByItsFirstCreatedAck) {
-  Fixture f;
+  WatchFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
-    return is_create(r) ? Reply::watch({created(10)}, true) : Reply::silence();
+    return is_watch_create(r) ? Reply::watch({created(10)}, true) : Reply::silence();
   });
   f.members.start(1, [](size_t, const etcdserverpb::ApiRequest& r) {
-    return is_create(r) ? Reply::watch({created(40)}, false) : Reply::silence();
+    return is_watch_create(r) ? Reply::watch({created(40)}, false) : Reply::silence();
   });
   f.watch(false, /*start=*/0);
   EXPECT_EQ(f.creates(0), std::vector<int64_t>{0});
@@ -108,24 +108,24 @@ TEST(WatchClient, AWatchFromNowIsFixedByItsFirstCreatedAck) {
 }
 
 TEST(WatchClient, AProgressNotificationMovesTheResumePoint) {
-  Fixture f;
+  WatchFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
-    return is_create(r) ? Reply::watch({created(5), event(6), progress(20)}, true) : Reply::silence();
+    return is_watch_create(r) ? Reply::watch({created(5), event(6), progress(20)}, true) : Reply::silence();
   });
   f.members.start(1, [](size_t, const etcdserverpb::ApiRequest& r) {
-    return is_create(r) ? Reply::watch({created(20)}, false) : Reply::silence();
+    return is_watch_create(r) ? Reply::watch({created(20)}, false) : Reply::silence();
   });
   f.watch(false, 6);
   EXPECT_EQ(f.creates(1), std::vector<int64_t>{21});
 }
 
 TEST(WatchClient, ACompactionCancelEndsTheWatch) {
-  Fixture f;
+  WatchFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
     etcdserverpb::WatchResponse cancel;
     cancel.set_canceled(true);
     cancel.set_compact_revision(15);
-    return is_create(r) ? Reply::watch({created(30), cancel}, false) : Reply::silence();
+    return is_watch_create(r) ? Reply::watch({created(30), cancel}, false) : Reply::silence();
   });
   f.watch(false, 3, 0, sim::seconds(60));
   EXPECT_TRUE(f.result.canceled);
@@ -136,10 +136,10 @@ TEST(WatchClient, ACompactionCancelEndsTheWatch) {
 }
 
 TEST(WatchClient, APinnedWatchResumesOnItsOwnMember) {
-  Fixture f;
+  WatchFixture f;
   int creates = 0;
   f.members.start(0, [&creates](size_t, const etcdserverpb::ApiRequest& r) {
-    if (!is_create(r)) return Reply::silence();
+    if (!is_watch_create(r)) return Reply::silence();
     return ++creates == 1 ? Reply::watch({created(5), event(6)}, true) : Reply::watch({created(6)}, false);
   });
   f.members.start(1, [](size_t, const etcdserverpb::ApiRequest&) { return Reply::silence(); });
@@ -149,9 +149,9 @@ TEST(WatchClient, APinnedWatchResumesOnItsOwnMember) {
 }
 
 TEST(WatchClient, ProgressIsAskedRightAfterTheCreateAndThenAtItsPace) {
-  Fixture f;
+  WatchFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
-    if (is_create(r)) return Reply::watch({created(5)}, false);
+    if (is_watch_create(r)) return Reply::watch({created(5)}, false);
     return Reply::watch({progress(5)}, false);
   });
   f.watch(true, 6, /*progress_every=*/sim::milliseconds(200), /*for_how_long=*/sim::seconds(1));

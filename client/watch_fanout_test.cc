@@ -41,9 +41,9 @@ etcdserverpb::WatchResponse progress(int64_t id, int64_t rev) {
   return w;
 }
 
-bool is_create(const etcdserverpb::ApiRequest& r) { return r.has_watch() && r.watch().has_create_request(); }
+bool is_fanout_create(const etcdserverpb::ApiRequest& r) { return r.has_watch() && r.watch().has_create_request(); }
 
-struct Fixture {
+struct FanoutFixture {
   sim::Simulator sim{11};
   FakeMembers members{sim, 2};
   history::MemoryRecorder recorder;
@@ -68,15 +68,15 @@ struct Fixture {
   std::vector<std::pair<int64_t, int64_t>> creates(size_t i) {
     std::vector<std::pair<int64_t, int64_t>> out;
     for (const auto& r : members.received(i))
-      if (is_create(r)) out.emplace_back(r.watch().create_request().watch_id(), r.watch().create_request().start_revision());
+      if (is_fanout_create(r)) out.emplace_back(r.watch().create_request().watch_id(), r.watch().create_request().start_revision());
     return out;
   }
 };
 
 TEST(WatchFanout, EachResponseIsRecordedOnTheWatchItNames) {
-  Fixture f;
+  FanoutFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
-    if (!is_create(r)) return Reply::silence();
+    if (!is_fanout_create(r)) return Reply::silence();
     const int64_t id = r.watch().create_request().watch_id();
     std::vector<etcdserverpb::WatchResponse> out = {created(id, 10)};
     if (id == 2) out.push_back(event(2, "k2", 11));
@@ -98,9 +98,9 @@ TEST(WatchFanout, EachResponseIsRecordedOnTheWatchItNames) {
 }
 
 TEST(WatchFanout, AProgressForTheStreamGoesToEveryWatchAndMovesItsResumePoint) {
-  Fixture f;
+  FanoutFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
-    if (is_create(r)) return Reply::watch({created(r.watch().create_request().watch_id(), 4)}, false);
+    if (is_fanout_create(r)) return Reply::watch({created(r.watch().create_request().watch_id(), 4)}, false);
     if (r.has_watch() && r.watch().has_progress_request()) return Reply::watch({progress(-1, 20)}, /*then_close=*/true);
     return Reply::silence();
   });
@@ -118,9 +118,9 @@ TEST(WatchFanout, AProgressForTheStreamGoesToEveryWatchAndMovesItsResumePoint) {
 }
 
 TEST(WatchFanout, ABrokenStreamResumesEveryWatchFromItsOwnNextRevision) {
-  Fixture f;
+  FanoutFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
-    if (!is_create(r)) return Reply::silence();
+    if (!is_fanout_create(r)) return Reply::silence();
     const int64_t id = r.watch().create_request().watch_id();
     if (id == 1) return Reply::watch({created(1, 5), event(1, "k1", 6), event(1, "k1", 8)}, false);
     if (id == 2) return Reply::watch({created(2, 5)}, false);
@@ -136,9 +136,9 @@ TEST(WatchFanout, ABrokenStreamResumesEveryWatchFromItsOwnNextRevision) {
 }
 
 TEST(WatchFanout, ACompactionCancelWatchesAgainFromTheCompactRevisionUnderANewId) {
-  Fixture f;
+  FanoutFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
-    if (!is_create(r)) return Reply::silence();
+    if (!is_fanout_create(r)) return Reply::silence();
     const int64_t id = r.watch().create_request().watch_id();
     if (id != 1) return Reply::watch({created(id, 30), event(1, "k1", 31)}, false);  // the old id: stray
     etcdserverpb::WatchResponse cancel = created(1, 0);
@@ -158,10 +158,10 @@ TEST(WatchFanout, ACompactionCancelWatchesAgainFromTheCompactRevisionUnderANewId
 }
 
 TEST(WatchFanout, AProgressAnsweredBeforeAReCreateIsNotHandedToTheNewWatch) {
-  Fixture f;
+  FanoutFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
     if (r.has_watch() && r.watch().has_progress_request()) return Reply::watch({progress(-1, 20)}, false);
-    if (!is_create(r)) return Reply::silence();
+    if (!is_fanout_create(r)) return Reply::silence();
     const int64_t id = r.watch().create_request().watch_id();
     if (id == 2) return Reply::watch({created(2, 20)}, /*then_close=*/true);
     etcdserverpb::WatchResponse cancel = created(1, 0);

@@ -2,16 +2,11 @@
 
 #include <algorithm>
 
+#include "client/kv_requests.h"
+
 namespace dst::client {
 
 namespace {
-
-// The end of the range of every key starting with `prefix` (prefixes never end in 0xff).
-std::string prefix_end(const std::string& prefix) {
-  std::string end = prefix;
-  end.back() = static_cast<char>(end.back() + 1);
-  return end;
-}
 
 void draw_options(const WatchMix& m, etcdserverpb::WatchCreateRequest& c, sim::Rng& rng) {
   c.set_prev_kv(rng.bernoulli(m.prev_kv));

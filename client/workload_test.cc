@@ -122,7 +122,9 @@ void expect_unique_values(const WorkloadRun& run) {
     for (const std::string& v : values) {
       EXPECT_EQ(v.rfind("c" + std::to_string(op.client) + ".", 0), 0u) << v;
     }
-    if (!values.empty()) EXPECT_TRUE(seen.insert(values.front()).second) << values.front();
+    if (!values.empty()) {
+      EXPECT_TRUE(seen.insert(values.front()).second) << values.front();
+    }
   }
   EXPECT_GT(seen.size(), 100u);
 }
@@ -303,7 +305,9 @@ TEST(Workload, RegisterComparesTheValueItLastRead) {
   // (The list is a watcher reading the revision to start near.)
   EXPECT_EQ(kinds(run), (std::set<std::string>{"get", "put", "cas-value", "compaction", "list"}));
   for (const auto& op : run.ops()) {
-    if (op.request.has_put()) EXPECT_EQ(op.request.put().key(), "r/" + std::to_string(op.client % 10));
+    if (op.request.has_put()) {
+      EXPECT_EQ(op.request.put().key(), "r/" + std::to_string(op.client % 10));
+    }
   }
 }
 

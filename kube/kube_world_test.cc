@@ -20,7 +20,7 @@ using etcdserverpb::ApiRequest;
 using node::testing::ApiTest;
 using sim::seconds;
 
-constexpr char kPrefix[] = "/registry/pods/";
+constexpr char kPodsPrefix[] = "/registry/pods/";
 
 class KubeWorldTest : public ApiTest {
  protected:
@@ -33,7 +33,7 @@ class KubeWorldTest : public ApiTest {
   std::map<std::string, std::string> etcd_now() {
     std::map<std::string, std::string> out;
     session([&] {
-      ApiRequest r = get(kPrefix);
+      ApiRequest r = get(kPodsPrefix);
       r.mutable_range()->set_range_end("/registry/pods0");
       const etcdserverpb::ApiResponse resp = call(leader_, r);
       for (const auto& kv : resp.range().kvs())

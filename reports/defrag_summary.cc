@@ -9,8 +9,6 @@ namespace dst::reports {
 
 namespace {
 
-std::string secs(int64_t ns) { return fixed(static_cast<double>(ns) / 1e9, 3); }
-std::string ms(int64_t ns) { return fixed(static_cast<double>(ns) / 1e6, 3); }
 
 }  // namespace
 
@@ -43,9 +41,9 @@ std::string defrags_html(const std::vector<DefragWindow>& defrags) {
       "<th>result</th><th>ops to it meanwhile</th><th>their longest (ms)</th></tr>\n";
   auto n = [](const std::string& t) { return "<td class=\"n\">" + html_escape(t) + "</td>"; };
   for (const DefragWindow& w : defrags)
-    s += "<tr>" + n(std::to_string(w.op)) + n("n" + std::to_string(w.member)) + n(secs(w.start_ns)) + n(secs(w.end_ns)) +
-         n(ms(w.end_ns - w.start_ns)) + "<td>" + (w.ok ? "ok" : "failed") + "</td>" + n(std::to_string(w.overlapped)) +
-         n(ms(w.overlapped_max_ns)) + "</tr>\n";
+    s += "<tr>" + n(std::to_string(w.op)) + n("n" + std::to_string(w.member)) + n(secs3_text(w.start_ns)) + n(secs3_text(w.end_ns)) +
+         n(ms3_text(w.end_ns - w.start_ns)) + "<td>" + (w.ok ? "ok" : "failed") + "</td>" + n(std::to_string(w.overlapped)) +
+         n(ms3_text(w.overlapped_max_ns)) + "</tr>\n";
   return s + "</table>\n";
 }
 
@@ -54,9 +52,9 @@ std::string defrags_markdown(const std::vector<DefragWindow>& defrags) {
   std::string s = "\n### Defragmentation\n\n| op | member | from (s) | to (s) | blocked (ms) | result | ops to it meanwhile | "
                   "their longest (ms) |\n|---:|---|---:|---:|---:|---|---:|---:|\n";
   for (const DefragWindow& w : defrags)
-    s += "| " + std::to_string(w.op) + " | n" + std::to_string(w.member) + " | " + secs(w.start_ns) + " | " +
-         secs(w.end_ns) + " | " + ms(w.end_ns - w.start_ns) + " | " + (w.ok ? "ok" : "failed") + " | " +
-         std::to_string(w.overlapped) + " | " + ms(w.overlapped_max_ns) + " |\n";
+    s += "| " + std::to_string(w.op) + " | n" + std::to_string(w.member) + " | " + secs3_text(w.start_ns) + " | " +
+         secs3_text(w.end_ns) + " | " + ms3_text(w.end_ns - w.start_ns) + " | " + (w.ok ? "ok" : "failed") + " | " +
+         std::to_string(w.overlapped) + " | " + ms3_text(w.overlapped_max_ns) + " |\n";
   return s;
 }
 

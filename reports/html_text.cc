@@ -45,6 +45,9 @@ std::string seconds_text(int64_t ns) {
   return buf;
 }
 
+std::string ms3_text(int64_t ns) { return fixed(static_cast<double>(ns) / 1e6, 3); }
+std::string secs3_text(int64_t ns) { return fixed(static_cast<double>(ns) / 1e9, 3); }
+
 std::string fixed(double v, int decimals) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);

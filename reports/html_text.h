@@ -18,6 +18,10 @@ std::string truncate_text(std::string_view text, size_t chars_max);
 // Virtual nanoseconds as seconds with microseconds ("1.250000s"); "never" for a missing return.
 std::string seconds_text(int64_t ns);
 
+// Virtual nanoseconds as milliseconds or seconds with three decimals, no unit ("12.345").
+std::string ms3_text(int64_t ns);
+std::string secs3_text(int64_t ns);
+
 // A number with a fixed count of decimals, e.g. for SVG coordinates ("12.5").
 std::string fixed(double v, int decimals = 1);
 

@@ -308,7 +308,6 @@ std::string html_td(const std::string& text, bool number) {
   return std::string(number ? "<td class=\"n\">" : "<td>") + html_escape(text) + "</td>";
 }
 
-std::string ms3(int64_t ns) { return fixed(static_cast<double>(ns) / 1e6, 3); }
 
 std::string counts_text(const KubeDelays& k) {
   std::string s = std::to_string(k.events) + " informer watch events (ADDED, MODIFIED, DELETED): " +
@@ -343,7 +342,7 @@ std::string kube_delay_html(const KubeDelays& k) {
   for (size_t i = 0; i < kDelaySeriesCount; ++i) {
     const DelayStats& st = k.whole[i];
     s += "<tr>" + html_td(delay_series_name(i), false) + html_td(std::to_string(st.count), true);
-    for (const int64_t v : {st.p50_ns, st.p90_ns, st.p99_ns, st.max_ns}) s += html_td(st.count ? ms3(v) : "-", true);
+    for (const int64_t v : {st.p50_ns, st.p90_ns, st.p99_ns, st.max_ns}) s += html_td(st.count ? ms3_text(v) : "-", true);
     s += "</tr>\n";
   }
   s += "</table>\n<p class=\"small\">" + html_escape(counts_text(k)) + "</p>\n";
@@ -356,7 +355,7 @@ std::string kube_delay_md(const KubeDelays& k) {
   for (size_t i = 0; i < kDelaySeriesCount; ++i) {
     const DelayStats& st = k.whole[i];
     s += "| " + std::string(delay_series_name(i)) + " | " + std::to_string(st.count);
-    for (const int64_t v : {st.p50_ns, st.p90_ns, st.p99_ns, st.max_ns}) s += " | " + (st.count ? ms3(v) : "-");
+    for (const int64_t v : {st.p50_ns, st.p90_ns, st.p99_ns, st.max_ns}) s += " | " + (st.count ? ms3_text(v) : "-");
     s += " |\n";
   }
   s += "\n" + counts_text(k) + " Plot: `plots/kube_delay.png`.\n";

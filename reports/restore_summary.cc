@@ -27,11 +27,10 @@ bool needs_the_cluster(const history::Operation& op) {
   return is_write(op.request);
 }
 
-std::string secs(int64_t ns) { return fixed(static_cast<double>(ns) / 1e9, 3); }
 
 std::string saved_text(const RestoreSummary& s) {
   if (s.snapshot_saved_ns < 0) return "-";
-  return secs(s.snapshot_saved_ns) + " s from n" + std::to_string(s.snapshot_member);
+  return secs3_text(s.snapshot_saved_ns) + " s from n" + std::to_string(s.snapshot_member);
 }
 
 // A Markdown table cell: a '|' in a name would end it.
@@ -45,7 +44,7 @@ std::string md_cell(const std::string& text) {
 }
 
 std::string served_text(const RestoreSummary& s) {
-  return s.served_again_ns < 0 ? "never" : secs(s.served_again_ns) + " s";
+  return s.served_again_ns < 0 ? "never" : secs3_text(s.served_again_ns) + " s";
 }
 
 }  // namespace
@@ -88,8 +87,8 @@ std::string restores_html(const std::vector<RestoreSummary>& restores) {
     const RestoreSummary& r = restores[i];
     auto n = [](const std::string& t) { return "<td class=\"n\">" + html_escape(t) + "</td>"; };
     s += "<tr>" + n(std::to_string(i + 1)) + "<td>" + html_escape(r.restore.snapshot) + "</td>" + n(saved_text(r)) +
-         n(std::to_string(r.restore.revision)) + n(std::to_string(r.restore.bump)) + n(secs(r.restore.disaster_ns)) +
-         n(secs(r.restore.restore_ns)) + n(std::to_string(r.writes_kept)) + n(std::to_string(r.writes_lost)) +
+         n(std::to_string(r.restore.revision)) + n(std::to_string(r.restore.bump)) + n(secs3_text(r.restore.disaster_ns)) +
+         n(secs3_text(r.restore.restore_ns)) + n(std::to_string(r.writes_kept)) + n(std::to_string(r.writes_lost)) +
          n(served_text(r)) + "</tr>\n";
   }
   return s + "</table>\n";
@@ -103,7 +102,7 @@ std::string restores_markdown(const std::vector<RestoreSummary>& restores) {
     const RestoreSummary& r = restores[i];
     s += "| " + std::to_string(i + 1) + " | " + md_cell(r.restore.snapshot) + " | " + saved_text(r) + " | " +
          std::to_string(r.restore.revision) + " | " + std::to_string(r.restore.bump) + " | " +
-         secs(r.restore.disaster_ns) + " | " + secs(r.restore.restore_ns) + " | " + std::to_string(r.writes_kept) +
+         secs3_text(r.restore.disaster_ns) + " | " + secs3_text(r.restore.restore_ns) + " | " + std::to_string(r.writes_kept) +
          " | " + std::to_string(r.writes_lost) + " | " + served_text(r) + " |\n";
   }
   return s;

@@ -20,8 +20,6 @@ constexpr size_t kCiTextCharsMax = 64 * 1024;
 // Fault rows in summary.md (the full table is in index.html).
 constexpr size_t kMdFaultRowsMax = 40;
 
-std::string ms(int64_t ns) { return fixed(static_cast<double>(ns) / 1e6, 3); }
-std::string secs(int64_t ns) { return fixed(static_cast<double>(ns) / 1e9, 3); }
 
 // Markdown table cells: a pipe would end the cell, a newline the row, and GitHub renders "<x>"
 // as HTML (not inside a code span: `in_code`).
@@ -99,7 +97,7 @@ std::string render_summary_md(const RunReportContent& c) {
        std::to_string(d.all.failed) + " failed, " + std::to_string(d.all.unknown) + " unknown) |\n";
   int64_t unavailable_ns = 0;
   for (const TimeWindow& w : d.unavailable) unavailable_ns += w.length_ns();
-  s += "| unavailability | " + std::to_string(d.unavailable.size()) + " windows of >= 1 s, " + secs(unavailable_ns) +
+  s += "| unavailability | " + std::to_string(d.unavailable.size()) + " windows of >= 1 s, " + secs3_text(unavailable_ns) +
        " s in total |\n";
   s += "| leadership | " + std::to_string(d.leader.leader_changes) +
        (d.leader.leader_changes == 1 ? " leader change" : " leader changes") + ", highest term " +
@@ -120,14 +118,14 @@ std::string render_summary_md(const RunReportContent& c) {
   for (const KindStats* k : rows) {
     s += "| " + cell(k->kind) + " | " + std::to_string(k->ok) + " | " + std::to_string(k->failed) + " | " +
          std::to_string(k->unknown);
-    for (const int64_t v : {k->p50_ns, k->p90_ns, k->p99_ns, k->max_ns}) s += " | " + (k->ok ? ms(v) : "-");
+    for (const int64_t v : {k->p50_ns, k->p90_ns, k->p99_ns, k->max_ns}) s += " | " + (k->ok ? ms3_text(v) : "-");
     s += " |\n";
   }
   if (!d.faults.empty()) {
     s += "\n### Faults\n\n| start (s) | end (s) | kind | target |\n|---:|---:|---|---|\n";
     for (size_t i = 0; i < d.faults.size() && i < kMdFaultRowsMax; ++i) {
       const history::Fault& f = d.faults[i];
-      s += "| " + secs(f.start_ns) + " | " + (f.end_ns == history::kNeverReturned ? "-" : secs(f.end_ns)) + " | " +
+      s += "| " + secs3_text(f.start_ns) + " | " + (f.end_ns == history::kNeverReturned ? "-" : secs3_text(f.end_ns)) + " | " +
            cell(f.kind) + " | " + cell(f.target) + " |\n";
     }
     if (d.faults_total > kMdFaultRowsMax)

@@ -30,8 +30,6 @@ constexpr PlotInfo kPlots[] = {
 
 std::string td(const std::string& text) { return "<td>" + html_escape(text) + "</td>"; }
 std::string tdr(const std::string& text) { return "<td class=\"n\">" + html_escape(text) + "</td>"; }
-std::string ms(int64_t ns) { return fixed(static_cast<double>(ns) / 1e6, 3); }
-std::string secs(int64_t ns) { return fixed(static_cast<double>(ns) / 1e9, 3); }
 
 std::string css() {
   return "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1240px;color:#222;padding:0 12px}"
@@ -85,7 +83,7 @@ std::string summary_table(const RunReportContent& c) {
   row("recorded", html_escape(std::to_string(c.operations) + " operations, " + std::to_string(c.watches) + " watches (" +
                               std::to_string(c.watch_responses) + " responses), " + std::to_string(c.data.faults_total) +
                               " faults, " + std::to_string(c.metric_samples) + " metric samples, " +
-                              secs(c.data.end_ns) + " s of virtual time"));
+                              secs3_text(c.data.end_ns) + " s of virtual time"));
   row("run database", "<code>" + html_escape(c.run_db_name) + "</code>");
   return s + "</table>\n";
 }
@@ -118,7 +116,7 @@ std::string kinds_table(const RunPlotData& d) {
   for (const KindStats* k : rows) {
     s += "<tr>" + td(k->kind) + tdr(std::to_string(k->total())) + tdr(std::to_string(k->ok)) +
          tdr(std::to_string(k->failed)) + tdr(std::to_string(k->unknown)) + tdr(std::to_string(k->never_returned));
-    for (const int64_t v : {k->p50_ns, k->p90_ns, k->p99_ns, k->max_ns}) s += tdr(k->ok ? ms(v) : "-");
+    for (const int64_t v : {k->p50_ns, k->p90_ns, k->p99_ns, k->max_ns}) s += tdr(k->ok ? ms3_text(v) : "-");
     s += "</tr>\n";
   }
   return s + "</table>\n";
@@ -130,7 +128,7 @@ std::string unavailability_table(const RunPlotData& d) {
   s += "<table><tr><th>#</th><th>from (s)</th><th>to (s)</th><th>length (s)</th></tr>\n";
   for (size_t i = 0; i < d.unavailable.size() && i < kReportTableRowsMax; ++i) {
     const TimeWindow& w = d.unavailable[i];
-    s += "<tr>" + tdr(std::to_string(i + 1)) + tdr(secs(w.start_ns)) + tdr(secs(w.end_ns)) + tdr(secs(w.length_ns())) + "</tr>\n";
+    s += "<tr>" + tdr(std::to_string(i + 1)) + tdr(secs3_text(w.start_ns)) + tdr(secs3_text(w.end_ns)) + tdr(secs3_text(w.length_ns())) + "</tr>\n";
   }
   s += "</table>\n";
   if (d.unavailable.size() > kReportTableRowsMax)
@@ -145,7 +143,7 @@ std::string leader_section(const RunPlotData& d) {
   int64_t without = 0;
   for (const TimeWindow& w : t.no_leader) without += w.length_ns();
   return s + "<p>" + std::to_string(t.members.size()) + " members; " + std::to_string(t.leader_changes) +
-         (t.leader_changes == 1 ? " leader change" : " leader changes") + "; highest term " + std::to_string(t.term_max) + "; " + secs(without) +
+         (t.leader_changes == 1 ? " leader change" : " leader changes") + "; highest term " + std::to_string(t.term_max) + "; " + secs3_text(without) +
          " s without a leader (sampled every 500 ms).</p>\n";
 }
 
@@ -156,8 +154,8 @@ std::string fault_table(const RunPlotData& d) {
   for (size_t i = 0; i < d.faults.size() && i < kReportTableRowsMax; ++i) {
     const history::Fault& f = d.faults[i];
     const bool open = f.end_ns == history::kNeverReturned;
-    s += "<tr>" + tdr(std::to_string(i + 1)) + td(f.kind) + td(f.target) + tdr(secs(f.start_ns)) +
-         tdr(open ? "never healed" : secs(f.end_ns)) + tdr(open ? "-" : secs(f.end_ns - f.start_ns)) + "</tr>\n";
+    s += "<tr>" + tdr(std::to_string(i + 1)) + td(f.kind) + td(f.target) + tdr(secs3_text(f.start_ns)) +
+         tdr(open ? "never healed" : secs3_text(f.end_ns)) + tdr(open ? "-" : secs3_text(f.end_ns - f.start_ns)) + "</tr>\n";
   }
   s += "</table>\n";
   if (d.faults_total > kReportTableRowsMax)

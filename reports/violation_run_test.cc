@@ -26,7 +26,7 @@ const history::History& recorded() {
   return h;
 }
 
-size_t count(const std::string& hay, const std::string& needle) {
+size_t occurrences(const std::string& hay, const std::string& needle) {
   size_t n = 0;
   for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
   return n;
@@ -53,12 +53,12 @@ TEST(ViolationRun, MutatedReadRendersAroundTheViolation) {
   for (uint64_t id : v.ops) EXPECT_NE(page.find("inv\" data-op=\"" + std::to_string(id) + "\""), std::string::npos) << id;
   EXPECT_NE(page.find("&lt;mutated&amp;&gt;"), std::string::npos);
   EXPECT_EQ(page.find("<mutated&>"), std::string::npos);
-  EXPECT_GT(count(page, "<g class=\"bar"), 3u);
-  EXPECT_LE(count(page, "<g class=\"bar"), kOpsDrawnMax);
-  EXPECT_GT(count(page, "lname wl"), 0u);  // watch lanes
+  EXPECT_GT(occurrences(page, "<g class=\"bar"), 3u);
+  EXPECT_LE(occurrences(page, "<g class=\"bar"), kOpsDrawnMax);
+  EXPECT_GT(occurrences(page, "lname wl"), 0u);  // watch lanes
   EXPECT_EQ(page, render_violation_html(h, from_etcd_violation(h, v)));
-  std::printf("page: %zu bytes, %zu bars, %zu ticks\n", page.size(), count(page, "<g class=\"bar"),
-              count(page, "<g class=\"tick"));
+  std::printf("page: %zu bytes, %zu bars, %zu ticks\n", page.size(), occurrences(page, "<g class=\"bar"),
+              occurrences(page, "<g class=\"tick"));
   if (const char* db = std::getenv("DST_REPORT_RUNDB")) {  // for the `dst check --html` test (CMakeLists.txt)
     auto w = history::RunDbWriter::create(db);
     ASSERT_TRUE(w.is_ok()) << w.status().to_string();
@@ -97,7 +97,7 @@ TEST(ViolationRun, DroppedWatchEventRendersTheWatch) {
     EXPECT_NE(page.find("lname inv wl\""), std::string::npos);
   }
   EXPECT_NE(page.find(checker::watch::guarantee_name(v.guarantee)), std::string::npos);
-  EXPECT_LE(count(page, "<g class=\"bar"), kOpsDrawnMax);
+  EXPECT_LE(occurrences(page, "<g class=\"bar"), kOpsDrawnMax);
 }
 
 }  // namespace

@@ -10,12 +10,12 @@
 namespace dst::scenarios {
 namespace {
 
-std::string error(const std::string& code) {
+std::string args_error(const std::string& code) {
   auto s = Scenario::load_source("t.lua", code, 1, {}, [](std::string_view) {});
   return s.is_ok() ? "loaded" : s.status().message();
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+bool args_start_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 TEST(ScenarioArgs, DistributionsAreCheckedWhereTheyAreWritten) {
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -33,68 +33,68 @@ TEST(ScenarioArgs, DistributionsAreCheckedWhereTheyAreWritten) {
       {"exponential(ms(1), 2)", "t.lua:2: exponential(): expected at most 1 argument, got 2"},
   };
   for (const auto& [dist, want] : cases)
-    EXPECT_EQ(error("run_for(s(10))\nlocal d = " + dist), want) << dist;
+    EXPECT_EQ(args_error("run_for(s(10))\nlocal d = " + dist), want) << dist;
 }
 
 TEST(ScenarioArgs, HandMadeDistributionTablesAreCheckedToo) {
-  EXPECT_EQ(error("run_for(s(10))\ncluster{disk={fsync={dist='uniform', a=s(5), b=0}}}"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{disk={fsync={dist='uniform', a=s(5), b=0}}}"),
             "t.lua:2: cluster{disk={}}: field 'fsync': uniform: the high end is 0ns; expected 5.0s..60.0s (at least the "
             "low end)");
-  EXPECT_EQ(error("run_for(s(10))\ncluster{net={latency={dist='pareto', a=ms(1), b=0}}}"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{net={latency={dist='pareto', a=ms(1), b=0}}}"),
             "t.lua:2: cluster{net={}}: field 'latency': pareto: the shape is 0; expected a number in (0, 100]");
-  EXPECT_EQ(error("run_for(s(10))\ncluster{net={latency={dist='lognormal', a='x'}}}"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{net={latency={dist='lognormal', a='x'}}}"),
             "t.lua:2: cluster{net={}}: field 'latency': a lognormal distribution needs a duration 'a' and a number 'b'");
-  EXPECT_EQ(error("run_for(s(10))\ncluster{net={latency={dist='zipf', a=1, b=1}}}"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{net={latency={dist='zipf', a=1, b=1}}}"),
             "t.lua:2: cluster{net={}}: field 'latency': unknown distribution 'zipf'; expected uniform, normal, "
             "exponential, lognormal or pareto");
 }
 
 TEST(ScenarioArgs, DurationsAndRatesHaveUpperBounds) {
-  EXPECT_EQ(error("run_for(s(10))\ncluster{raft={tick=0}}"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{raft={tick=0}}"),
             "t.lua:2: cluster{raft={}}: field 'tick' is 0ns; expected 1ms..10.0s (etcd's --heartbeat-interval)");
-  EXPECT_EQ(error("run_for(s(10))\ncluster{raft={tick=us(1)}}"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{raft={tick=us(1)}}"),
             "t.lua:2: cluster{raft={}}: field 'tick' is 1us; expected 1ms..10.0s (etcd's --heartbeat-interval)");
-  EXPECT_EQ(error("run_for(s(10))\ncluster{raft={tick=s(5), election_ticks=20}}"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{raft={tick=s(5), election_ticks=20}}"),
             "t.lua:2: cluster{raft={}}: the election timeout (tick x election_ticks) is 100.0s; etcd allows at most 50.0s");
-  EXPECT_EQ(error("run_for(s(10))\ncheck{liveness=s(1e6)}"), "t.lua:2: check{}: field 'liveness' is 1000000.0s; at most 600.0s");
-  EXPECT_EQ(error("run_for(s(10))\nworkload{timeout=s(3600)}"), "t.lua:2: workload{}: field 'timeout' is 3600.0s; at most 60.0s");
-  EXPECT_EQ(error("run_for(s(10))\nkube{resync=ms(1)}"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncheck{liveness=s(1e6)}"), "t.lua:2: check{}: field 'liveness' is 1000000.0s; at most 600.0s");
+  EXPECT_EQ(args_error("run_for(s(10))\nworkload{timeout=s(3600)}"), "t.lua:2: workload{}: field 'timeout' is 3600.0s; at most 60.0s");
+  EXPECT_EQ(args_error("run_for(s(10))\nkube{resync=ms(1)}"),
             "t.lua:2: kube{}: field 'resync' must be s(0) (never) or at least s(1) (client-go's shortest resync period)");
-  EXPECT_EQ(error("run_for(s(10))\nswarm{interval={ms(10), s(7200)}}"), "t.lua:2: swarm{}: interval hi is 7200.0s; at most 3600.0s");
-  EXPECT_EQ(error("run_for(s(10))\nat(s(7200), function() end)"), "t.lua:2: at(): the time is 7200.0s; at most 3600.0s");
-  EXPECT_EQ(error("run_for(s(1e9))"), "t.lua:1: run_for(): expected s(1)..s(3600)");
-  EXPECT_TRUE(starts_with(error("workload{clients=256, rate=10000}\nrun_for(s(3600))"),
+  EXPECT_EQ(args_error("run_for(s(10))\nswarm{interval={ms(10), s(7200)}}"), "t.lua:2: swarm{}: interval hi is 7200.0s; at most 3600.0s");
+  EXPECT_EQ(args_error("run_for(s(10))\nat(s(7200), function() end)"), "t.lua:2: at(): the time is 7200.0s; at most 3600.0s");
+  EXPECT_EQ(args_error("run_for(s(1e9))"), "t.lua:1: run_for(): expected s(1)..s(3600)");
+  EXPECT_TRUE(args_start_with(args_error("workload{clients=256, rate=10000}\nrun_for(s(3600))"),
                           "t.lua:1: workload{}: 256 clients at 10000/s for 3600.0s offer 9216000000 operations; a run "
                           "may offer at most 2000000"))
-      << error("workload{clients=256, rate=10000}\nrun_for(s(3600))");
-  EXPECT_EQ(error("workload{clients=8, rate=50}\nrun_for(s(3600))"), "loaded");  // 1.44M: fine
+      << args_error("workload{clients=256, rate=10000}\nrun_for(s(3600))");
+  EXPECT_EQ(args_error("workload{clients=8, rate=50}\nrun_for(s(3600))"), "loaded");  // 1.44M: fine
 }
 
 TEST(ScenarioArgs, NumbersStringsAndBooleansAreWhatTheySay) {
-  EXPECT_EQ(error("run_for(s(10))\ncluster{nodes=2^1}"), "loaded");  // a float with a whole value is a whole number
-  EXPECT_EQ(error("run_for(s(10))\ncluster{nodes=2.5}"), "t.lua:2: cluster{}: field 'nodes' is 2.5; expected a whole number in 1..9");
-  EXPECT_EQ(error("run_for(s(10))\ncluster{nodes='3'}"), "t.lua:2: cluster{}: field 'nodes': expected a whole number in 1..9, got string");
-  EXPECT_EQ(error("run_for(s(10))\nworkload{rate=0/0}"), "t.lua:2: workload{}: field 'rate' is nan; expected 0.1..10000");
-  EXPECT_EQ(error("run_for(s(10))\ncheck{watch='no'}"), "t.lua:2: check{}: field 'watch': expected true or false, got string");
-  EXPECT_EQ(error("run_for(s(10))\nworkload{profile=7}"), "t.lua:2: workload{}: field 'profile': expected a string, got number");
-  EXPECT_EQ(error("run_for(s('10'))"), "t.lua:1: s: expected a number such as s(1.5), got string");
-  EXPECT_EQ(error("run_for(s(0/0))"),
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{nodes=2^1}"), "loaded");  // a float with a whole value is a whole number
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{nodes=2.5}"), "t.lua:2: cluster{}: field 'nodes' is 2.5; expected a whole number in 1..9");
+  EXPECT_EQ(args_error("run_for(s(10))\ncluster{nodes='3'}"), "t.lua:2: cluster{}: field 'nodes': expected a whole number in 1..9, got string");
+  EXPECT_EQ(args_error("run_for(s(10))\nworkload{rate=0/0}"), "t.lua:2: workload{}: field 'rate' is nan; expected 0.1..10000");
+  EXPECT_EQ(args_error("run_for(s(10))\ncheck{watch='no'}"), "t.lua:2: check{}: field 'watch': expected true or false, got string");
+  EXPECT_EQ(args_error("run_for(s(10))\nworkload{profile=7}"), "t.lua:2: workload{}: field 'profile': expected a string, got number");
+  EXPECT_EQ(args_error("run_for(s('10'))"), "t.lua:1: s: expected a number such as s(1.5), got string");
+  EXPECT_EQ(args_error("run_for(s(0/0))"),
             "t.lua:1: s: nan is not a duration: expected a number from 0 to 292 years (negate the result for a negative "
             "offset: -s(3))");
-  EXPECT_EQ(error("run_for(s(10))\nkube{prefix=string.rep('/', 300)}"), "t.lua:2: kube{}: field 'prefix' is 300 bytes long; at most 256");
+  EXPECT_EQ(args_error("run_for(s(10))\nkube{prefix=string.rep('/', 300)}"), "t.lua:2: kube{}: field 'prefix' is 300 bytes long; at most 256");
 }
 
 TEST(ScenarioArgs, ConfigurationIsDescribedOnceAndWithoutStrayArguments) {
-  EXPECT_EQ(error("cluster{nodes=1}\ncluster{nodes=3}\nrun_for(s(1))"),
+  EXPECT_EQ(args_error("cluster{nodes=1}\ncluster{nodes=3}\nrun_for(s(1))"),
             "t.lua:2: cluster{}: already called at t.lua:1; describe it in one call");
-  EXPECT_EQ(error("run_for(s(1))\nrun_for(s(2))"), "t.lua:2: run_for(): already called at t.lua:1; describe it in one call");
-  EXPECT_EQ(error("run_for(s(1))\nkube{}\nkube{}"), "t.lua:3: kube{}: already called at t.lua:2; describe it in one call");
-  EXPECT_EQ(error("run_for(s(1), s(2))"), "t.lua:1: run_for(): expected at most 1 argument, got 2");
-  EXPECT_EQ(error("run_for(s(10))\nat(s(1), function() end, 3)"), "t.lua:2: at(): expected at most 2 arguments, got 3");
+  EXPECT_EQ(args_error("run_for(s(1))\nrun_for(s(2))"), "t.lua:2: run_for(): already called at t.lua:1; describe it in one call");
+  EXPECT_EQ(args_error("run_for(s(1))\nkube{}\nkube{}"), "t.lua:3: kube{}: already called at t.lua:2; describe it in one call");
+  EXPECT_EQ(args_error("run_for(s(1), s(2))"), "t.lua:1: run_for(): expected at most 1 argument, got 2");
+  EXPECT_EQ(args_error("run_for(s(10))\nat(s(1), function() end, 3)"), "t.lua:2: at(): expected at most 2 arguments, got 3");
 }
 
 TEST(ScenarioArgs, TopLevelSchedulesAreBounded) {
-  EXPECT_EQ(error("run_for(s(10))\nfor i = 1, 200000 do at(ms(1), function() end) end"),
+  EXPECT_EQ(args_error("run_for(s(10))\nfor i = 1, 200000 do at(ms(1), function() end) end"),
             "t.lua:2: at(): more than 100000 functions scheduled at the top level");
 }
 
@@ -145,7 +145,7 @@ TEST(ScenarioArgs, AfterInALoopInsideEveryIsAnErrorNotAnAssertion) {
       "every(ms(100), function() for i = 1, 1e6 do after(ms(500), function() end) end end)\n");
   ASSERT_NE(s, nullptr);
   ASSERT_TRUE(s->runtime_error());
-  EXPECT_TRUE(starts_with(*s->runtime_error(), "run.lua:3: after(): 100000 scheduled functions are already waiting to run; "
+  EXPECT_TRUE(args_start_with(*s->runtime_error(), "run.lua:3: after(): 100000 scheduled functions are already waiting to run; "
                                                "at most 100000"))
       << *s->runtime_error();
 }
@@ -159,7 +159,7 @@ TEST(ScenarioArgs, RequestsInFlightAreBounded) {
     ASSERT_NE(s, nullptr);
     ASSERT_TRUE(s->runtime_error()) << call;
     const std::string fn = call.substr(0, call.find_first_of("({")) + (call.find('{') != std::string::npos ? "{}" : "()");
-    EXPECT_TRUE(starts_with(*s->runtime_error(), "run.lua:3: " + fn + ": 1000 requests of the scenario's own client are "
+    EXPECT_TRUE(args_start_with(*s->runtime_error(), "run.lua:3: " + fn + ": 1000 requests of the scenario's own client are "
                                                  "still waiting for an answer"))
         << *s->runtime_error();
   }
@@ -181,7 +181,7 @@ TEST(ScenarioArgs, AFunctionThatReschedulesItselfRunsOutOfBudget) {
 TEST(ScenarioArgs, UnknownFieldsAreNamedInSortedOrder) {
   std::string fields;
   for (int i = 40; i >= 1; --i) fields += "f" + std::to_string(100 + i) + "=1, ";
-  EXPECT_EQ(error("run_for(s(1))\ncluster{" + fields + "}").substr(0, 49), "t.lua:2: cluster{}: unknown field 'f101'; expecte");
+  EXPECT_EQ(args_error("run_for(s(1))\ncluster{" + fields + "}").substr(0, 49), "t.lua:2: cluster{}: unknown field 'f101'; expecte");
 }
 
 }  // namespace

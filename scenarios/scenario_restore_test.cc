@@ -30,7 +30,7 @@ struct RestoreRun {
   const history::History& history() const { return recorder.history(); }
 };
 
-const char* kScript =
+const char* kRestoreScript =
     "workload{clients=3, rate=60, watchers=2}\n"
     "run_for(s(8))\n"
     "at(s(2), function() snapshot_save(1, 'first') end)\n"
@@ -38,7 +38,7 @@ const char* kScript =
     "at(s(4), function() restore{snapshot='first', bump=1000} end)\n";
 
 TEST(ScenarioRestore, TheRestoredClusterContinuesFromTheSnapshot) {
-  RestoreRun r(kScript);
+  RestoreRun r(kRestoreScript);
   ASSERT_FALSE(r.scenario->runtime_error()) << *r.scenario->runtime_error();
   const history::History& h = r.history();
   ASSERT_EQ(h.restores.size(), 1u);
@@ -82,7 +82,7 @@ TEST(ScenarioRestore, TheRestoredClusterContinuesFromTheSnapshot) {
 }
 
 TEST(ScenarioRestore, ARestoreThatRestartsRevisionsIsCaught) {
-  RestoreRun r(kScript, Bugs::of(Bug::kRestoreRestartsRevisions));
+  RestoreRun r(kRestoreScript, Bugs::of(Bug::kRestoreRestartsRevisions));
   ASSERT_FALSE(r.scenario->runtime_error()) << *r.scenario->runtime_error();
   auto lin = checker::etcd::check_etcd(r.history());
   ASSERT_TRUE(lin.is_ok());

@@ -288,8 +288,11 @@ TEST(Scenario, WatchFaultsStallAndRewindTheWatchers) {
   const checker::watch::Report watch = checker::watch::check(r.recorder.history());
   EXPECT_TRUE(watch.ok()) << watch.to_string();
   EXPECT_GT(watch.watches, 4u);
-  for (const history::Operation& op : r.recorder.history().operations)
-    if (op.request.has_lease_grant() && op.outcome == history::Outcome::kOk) EXPECT_LE(op.request.lease_grant().ttl(), 2);
+  for (const history::Operation& op : r.recorder.history().operations) {
+    if (op.request.has_lease_grant() && op.outcome == history::Outcome::kOk) {
+      EXPECT_LE(op.request.lease_grant().ttl(), 2);
+    }
+  }
   WorldRun bad("workload{clients=1, watchers=2}\nrun_for(s(3))\nat(s(1), function() watch_stall(3, s(1)) end)\n");
   ASSERT_TRUE(bad.scenario->runtime_error());
   EXPECT_NE(bad.scenario->runtime_error()->find("watch_stall: watcher 3 does not exist (1..2)"), std::string::npos)

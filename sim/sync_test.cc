@@ -16,7 +16,7 @@ namespace dst::sim {
 namespace {
 
 // One host with one process, plus a second host and process for cross-process tests.
-struct World {
+struct SyncWorld {
   Simulator sim{42};
   HostId host = sim.add_host("h0");
   ProcessId proc = sim.start_process(host, "p0");
@@ -36,16 +36,16 @@ std::ostream& operator<<(std::ostream& os, const Woke& w) {
   return os << "{" << w.who << ", " << wait_result_name(w.result) << ", " << format_time(w.at) << "}";
 }
 
-struct DestructorFlag {
+struct SyncDestructorFlag {
   bool* flag;
-  ~DestructorFlag() { *flag = true; }
+  ~SyncDestructorFlag() { *flag = true; }
 };
 
 // ---------------------------------------------------------------------------------------------
 // WaitQueue
 
 TEST(WaitQueue, NotifyOneWakesWaitersInFifoOrder) {
-  World w;
+  SyncWorld w;
   WaitQueue q(w.sim);
   std::vector<Woke> log;
   // Waiters queue at 0, 1ms, 2ms in the order c, a, b (spawn order is not queue order).
@@ -71,7 +71,7 @@ TEST(WaitQueue, NotifyOneWakesWaitersInFifoOrder) {
 }
 
 TEST(WaitQueue, NotifyOnePassesOverTimedOutWaiterToALaterOne) {
-  World w;
+  SyncWorld w;
   WaitQueue q(w.sim);
   std::vector<Woke> log;
   w.sim.spawn(w.proc, "impatient", [&] {
@@ -93,7 +93,7 @@ TEST(WaitQueue, NotifyOnePassesOverTimedOutWaiterToALaterOne) {
 }
 
 TEST(WaitQueue, NotifyOneOnlyTimedOutWaitersReturnsFalse) {
-  World w;
+  SyncWorld w;
   WaitQueue q(w.sim);
   for (int i = 0; i < 3; ++i) {
     w.sim.spawn(w.proc, "w" + std::to_string(i), [&] { EXPECT_EQ(q.wait(milliseconds(1)), WaitResult::kTimeout); });
@@ -104,7 +104,7 @@ TEST(WaitQueue, NotifyOneOnlyTimedOutWaitersReturnsFalse) {
 }
 
 TEST(WaitQueue, RewaitingFiberGetsTheNotificationOnlyOnce) {
-  World w;
+  SyncWorld w;
   WaitQueue q(w.sim);
   std::vector<Woke> log;
   // One fiber times out and waits again; its old ticket is stale, its new one live.
@@ -126,7 +126,7 @@ TEST(WaitQueue, RewaitingFiberGetsTheNotificationOnlyOnce) {
 }
 
 TEST(WaitQueue, ManyTimedOutWaitsDoNotLoseALiveWaiter) {
-  World w;
+  SyncWorld w;
   WaitQueue q(w.sim);
   int timeouts = 0;
   w.sim.spawn(w.proc, "churn", [&] {
@@ -147,7 +147,7 @@ TEST(WaitQueue, ManyTimedOutWaitsDoNotLoseALiveWaiter) {
 }
 
 TEST(WaitQueue, NotifyAllWakesEveryWaiterWithTheGivenResult) {
-  World w;
+  SyncWorld w;
   WaitQueue q(w.sim);
   std::vector<Woke> log;
   for (const char* name : {"a", "b", "c"}) {
@@ -163,7 +163,7 @@ TEST(WaitQueue, NotifyAllWakesEveryWaiterWithTheGivenResult) {
 }
 
 TEST(WaitQueue, WokenFiberRunsAfterTheNotifierYields) {
-  World w;
+  SyncWorld w;
   WaitQueue q(w.sim);
   std::string log;
   w.sim.spawn(w.proc, "waiter", [&] {
@@ -181,7 +181,7 @@ TEST(WaitQueue, WokenFiberRunsAfterTheNotifierYields) {
 }
 
 TEST(WaitQueue, DestroyedQueueWakesWaitersWithClosed) {
-  World w;
+  SyncWorld w;
   auto q = std::make_unique<WaitQueue>(w.sim);
   std::vector<Woke> log;
   for (const char* name : {"a", "b"}) {
@@ -196,7 +196,7 @@ TEST(WaitQueue, DestroyedQueueWakesWaitersWithClosed) {
 }
 
 TEST(WaitQueue, TimeoutCountsOnTheHostMonotonicClock) {
-  World w;
+  SyncWorld w;
   w.sim.host(w.host).clock().set_drift_ppm(100'000, 0);  // 10% fast: 110ms local = 100ms true
   WaitQueue q(w.sim);
   TimeNs timed_out_at = -1;
@@ -209,7 +209,7 @@ TEST(WaitQueue, TimeoutCountsOnTheHostMonotonicClock) {
 }
 
 TEST(WaitQueue, CancelledWaiterGetsCancelledAndIsSkipped) {
-  World w;
+  SyncWorld w;
   WaitQueue q(w.sim);
   std::vector<Woke> log;
   const FiberId victim = w.sim.spawn(w.proc, "victim", [&] { log.push_back({"victim", q.wait(), w.sim.now()}); });
@@ -228,7 +228,7 @@ TEST(WaitQueue, CancelledWaiterGetsCancelledAndIsSkipped) {
 // Event
 
 TEST(Event, SetWakesAllWaitersAndLaterWaitsReturnAtOnce) {
-  World w;
+  SyncWorld w;
   Event ev(w.sim);
   std::vector<Woke> log;
   for (const char* name : {"a", "b"}) {
@@ -248,7 +248,7 @@ TEST(Event, SetWakesAllWaitersAndLaterWaitsReturnAtOnce) {
 }
 
 TEST(Event, ResetMakesWaitBlockUntilTimeout) {
-  World w;
+  SyncWorld w;
   Event ev(w.sim);
   ev.set();
   ev.reset();
@@ -265,7 +265,7 @@ TEST(Event, ResetMakesWaitBlockUntilTimeout) {
 }
 
 TEST(Event, TimeoutIsMeasuredOnceAcrossSpuriousWakeups) {
-  World w;
+  SyncWorld w;
   Event ev(w.sim);
   TimeNs returned_at = -1;
   WaitResult result = WaitResult::kOk;
@@ -287,7 +287,7 @@ TEST(Event, TimeoutIsMeasuredOnceAcrossSpuriousWakeups) {
 // Channel
 
 TEST(Channel, RecvReturnsItemsInSendOrder) {
-  World w;
+  SyncWorld w;
   Channel<std::string> ch(w.sim);
   std::vector<std::pair<TimeNs, std::string>> got;
   w.sim.spawn(w.proc, "reader", [&] {
@@ -312,7 +312,7 @@ TEST(Channel, RecvReturnsItemsInSendOrder) {
 }
 
 TEST(Channel, FullChannelBlocksSenderUntilAReceiverTakesAnItem) {
-  World w;
+  SyncWorld w;
   Channel<int> ch(w.sim, 2);
   EXPECT_EQ(ch.capacity(), 2u);
   std::vector<std::pair<int, TimeNs>> sent;  // (value, when send returned)
@@ -344,7 +344,7 @@ TEST(Channel, FullChannelBlocksSenderUntilAReceiverTakesAnItem) {
 }
 
 TEST(Channel, BlockedSendersResumeInFifoOrder) {
-  World w;
+  SyncWorld w;
   Channel<std::string> ch(w.sim, 1);
   ASSERT_TRUE(ch.try_send("first"));
   std::vector<Woke> log;
@@ -363,7 +363,7 @@ TEST(Channel, BlockedSendersResumeInFifoOrder) {
 }
 
 TEST(Channel, TrySendAndTryRecvNeverBlock) {
-  World w;
+  SyncWorld w;
   Channel<int> ch(w.sim, 2);
   EXPECT_FALSE(ch.try_recv().has_value());
   EXPECT_TRUE(ch.try_send(1));
@@ -382,7 +382,7 @@ TEST(Channel, TrySendAndTryRecvNeverBlock) {
 }
 
 TEST(Channel, TrySendWakesABlockedReceiverAndTryRecvABlockedSender) {
-  World w;
+  SyncWorld w;
   Channel<int> ch(w.sim, 1);
   std::vector<Woke> log;
   std::optional<int> got;
@@ -406,7 +406,7 @@ TEST(Channel, TrySendWakesABlockedReceiverAndTryRecvABlockedSender) {
 }
 
 TEST(Channel, OneItemWakesOnlyOneOfSeveralReaders) {
-  World w;
+  SyncWorld w;
   Channel<int> ch(w.sim);
   std::vector<Woke> log;
   for (const char* name : {"a", "b", "c"}) {
@@ -423,7 +423,7 @@ TEST(Channel, OneItemWakesOnlyOneOfSeveralReaders) {
 }
 
 TEST(Channel, CloseWakesBlockedReadersAndWriters) {
-  World w;
+  SyncWorld w;
   Channel<int> empty(w.sim);
   Channel<int> full(w.sim, 1);
   ASSERT_TRUE(full.try_send(0));
@@ -452,7 +452,7 @@ TEST(Channel, CloseWakesBlockedReadersAndWriters) {
 }
 
 TEST(Channel, ReadersDrainRemainingItemsBeforeClosed) {
-  World w;
+  SyncWorld w;
   Channel<int> ch(w.sim);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(ch.try_send(i));
   ch.close();
@@ -474,7 +474,7 @@ TEST(Channel, ReadersDrainRemainingItemsBeforeClosed) {
 }
 
 TEST(Channel, RecvTimesOutAtTheDeadline) {
-  World w;
+  SyncWorld w;
   Channel<int> ch(w.sim);
   std::vector<Woke> log;
   w.sim.spawn(w.proc, "reader", [&] {
@@ -497,7 +497,7 @@ TEST(Channel, RecvTimesOutAtTheDeadline) {
 }
 
 TEST(Channel, SendTimesOutWhenFull) {
-  World w;
+  SyncWorld w;
   Channel<int> ch(w.sim, 1);
   ASSERT_TRUE(ch.try_send(1));
   std::optional<Woke> woke;
@@ -510,7 +510,7 @@ TEST(Channel, SendTimesOutWhenFull) {
 }
 
 TEST(Channel, RecvTimeoutIsMeasuredOnceAcrossSpuriousWakeups) {
-  World w;
+  SyncWorld w;
   Channel<int> ch(w.sim);
   std::optional<Woke> woke;
   w.sim.spawn(w.proc, "reader", [&] {
@@ -531,7 +531,7 @@ TEST(Channel, RecvTimeoutIsMeasuredOnceAcrossSpuriousWakeups) {
 }
 
 TEST(Channel, CancelledReceiverAndSenderGetCancelled) {
-  World w;
+  SyncWorld w;
   Channel<int> empty(w.sim);
   Channel<int> full(w.sim, 1);
   ASSERT_TRUE(full.try_send(0));
@@ -562,7 +562,7 @@ TEST(Channel, CancelledReceiverAndSenderGetCancelled) {
 }
 
 TEST(Channel, KilledProcessWaitingOnAnotherProcessesChannelLeavesItUsable) {
-  World w;
+  SyncWorld w;
   // The channels belong to process p0 (they live in this test, used by p0's fibers); p1's fibers
   // block on them and p1 is killed while they wait.
   Channel<int> inbox(w.sim);
@@ -570,12 +570,12 @@ TEST(Channel, KilledProcessWaitingOnAnotherProcessesChannelLeavesItUsable) {
   ASSERT_TRUE(full.try_send(100));
   bool reader_unwound = false, writer_unwound = false, reader_returned = false;
   w.sim.spawn(w.proc2, "doomed-reader", [&] {
-    DestructorFlag guard{&reader_unwound};
+    SyncDestructorFlag guard{&reader_unwound};
     (void)inbox.recv();
     reader_returned = true;
   });
   w.sim.spawn(w.proc2, "doomed-writer", [&] {
-    DestructorFlag guard{&writer_unwound};
+    SyncDestructorFlag guard{&writer_unwound};
     (void)full.send(200);
   });
   std::vector<std::pair<int, TimeNs>> got;
@@ -607,7 +607,7 @@ TEST(Channel, KilledProcessWaitingOnAnotherProcessesChannelLeavesItUsable) {
 }
 
 TEST(Channel, DestroyedChannelWakesWaitersWithClosed) {
-  World w;
+  SyncWorld w;
   auto ch = std::make_unique<Channel<int>>(w.sim, 1);
   auto full = std::make_unique<Channel<int>>(w.sim, 1);
   ASSERT_TRUE(full->try_send(1));
@@ -627,7 +627,7 @@ TEST(Channel, DestroyedChannelWakesWaitersWithClosed) {
 }
 
 TEST(Channel, MoveOnlyItems) {
-  World w;
+  SyncWorld w;
   Channel<std::unique_ptr<int>> ch(w.sim, 2);
   int got = 0;
   w.sim.spawn(w.proc, "reader", [&] {
@@ -644,7 +644,7 @@ TEST(Channel, MoveOnlyItems) {
 // Promise / Future
 
 TEST(Promise, GetBlocksUntilSet) {
-  World w;
+  SyncWorld w;
   Promise<std::string> p(w.sim);
   Future<std::string> f = p.future();
   EXPECT_FALSE(f.ready());
@@ -666,7 +666,7 @@ TEST(Promise, GetBlocksUntilSet) {
 }
 
 TEST(Promise, GetAfterSetReturnsAtOnce) {
-  World w;
+  SyncWorld w;
   Promise<int> p(w.sim);
   p.set(5);
   Future<int> f = p.future();  // a future taken after the value is set sees it too
@@ -684,7 +684,7 @@ TEST(Promise, GetAfterSetReturnsAtOnce) {
 }
 
 TEST(Promise, GetTimesOutThenSucceedsOnceSet) {
-  World w;
+  SyncWorld w;
   Promise<int> p(w.sim);
   Future<int> f = p.future();
   std::vector<Woke> log;
@@ -705,7 +705,7 @@ TEST(Promise, GetTimesOutThenSucceedsOnceSet) {
 }
 
 TEST(Promise, DestroyedUnfulfilledPromiseBreaksTheFuture) {
-  World w;
+  SyncWorld w;
   auto p = std::make_unique<Promise<int>>(w.sim);
   Future<int> f = p->future();
   std::vector<Woke> log;
@@ -724,7 +724,7 @@ TEST(Promise, DestroyedUnfulfilledPromiseBreaksTheFuture) {
 }
 
 TEST(Promise, FutureOutlivesFulfilledPromise) {
-  World w;
+  SyncWorld w;
   std::optional<Future<std::string>> f;
   {
     Promise<std::string> p(w.sim);
@@ -741,7 +741,7 @@ TEST(Promise, FutureOutlivesFulfilledPromise) {
 }
 
 TEST(Promise, PromiseOfAKilledProcessBreaksItsFuture) {
-  World w;
+  SyncWorld w;
   // The promise lives on the stack of a fiber of p1; the future is awaited by p0.
   std::optional<Future<int>> f;
   w.sim.spawn(w.proc2, "producer", [&] {
@@ -763,7 +763,7 @@ TEST(Promise, PromiseOfAKilledProcessBreaksItsFuture) {
 }
 
 TEST(Promise, MovedPromiseStillFulfilsTheFuture) {
-  World w;
+  SyncWorld w;
   Promise<int> a(w.sim);
   Future<int> f = a.future();
   Promise<int> b(std::move(a));  // the moved-from promise must not break the future on destruction
@@ -780,7 +780,7 @@ TEST(Promise, MovedPromiseStillFulfilsTheFuture) {
 }
 
 TEST(Promise, MoveAssigningOverAnUnfulfilledPromiseBreaksItsFuture) {
-  World w;
+  SyncWorld w;
   Promise<int> a(w.sim);
   Future<int> old_future = a.future();
   Promise<int> b(w.sim);
@@ -803,7 +803,7 @@ TEST(Promise, MoveAssigningOverAnUnfulfilledPromiseBreaksItsFuture) {
 }
 
 TEST(Promise, CancelledGetterGetsCancelled) {
-  World w;
+  SyncWorld w;
   Promise<int> p(w.sim);
   Future<int> f = p.future();
   std::optional<Woke> woke;

@@ -14,7 +14,7 @@
 namespace dst {
 namespace {
 
-const char* kUsage =
+const char* kCoverageUsage =
     "usage: dst coverage COVERAGE_FILE... [--markdown TITLE] [--must-reach FILE]\n"
     "  COVERAGE_FILE   a coverage.tsv written by `dst sweep` (or `dst merge --coverage-out`)\n"
     "  --markdown TITLE  print the whole table as Markdown under the heading TITLE\n"
@@ -23,8 +23,8 @@ const char* kUsage =
 
 constexpr size_t kFilesMax = 10'000;
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "dst coverage: %s\n\n%s", message.c_str(), kUsage);
+int coverage_usage_error(const std::string& message) {
+  std::fprintf(stderr, "dst coverage: %s\n\n%s", message.c_str(), kCoverageUsage);
   return kExitUsage;
 }
 
@@ -57,19 +57,19 @@ std::optional<int> parse(const std::vector<std::string>& argv, Options& o) {
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::printf("%s", kUsage);
+      std::printf("%s", kCoverageUsage);
       return kExitPass;
     }
     if (a == "--markdown" || a == "--must-reach") {
-      if (i + 1 >= argv.size() || argv[i + 1].empty()) return usage_error(a + " expects a value");
+      if (i + 1 >= argv.size() || argv[i + 1].empty()) return coverage_usage_error(a + " expects a value");
       (a == "--markdown" ? o.markdown : o.must_reach) = argv[++i];
       continue;
     }
-    if (a.rfind("-", 0) == 0) return usage_error("unknown option '" + a + "'");
-    if (o.files.size() >= kFilesMax) return usage_error("more than " + std::to_string(kFilesMax) + " files");
+    if (a.rfind("-", 0) == 0) return coverage_usage_error("unknown option '" + a + "'");
+    if (o.files.size() >= kFilesMax) return coverage_usage_error("more than " + std::to_string(kFilesMax) + " files");
     o.files.push_back(a);
   }
-  if (o.files.empty()) return usage_error("no coverage files given");
+  if (o.files.empty()) return coverage_usage_error("no coverage files given");
   return std::nullopt;
 }
 
@@ -90,15 +90,15 @@ int coverage_command(const std::vector<std::string>& argv) {
   sweep::SweepCoverage total;
   for (const std::string& path : o.files) {
     Result<std::string> text = read_text_file(path);
-    if (!text.is_ok()) return usage_error(text.status().message());
+    if (!text.is_ok()) return coverage_usage_error(text.status().message());
     Result<sweep::SweepCoverage> c = sweep::parse_coverage(*text, path);
-    if (!c.is_ok()) return usage_error(c.status().message());
+    if (!c.is_ok()) return coverage_usage_error(c.status().message());
     total.merge(*c);
     each.emplace_back(std::filesystem::path(path).parent_path().filename().string(), std::move(*c));
   }
   if (o.must_reach) {
     Result<std::vector<std::string>> names = read_must_reach(*o.must_reach);
-    if (!names.is_ok()) return usage_error(names.status().message());
+    if (!names.is_ok()) return coverage_usage_error(names.status().message());
     total.must_reach.insert(names->begin(), names->end());
   }
   if (o.markdown) {

@@ -55,7 +55,9 @@ TEST(ExploreCorpus, ForksKeepTheParentsSeedAndForksAndAddALaterOne) {
     for (size_t k = 0; k < c.forks.size(); ++k) {
       EXPECT_LT(c.forks[k].after, seconds(10));
       EXPECT_EQ(c.forks[k].after % sim::milliseconds(1), 0);
-      if (k > 0) EXPECT_GT(c.forks[k].after, c.forks[k - 1].after);
+      if (k > 0) {
+        EXPECT_GT(c.forks[k].after, c.forks[k - 1].after);
+      }
     }
     if (c.parent < 0) continue;
     ++forked;

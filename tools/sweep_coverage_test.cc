@@ -38,7 +38,7 @@ TEST(SweepCoverage, TheFileRoundTripsAndShardsMergeToTheWhole) {
 TEST(SweepCoverage, BadFilesNameTheFileAndLine) {
   EXPECT_NE(parse_coverage("nope\n", "c.tsv").status().message().find("c.tsv:1: not a sweep coverage file"), std::string::npos);
   const std::string head = "# dst sweep coverage v1\n# seeds_reporting\t2\nname\tseeds\tfirst_seed\thits\n";
-  for (const std::string& row : {"x\t1\t2\n", "x\t0\t2\t3\n", "x\t1\t2\t-3\n", "a b\t1\t2\t3\n"}) {
+  for (const char* row : {"x\t1\t2\n", "x\t0\t2\t3\n", "x\t1\t2\t-3\n", "a b\t1\t2\t3\n"}) {
     Result<SweepCoverage> bad = parse_coverage(head + row, "c.tsv");
     ASSERT_FALSE(bad.is_ok()) << row;
     EXPECT_NE(bad.status().message().find("c.tsv:4:"), std::string::npos) << bad.status().message();

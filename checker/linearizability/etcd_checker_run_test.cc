@@ -30,13 +30,13 @@ history::History record(client::Profile profile, uint64_t seed, sim::DurationNs 
   return rec.history();
 }
 
-EtcdVerdict check(const history::History& h) {
+EtcdVerdict check_run(const history::History& h) {
   auto r = check_etcd(h);
   EXPECT_TRUE(r.is_ok());
   return std::move(r).value();
 }
 
-std::string all(const EtcdVerdict& v) {
+std::string all_of_run(const EtcdVerdict& v) {
   std::string s = v.summary();
   for (size_t i = 1; i < v.violations.size(); ++i) s += "\n" + v.violations[i].to_string();
   for (const auto& k : v.skipped) s += "\nskipped: " + k;
@@ -65,9 +65,9 @@ std::string name(const Recorded& r) {
 
 TEST(EtcdCheckerRuns, RecordedRunsUnderFaultsAreLinearizable) {
   for (const Recorded& r : recorded()) {
-    EtcdVerdict v = check(r.h);
+    EtcdVerdict v = check_run(r.h);
     std::printf("%s: %s\n", name(r).c_str(), v.summary().c_str());
-    EXPECT_EQ(v.verdict, Verdict::kLinearizable) << name(r) << "\n" << all(v);
+    EXPECT_EQ(v.verdict, Verdict::kLinearizable) << name(r) << "\n" << all_of_run(v);
     EXPECT_GT(v.stats.checks, 100u) << name(r);
   }
 }
@@ -81,8 +81,8 @@ size_t find_op(const history::History& h, Pred pred, size_t from = 0) {
 }
 
 void expect_caught(const history::History& h, const std::string& what, const std::string& where) {
-  EtcdVerdict v = check(h);
-  EXPECT_EQ(v.verdict, Verdict::kViolation) << what << " in " << where << " not caught\n" << all(v);
+  EtcdVerdict v = check_run(h);
+  EXPECT_EQ(v.verdict, Verdict::kViolation) << what << " in " << where << " not caught\n" << all_of_run(v);
   if (!v.violations.empty()) std::printf("%s / %s -> %s\n", where.c_str(), what.c_str(), v.violations[0].rule.c_str());
 }
 
@@ -196,10 +196,10 @@ TEST(EtcdCheckerRuns, DISABLED_MeasureCheckTime) {
       return;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    EtcdVerdict v = check(h);
+    EtcdVerdict v = check_run(h);
     const auto t1 = std::chrono::steady_clock::now();
     std::printf("etcd-kv %llds: %zu ops, %.3f s to check: %s\n", static_cast<long long>(seconds), h.operations.size(),
-                std::chrono::duration<double>(t1 - t0).count(), all(v).c_str());
+                std::chrono::duration<double>(t1 - t0).count(), all_of_run(v).c_str());
   }
 }
 

@@ -11,11 +11,6 @@ namespace {
 using etcdserverpb::ApiRequest;
 using etcdserverpb::ApiResponse;
 
-void fail(ApiResponse& out, const Status& s) {
-  out.mutable_error()->set_code(static_cast<int32_t>(grpc_code(s)));
-  out.mutable_error()->set_message(client_error(s));
-}
-
 // etcd's error when no leader is known for work only the leader can do.
 // etcd's ErrGRPCNotLeader: this member cannot confirm it leads.
 
@@ -29,8 +24,8 @@ void ApiServer::lease_grant(const etcdserverpb::LeaseGrantRequest& r, ApiRespons
   ir.mutable_lease_grant()->set_id(id);
   ir.mutable_lease_grant()->set_ttl(r.ttl());
   auto applied = write(std::move(ir));
-  if (!applied.is_ok()) return fail(out, applied.status());
-  if (!applied->error.is_ok()) return fail(out, applied->error);
+  if (!applied.is_ok()) return fail_with(out, applied.status());
+  if (!applied->error.is_ok()) return fail_with(out, applied->error);
   auto* g = out.mutable_lease_grant();
   g->set_id(id);
   g->set_ttl(applied->lease_ttl);
@@ -41,8 +36,8 @@ void ApiServer::lease_revoke(const etcdserverpb::LeaseRevokeRequest& r, ApiRespo
   etcdserverpb::InternalRequest ir;
   *ir.mutable_lease_revoke() = r;
   auto applied = write(std::move(ir));
-  if (!applied.is_ok()) return fail(out, applied.status());
-  if (!applied->error.is_ok()) return fail(out, applied->error);
+  if (!applied.is_ok()) return fail_with(out, applied.status());
+  if (!applied->error.is_ok()) return fail_with(out, applied->error);
   fill_header(out.mutable_lease_revoke()->mutable_header(), applied->revision);
 }
 
@@ -51,7 +46,7 @@ void ApiServer::lease_on_leader(const ApiRequest& req, ApiResponse& out) {
     if (req.has_lease_keep_alive()) {
       // etcd's LeaseRenew: a leader stuck on its disk or cut off says so, and the client moves to
       // another member, instead of renewing a lease the real leader never hears of (etcd #15247).
-      if (!server_.ensure_leadership()) return fail(out, Status(StatusCode::kUnavailable, kErrNotLeader));
+      if (!server_.ensure_leadership()) return fail_with(out, Status(StatusCode::kUnavailable, kErrNotLeader));
       return lease_keep_alive(req.lease_keep_alive(), out);
     }
     return lease_time_to_live(req.lease_time_to_live(), out);
@@ -87,8 +82,8 @@ void ApiServer::lease_keep_alive(const etcdserverpb::LeaseKeepAliveRequest& r, A
     }
     // Expired, revoke pending (or leadership just moved): wait as etcd's Renew does, then look
     // again; the revoke's apply turns it into "not found".
-    if (why == lease::kErrNotPrimary) return fail(out, Status(StatusCode::kUnavailable, kErrNoLeader));
-    if (env_.now() >= deadline) return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out"));
+    if (why == lease::kErrNotPrimary) return fail_with(out, Status(StatusCode::kUnavailable, kErrNoLeader));
+    if (env_.now() >= deadline) return fail_with(out, Status(StatusCode::kTimeout, "etcdserver: request timed out"));
     if (env_.sleep(sim::milliseconds(50)) != sim::WaitResult::kOk) return;
   }
   fill_header(k->mutable_header(), server_.kv()->store().rev());

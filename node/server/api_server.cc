@@ -16,12 +16,12 @@ using etcdserverpb::InternalRequest;
 
 constexpr char kErrRequestTooLarge[] = "etcdserver: request is too large";
 
-void fail(ApiResponse& out, const Status& s) {
+}  // namespace
+
+void fail_with(ApiResponse& out, const Status& s) {
   out.mutable_error()->set_code(static_cast<int32_t>(grpc_code(s)));
   out.mutable_error()->set_message(client_error(s));
 }
-
-}  // namespace
 
 GrpcCode grpc_code(const Status& s) {
   switch (s.code()) {
@@ -110,7 +110,7 @@ void ApiServer::serve_connection(sim::StreamId stream) {
     if (conn->in_flight >= limits::kApiCallsPerConnectionMax) {
       ApiResponse out;
       out.set_call(req.call());
-      fail(out, Status(StatusCode::kResourceExhausted, "etcdserver: too many requests"));
+      fail_with(out, Status(StatusCode::kResourceExhausted, "etcdserver: too many requests"));
       reply(stream, out);
       continue;
     }
@@ -138,15 +138,15 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
   DST_ASSERT_MSG(server_.kv() != nullptr, "the client API runs only on KV members");
   auto write_and = [&](InternalRequest ir, auto take) {
     auto r = write(std::move(ir));
-    if (!r.is_ok()) return fail(out, r.status());
-    if (!r->error.is_ok()) return fail(out, r->error);
+    if (!r.is_ok()) return fail_with(out, r.status());
+    if (!r->error.is_ok()) return fail_with(out, r->error);
     take(*r);
   };
   switch (req.request_case()) {
     case ApiRequest::kRange: range(req.range(), out); break;
     case ApiRequest::kPut: {
       Status v = validate_put(req.put());
-      if (!v.is_ok()) return fail(out, v), out;
+      if (!v.is_ok()) return fail_with(out, v), out;
       InternalRequest ir;
       *ir.mutable_put() = req.put();
       write_and(std::move(ir), [&](ApplyResult& r) {
@@ -157,7 +157,7 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     }
     case ApiRequest::kDeleteRange: {
       Status v = validate_delete_range(req.delete_range());
-      if (!v.is_ok()) return fail(out, v), out;
+      if (!v.is_ok()) return fail_with(out, v), out;
       InternalRequest ir;
       *ir.mutable_delete_range() = req.delete_range();
       write_and(std::move(ir), [&](ApplyResult& r) {
@@ -168,7 +168,7 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     }
     case ApiRequest::kTxn: {
       Status v = validate_txn(req.txn(), KvLimits{server_.options().api.max_txn_ops});
-      if (!v.is_ok()) return fail(out, v), out;
+      if (!v.is_ok()) return fail_with(out, v), out;
       InternalRequest ir;
       *ir.mutable_txn() = req.txn();
       write_and(std::move(ir), [&](ApplyResult& r) {
@@ -197,7 +197,7 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     case ApiRequest::kLeaseTimeToLive: lease_on_leader(req, out); break;
     case ApiRequest::kLeaseLeases: lease_leases(out); break;
     default:
-      fail(out, Status(StatusCode::kInvalidArgument, "etcdserver: request not served by this member: case " +
+      fail_with(out, Status(StatusCode::kInvalidArgument, "etcdserver: request not served by this member: case " +
                                                          std::to_string(static_cast<int>(req.request_case()))));
   }
   return out;
@@ -205,13 +205,13 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
 
 void ApiServer::range(const etcdserverpb::RangeRequest& r, ApiResponse& out) {
   Status v = validate_range(r);
-  if (!v.is_ok()) return fail(out, v);
+  if (!v.is_ok()) return fail_with(out, v);
   // The stale-read bug skips ReadIndex on a member that believes it leads (base/bugs.h).
   const bool bug_local_read =
       server_.options().bugs.on(Bug::kStaleRead) && server_.raft().role() == raft::Role::kLeader;
   if (!r.serializable() && !bug_local_read) {
     Status b = server_.linearizable_barrier();
-    if (!b.is_ok()) return fail(out, b);
+    if (!b.is_ok()) return fail_with(out, b);
   }
   // The read may block in the backend while a snapshot replaces the store: read again then
   // (bounded: a snapshot install takes at least an fsync, reads do not wait for one).
@@ -222,7 +222,7 @@ void ApiServer::range(const etcdserverpb::RangeRequest& r, ApiResponse& out) {
     resp = apply_range(kv.store(), r);
     if (generation == kv.store_generation()) break;
   }
-  if (!resp.is_ok()) return fail(out, resp.status());
+  if (!resp.is_ok()) return fail_with(out, resp.status());
   *out.mutable_range() = std::move(resp).value();
   fill_header(out.mutable_range()->mutable_header(), server_.kv()->store().rev());
 }
@@ -254,8 +254,8 @@ void ApiServer::alarm(const etcdserverpb::AlarmRequest& r, ApiResponse& out) {
   InternalRequest ir;
   *ir.mutable_alarm() = r;
   auto applied = server_.propose_and_wait(std::move(ir));
-  if (!applied.is_ok()) return fail(out, applied.status());
-  if (!applied->error.is_ok()) return fail(out, applied->error);
+  if (!applied.is_ok()) return fail_with(out, applied.status());
+  if (!applied->error.is_ok()) return fail_with(out, applied->error);
   *out.mutable_alarm() = std::move(applied->alarm);
 }
 
@@ -264,8 +264,8 @@ void ApiServer::status(ApiResponse& out) {
   auto* s = out.mutable_status();
   auto size = kv.backend().size_bytes();
   auto in_use = kv.backend().size_in_use();
-  if (!size.is_ok()) return fail(out, size.status());
-  if (!in_use.is_ok()) return fail(out, in_use.status());
+  if (!size.is_ok()) return fail_with(out, size.status());
+  if (!in_use.is_ok()) return fail_with(out, in_use.status());
   s->set_version(kEtcdVersion);
   s->set_dbsize(static_cast<int64_t>(*size));
   s->set_dbsizeinuse(static_cast<int64_t>(*in_use));
@@ -280,7 +280,7 @@ void ApiServer::status(ApiResponse& out) {
 
 void ApiServer::defragment(ApiResponse& out) {
   Status s = server_.kv()->backend().defragment();
-  if (!s.is_ok()) return fail(out, s);
+  if (!s.is_ok()) return fail_with(out, s);
   fill_header(out.mutable_defragment()->mutable_header(), server_.kv()->store().rev());
 }
 
@@ -292,7 +292,7 @@ void ApiServer::hash_kv(const etcdserverpb::HashKVRequest& r, ApiResponse& out) 
     h = kv.store().etcd_hash_kv(r.revision());
     if (generation == kv.store_generation()) break;
   }
-  if (!h.is_ok()) return fail(out, h.status());
+  if (!h.is_ok()) return fail_with(out, h.status());
   mvcc::KvStore& store = kv.store();
   // etcd's own CRC-32C, so the numbers match a real etcd's; member agreement uses hash_at().
   out.mutable_hash_kv()->set_hash(*h);
@@ -313,7 +313,7 @@ void ApiServer::snapshot(ApiResponse& out) {
     const int64_t revision = kv.store().rev();
     if (sequence % 2 != 0) continue;
     Result<std::string> image = kv.snapshot();
-    if (!image.is_ok()) return fail(out, image.status());
+    if (!image.is_ok()) return fail_with(out, image.status());
     if (generation != kv.store_generation() || sequence != kv.apply_sequence()) continue;
     out.mutable_snapshot()->set_blob(encode_snapshot_file(*image));
     out.mutable_snapshot()->set_remaining_bytes(0);
@@ -321,7 +321,7 @@ void ApiServer::snapshot(ApiResponse& out) {
     DST_PROBE(kServerSnapshotStreamed);
     return;
   }
-  fail(out, Status(StatusCode::kUnavailable, "etcdserver: snapshot: the member applied entries during every read; try again"));
+  fail_with(out, Status(StatusCode::kUnavailable, "etcdserver: snapshot: the member applied entries during every read; try again"));
 }
 
 namespace {
@@ -355,9 +355,9 @@ void ApiServer::member_list(ApiResponse& out) {
 
 void ApiServer::member_add(const etcdserverpb::MemberAddRequest& r, ApiResponse& out) {
   // etcd takes the first URL as the member's identity; one is required.
-  if (r.peerurls_size() == 0) return fail(out, Status(StatusCode::kInvalidArgument, kErrMemberBadUrls));
+  if (r.peerurls_size() == 0) return fail_with(out, Status(StatusCode::kInvalidArgument, kErrMemberBadUrls));
   Result<uint64_t> id = server_.add_member(urls_of(r.peerurls()), r.islearner());
-  if (!id.is_ok()) return fail(out, id.status());
+  if (!id.is_ok()) return fail_with(out, id.status());
   etcdserverpb::MemberAddResponse* resp = out.mutable_member_add();
   fill_member(resp->mutable_member(), *id, r.islearner(), server_);
   resp->mutable_member()->clear_name();  // not started yet: etcd lists it without a name
@@ -368,7 +368,7 @@ void ApiServer::member_add(const etcdserverpb::MemberAddRequest& r, ApiResponse&
 }
 
 void ApiServer::member_remove(const etcdserverpb::MemberRemoveRequest& r, ApiResponse& out) {
-  if (Status st = server_.remove_member(r.id()); !st.is_ok()) return fail(out, st);
+  if (Status st = server_.remove_member(r.id()); !st.is_ok()) return fail_with(out, st);
   etcdserverpb::MemberRemoveResponse* resp = out.mutable_member_remove();
   fill_members(resp->mutable_members(), server_);
   fill_header(resp->mutable_header(), 0);
@@ -376,7 +376,7 @@ void ApiServer::member_remove(const etcdserverpb::MemberRemoveRequest& r, ApiRes
 }
 
 void ApiServer::member_update(const etcdserverpb::MemberUpdateRequest& r, ApiResponse& out) {
-  if (Status st = server_.update_member(r.id(), urls_of(r.peerurls())); !st.is_ok()) return fail(out, st);
+  if (Status st = server_.update_member(r.id(), urls_of(r.peerurls())); !st.is_ok()) return fail_with(out, st);
   etcdserverpb::MemberUpdateResponse* resp = out.mutable_member_update();
   fill_members(resp->mutable_members(), server_);
   fill_header(resp->mutable_header(), 0);
@@ -408,7 +408,7 @@ void ApiServer::member_promote(const ApiRequest& req, ApiResponse& out) {
     if (!forward_to_leader(req, out, final) || !out.has_member_promote()) return;
     st = Status::ok();
   }
-  if (!st.is_ok()) return fail(out, st);
+  if (!st.is_ok()) return fail_with(out, st);
   etcdserverpb::MemberPromoteResponse* resp = out.mutable_member_promote();
   resp->clear_members();
   fill_members(resp->mutable_members(), server_);
@@ -437,13 +437,13 @@ bool ApiServer::forward_to_leader(const ApiRequest& req, ApiResponse& out,
     const sim::DurationNs pause = server_.leader_api_address() ? sim::milliseconds(50) : o.raft.election_tick * o.tick;
     if (env_.sleep(std::min(pause, std::max<sim::DurationNs>(deadline - env_.now(), 1))) != sim::WaitResult::kOk) break;
   }
-  return fail(out, Status(StatusCode::kTimeout, "etcdserver: request timed out")), false;
+  return fail_with(out, Status(StatusCode::kTimeout, "etcdserver: request timed out")), false;
 }
 
 // etcd 3.4's maintenance server: only the leader moves leadership; its answer has no header.
 void ApiServer::move_leader(const etcdserverpb::MoveLeaderRequest& r, ApiResponse& out) {
-  if (server_.raft().lead() != server_.id()) return fail(out, Status(StatusCode::kFailedPrecondition, kErrNotLeader));
-  if (Status st = server_.move_leader(r.targetid()); !st.is_ok()) return fail(out, st);
+  if (server_.raft().lead() != server_.id()) return fail_with(out, Status(StatusCode::kFailedPrecondition, kErrNotLeader));
+  if (Status st = server_.move_leader(r.targetid()); !st.is_ok()) return fail_with(out, st);
   out.mutable_move_leader();
 }
 

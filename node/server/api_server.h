@@ -40,6 +40,8 @@ enum class GrpcCode : int32_t {
   kUnavailable = 14,
 };
 GrpcCode grpc_code(const Status& s);
+// Sets `out`'s error to the status, as etcd's gRPC layer would send it.
+void fail_with(etcdserverpb::ApiResponse& out, const Status& s);
 
 // The etcd version whose semantics this member copies (Status reports it; clients gate features
 // on it, and the reference page's outputs name it).

@@ -77,7 +77,7 @@ TEST(SnapshotFile, ABareImageNeedsSkipHashCheck) {
 }
 
 TEST(SnapshotFile, GarbageIsNotASnapshot) {
-  for (const std::string bytes : {std::string("\xff\xff\xff"), std::string(40, '\x07')}) {
+  for (const std::string& bytes : {std::string("\xff\xff\xff"), std::string(40, '\x07')}) {
     auto r = read_snapshot_file(bytes, "x", true);
     ASSERT_FALSE(r.is_ok());
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().to_string();

@@ -27,7 +27,7 @@ void write_log(World& w, uint64_t n, WalOptions options = {}) {
   });
 }
 
-Result<OpenResult> open_wal(World& w, WalOptions options = {}) {
+Result<OpenResult> open_corrupt_wal(World& w, WalOptions options = {}) {
   std::optional<Result<OpenResult>> opened;
   w.run([&] { opened.emplace(Wal::open(w.fs, kDir, options)); });
   EXPECT_TRUE(opened.has_value());
@@ -62,7 +62,7 @@ TEST(WalCorruption, TornLastRecordIsTruncatedAndReported) {
     const SegmentScan scan = testing::scan_file(w, seg);
     const uint64_t last = scan.records.back().offset;
     durable_truncate(w, seg, last + keep);
-    Result<OpenResult> opened = open_wal(w);
+    Result<OpenResult> opened = open_corrupt_wal(w);
     ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
     EXPECT_EQ(describe(opened->entries), describe_range(1, 4, 1));
     EXPECT_TRUE(opened->repair.repaired);
@@ -81,7 +81,7 @@ TEST(WalCorruption, ZeroFilledTailIsRepaired) {
   const std::string seg = segments(w).back();
   const uint64_t end = testing::scan_file(w, seg).valid_bytes;
   durable_append(w, seg, std::string(4096, '\0'));
-  Result<OpenResult> opened = open_wal(w);
+  Result<OpenResult> opened = open_corrupt_wal(w);
   ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
   EXPECT_EQ(describe(opened->entries), describe_range(1, 3, 1));
   EXPECT_EQ(opened->repair.offset, end);
@@ -94,7 +94,7 @@ TEST(WalCorruption, RepairedWalIsAppendableAndTheAppendIsDurable) {
   write_log(w, 5);
   const std::string seg = segments(w).back();
   durable_truncate(w, seg, testing::scan_file(w, seg).records.back().offset + 10);
-  Result<OpenResult> opened = open_wal(w);
+  Result<OpenResult> opened = open_corrupt_wal(w);
   ASSERT_TRUE(opened.is_ok()) << opened.status().to_string();
   ASSERT_TRUE(opened->repair.repaired);
   EXPECT_EQ(opened->wal->last_index(), 4u);
@@ -103,7 +103,7 @@ TEST(WalCorruption, RepairedWalIsAppendableAndTheAppendIsDurable) {
   ASSERT_TRUE(st.is_ok()) << st.to_string();
   opened->wal.reset();
   w.power_loss();
-  Result<OpenResult> again = open_wal(w);
+  Result<OpenResult> again = open_corrupt_wal(w);
   ASSERT_TRUE(again.is_ok()) << again.status().to_string();
   EXPECT_FALSE(again->repair.repaired);
   std::vector<std::string> want = describe_range(1, 4, 1);
@@ -127,7 +127,7 @@ TEST(WalCorruption, TornPowerLossesNeverLoseSyncedEntriesNorRefuseToOpen) {
       }
     });
     w.power_loss(/*torn=*/true);
-    Result<OpenResult> opened = open_wal(w);
+    Result<OpenResult> opened = open_corrupt_wal(w);
     ASSERT_TRUE(opened.is_ok()) << "seed " << seed << ": " << opened.status().to_string();
     const std::vector<raftpb::Entry>& got = opened->entries;
     ASSERT_GE(got.size(), 3u) << "seed " << seed;
@@ -177,7 +177,7 @@ TEST(WalCorruption, BitFlipInTheMiddleIsAnErrorNamingFileAndOffset) {
       const uint64_t offset = clean.records[k].offset;
       const uint64_t length = clean.records[k + 1].offset - offset;
       ASSERT_TRUE(w.disk().flip_bits(seg, offset, length, 1).is_ok());
-      Result<OpenResult> opened = open_wal(w);
+      Result<OpenResult> opened = open_corrupt_wal(w);
       ASSERT_FALSE(opened.is_ok()) << "record " << k << " seed " << seed;
       const Status& st = opened.status();
       EXPECT_EQ(st.code(), StatusCode::kCorruption);
@@ -198,7 +198,7 @@ TEST(WalCorruption, BitFlipInTheLastRecordIsRepairedAsATornTail) {
     const SegmentScan clean = testing::scan_file(w, seg);
     const uint64_t last = clean.records.back().offset;
     ASSERT_TRUE(w.disk().flip_bits(seg, last, clean.valid_bytes - last, 1).is_ok());
-    Result<OpenResult> opened = open_wal(w);
+    Result<OpenResult> opened = open_corrupt_wal(w);
     ASSERT_TRUE(opened.is_ok()) << "seed " << seed << ": " << opened.status().to_string();
     EXPECT_TRUE(opened->repair.repaired);
     EXPECT_EQ(opened->repair.offset, last);
@@ -214,7 +214,7 @@ TEST(WalCorruption, DamageAtTheEndOfAnOlderSegmentIsAnError) {
   const SegmentScan first = testing::scan_file(w, segs[0]);
   const uint64_t last = first.records.back().offset;
   ASSERT_TRUE(w.disk().flip_bits(segs[0], last, first.valid_bytes - last, 2).is_ok());
-  Result<OpenResult> opened = open_wal(w, WalOptions{.segment_bytes = 120});
+  Result<OpenResult> opened = open_corrupt_wal(w, WalOptions{.segment_bytes = 120});
   ASSERT_FALSE(opened.is_ok());
   EXPECT_EQ(opened.status().code(), StatusCode::kCorruption);
   EXPECT_TRUE(contains(opened.status().message(), segs[0] + " at byte " + std::to_string(last)))
@@ -230,7 +230,7 @@ TEST(WalCorruption, DamagedHeaderOfTheLastSegmentIsAnError) {
   const SegmentScan scan = testing::scan_file(w, seg);
   ASSERT_GE(scan.records.size(), 2u);
   ASSERT_TRUE(w.disk().flip_bits(seg, 0, scan.records[1].offset, 1).is_ok());
-  Result<OpenResult> opened = open_wal(w, WalOptions{.segment_bytes = 120});
+  Result<OpenResult> opened = open_corrupt_wal(w, WalOptions{.segment_bytes = 120});
   ASSERT_FALSE(opened.is_ok());
   EXPECT_EQ(opened.status().code(), StatusCode::kCorruption);
   EXPECT_TRUE(contains(opened.status().message(), seg + " at byte 0"))
@@ -247,7 +247,7 @@ TEST(WalCorruption, GarbageFollowedByAValidRecordAtTheTailIsAnError) {
   std::string valid;
   ASSERT_TRUE(append_record(record, valid).is_ok());
   durable_append(w, seg, std::string("\x07\x01\x02", 3) + valid);
-  Result<OpenResult> opened = open_wal(w);
+  Result<OpenResult> opened = open_corrupt_wal(w);
   ASSERT_FALSE(opened.is_ok());
   EXPECT_TRUE(contains(opened.status().message(), seg + " at byte " + std::to_string(end)))
       << opened.status().to_string();
@@ -264,7 +264,7 @@ TEST(WalCorruption, MissingMiddleSegmentIsAnError) {
   const std::vector<std::string> segs = segments(w);
   ASSERT_GE(segs.size(), 3u);
   ASSERT_TRUE(w.disk().remove(segs[1]).is_ok());
-  Result<OpenResult> opened = open_wal(w, WalOptions{.segment_bytes = 120});
+  Result<OpenResult> opened = open_corrupt_wal(w, WalOptions{.segment_bytes = 120});
   ASSERT_FALSE(opened.is_ok());
   EXPECT_EQ(opened.status().code(), StatusCode::kCorruption);
   EXPECT_TRUE(contains(opened.status().message(), "missing")) << opened.status().to_string();
@@ -280,7 +280,7 @@ TEST(WalCorruption, SegmentOfAnotherNodeIsAnError) {
   ASSERT_TRUE(append_record(record, foreign).is_ok());
   durable_truncate(w, seg, 0);
   durable_append(w, seg, foreign);
-  Result<OpenResult> opened = open_wal(w, WalOptions{.segment_bytes = 120});
+  Result<OpenResult> opened = open_corrupt_wal(w, WalOptions{.segment_bytes = 120});
   ASSERT_FALSE(opened.is_ok());
   EXPECT_EQ(opened.status().code(), StatusCode::kCorruption);
   EXPECT_TRUE(contains(opened.status().message(), "belongs to node 9"))
@@ -292,9 +292,9 @@ TEST(WalCorruption, LeftoverTempFilesAreIgnoredButForeignFilesAreNot) {
   write_log(w, 2);
   ASSERT_TRUE(w.disk().open("n1/wal/0000000000000001-0000000000000003.wal.tmp",
                                sim::OpenMode::kCreate).is_ok());
-  EXPECT_TRUE(open_wal(w).is_ok());
+  EXPECT_TRUE(open_corrupt_wal(w).is_ok());
   ASSERT_TRUE(w.disk().open("n1/wal/notes.txt", sim::OpenMode::kCreate).is_ok());
-  EXPECT_EQ(open_wal(w).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(open_corrupt_wal(w).status().code(), StatusCode::kCorruption);
 }
 
 }  // namespace
