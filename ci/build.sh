@@ -19,6 +19,11 @@ for arg in "$@"; do
   esac
 done
 
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${EXTRA[@]}" >/dev/null
+# Unity builds: each target's sources compiled eight to a translation unit, so the headers' inline
+# code and templates are compiled once per eight files instead of once per file (CI spends most of
+# its time compiling; see docs/performance.md for the measured build times). File-local names
+# (anonymous namespaces) must therefore be unique within a target.
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 "${EXTRA[@]}" >/dev/null
 # Two jobs: CI and developer machines have 2 cores; more only adds memory pressure.
 ninja -C "$BUILD_DIR" -j "$(nproc 2>/dev/null || echo 2)"
