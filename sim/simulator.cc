@@ -298,9 +298,22 @@ void Simulator::enqueue(uint32_t s, TimeNs at) {
   if (at == now_) {
     now_fifo_.push_back(entry);
   } else {
+    if (heap_.size() >= heap_compact_at_) compact_heap();
     heap_.push_back(entry);
     std::push_heap(heap_.begin(), heap_.end(), QueueEntryLater{});
   }
+}
+
+// A cancelled event (a fiber's timeout when it woke first, a killed process's timers) stays in the
+// heap as a stale entry until it reaches the top. With many long timeouts most of the heap was
+// stale (kube_scale: 2.3 M stale entries popped for 0.43 M events, the heap ~96,000 entries on
+// average), and every push and pop paid for its depth. Dropping them whenever the heap has doubled
+// costs O(1) per push, amortized. The order events run in cannot change: it is (time, seq), a
+// total order, whatever the heap's layout.
+void Simulator::compact_heap() {
+  std::erase_if(heap_, [this](const QueueEntry& q) { return !entry_valid(q); });
+  std::make_heap(heap_.begin(), heap_.end(), QueueEntryLater{});
+  heap_compact_at_ = std::max(kHeapCompactMin, 2 * heap_.size());
 }
 
 bool Simulator::entry_valid(const QueueEntry& q) const {

@@ -211,6 +211,8 @@ class Simulator {
   }
   uint64_t events_executed() const { return events_executed_; }
   size_t events_pending() const { return events_pending_; }
+  // Entries in the event queues, cancelled ones not yet dropped included (tests of their bound).
+  size_t queue_entries() const { return heap_.size() + now_fifo_.size(); }
   // The earliest pending event's time, or kTimeNever.
   TimeNs next_event_time();
 
@@ -273,6 +275,7 @@ class Simulator {
   uint32_t alloc_slot();
   void free_slot(uint32_t slot);
   void enqueue(uint32_t slot, TimeNs at);
+  void compact_heap();
   bool pop_next(uint32_t& slot);
   bool peek_valid(QueueEntry& entry);
   bool entry_valid(const QueueEntry& e) const;
@@ -343,6 +346,9 @@ class Simulator {
   std::vector<EventSlot> slots_;
   std::vector<uint32_t> free_slots_;
   std::vector<QueueEntry> heap_;       // min-heap on (time, seq) via QueueEntryLater
+  // The heap's size at which compact_heap() next drops its stale entries.
+  size_t heap_compact_at_ = kHeapCompactMin;
+  static constexpr size_t kHeapCompactMin = 1024;
   RingQueue<QueueEntry> now_fifo_;  // entries scheduled for the current instant, in seq order
   RingQueue<ReadyEntry> ready_;     // fiber wake-ups due now, in seq order
   uint64_t next_seq_ = 1;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,32 @@ TEST(Simulator, CallbacksRunInTimeThenInsertionOrder) {
   EXPECT_EQ(order, (std::vector<int>{1, 2, 25, 3, 4}));
   EXPECT_EQ(sim.now(), milliseconds(5));
   EXPECT_EQ(sim.events_executed(), 5u);
+}
+
+// Cancelled events leave stale entries in the queue; they are dropped whenever the heap doubles, so
+// the queue stays within about twice the live events however many are cancelled, and what is left
+// runs in the same (time, insertion) order.
+TEST(Simulator, CancelledEventsDoNotAccumulateAndTheRestKeepTheirOrder) {
+  Simulator sim(1);
+  std::vector<int> order;
+  std::vector<int> expected;
+  size_t entries_max = 0;
+  for (int i = 0; i < 100'000; ++i) {
+    // Times repeat (i % 1000) so that equal times must keep their insertion order.
+    const TimeNs at = milliseconds(1 + (i % 1000));
+    const EventId id = sim.schedule_at(at, kNoProcess, [&order, i] { order.push_back(i); });
+    if (i % 100 == 0) {
+      expected.push_back(i);
+    } else {
+      ASSERT_TRUE(sim.cancel_event(id));
+    }
+    entries_max = std::max(entries_max, sim.queue_entries());
+  }
+  EXPECT_EQ(sim.events_pending(), expected.size());
+  EXPECT_LE(entries_max, 2 * expected.size() + 1024 + 1);
+  sim.run_until_idle();
+  std::stable_sort(expected.begin(), expected.end(), [](int a, int b) { return a % 1000 < b % 1000; });
+  EXPECT_EQ(order, expected);
 }
 
 TEST(Simulator, RunUntilAdvancesClockEvenWhenIdle) {
