@@ -350,6 +350,7 @@ Status Network::arrive_syn(ProcessId owner, HostId from, Address to, ConnectAtte
   lit->second->backlog.push_back(s->id);
   lit->second->acceptors.notify_one();
   const StreamId id = s->id;
+  stream_index_.emplace(id, s.get());
   streams_.emplace(id, std::move(s));
   // A link cut before the stream existed armed no break check for it; without one, a
   // stream opened while one direction is cut (the SYN got through) would hold that
@@ -407,12 +408,12 @@ Result<StreamId> Network::connect(ProcessId owner, Address to) {
 }
 
 Network::Stream* Network::find_stream(StreamId id) {
-  auto it = streams_.find(id);
-  return it == streams_.end() ? nullptr : it->second.get();
+  auto it = stream_index_.find(id);
+  return it == stream_index_.end() ? nullptr : it->second;
 }
 const Network::Stream* Network::find_stream(StreamId id) const {
-  auto it = streams_.find(id);
-  return it == streams_.end() ? nullptr : it->second.get();
+  auto it = stream_index_.find(id);
+  return it == stream_index_.end() ? nullptr : it->second;
 }
 
 // A stream handle names the stream and the end its holder owns: (stream id << 1) | end.
@@ -619,7 +620,10 @@ void Network::release_end(Stream& s, int d, bool orderly) {
   s.end[d].released = true;
   s.end[d].readers->notify_all();
   if (!s.broken) transmit_frame(s, d, Frame{orderly ? Frame::Kind::kFin : Frame::Kind::kReset, {}});
-  if (s.end[1 - d].released) streams_.erase(s.id);
+  if (s.end[1 - d].released) {
+    stream_index_.erase(s.id);
+    streams_.erase(s.id);
+  }
 }
 
 void Network::on_process_killed(ProcessId process) {
