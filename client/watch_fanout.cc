@@ -12,7 +12,7 @@ namespace dst::client {
 
 namespace {
 
-// A watch canceled by compaction is watched again at most this often; then it stays ended.
+// A canceled watch is watched again at most this often; then it stays ended.
 constexpr int kRestartsPerWatchMax = 100;
 // Streams opened by one client at most (each follows a break and a 100 ms pause: the run's end
 // comes first in any real run).
@@ -26,6 +26,7 @@ struct FanoutWatch {
   bool on_stream = false;                      // created on the current stream: a segment is open
   bool acked = false;                          // ... and its creation was acknowledged there
   bool ended = false;                          // canceled and not watched again
+  bool new_logical = false;                    // canceled: its next create starts a new logical watch
   int restarts = 0;
 };
 
@@ -88,6 +89,11 @@ class FanoutStream {
   bool create(rpc::Connection& conn, uint64_t call, size_t slot, size_t member) {
     FanoutWatch& w = watches_[slot];
     DST_ASSERT(!w.on_stream && !w.ended);
+    if (w.new_logical) {
+      w.recorded = recorder_.watch_started(options_.id);
+      ++stats_.watches;
+      w.new_logical = false;
+    }
     DST_ASSERT_LT(slot_of_id_.size(), static_cast<size_t>(kRestartsPerWatchMax + 1) * watches_.size());
     slot_of_id_.push_back(slot);
     etcdserverpb::WatchRequest req;
@@ -129,13 +135,19 @@ class FanoutStream {
     slot_of_id_[static_cast<size_t>(r.watch_id() - 1)] = kNoWatch;
     w.on_stream = false;
     ++stats_.canceled;
-    if (r.compact_revision() <= 0 || ++w.restarts > kRestartsPerWatchMax) {
-      w.ended = true;  // not a compaction (a refused create): nothing to watch again from
+    if (++w.restarts > kRestartsPerWatchMax) {
+      w.ended = true;
       return true;
     }
-    // Watched again from the oldest revision the member still serves, as a new logical watch.
-    w.recorded = recorder_.watch_started(options_.id);
-    ++stats_.watches;
+    // Watched again as a new logical watch: clientv3 ends a canceled watch, and its user watches
+    // again.
+    w.new_logical = true;
+    if (r.compact_revision() <= 0) {
+      // Refused for another reason (a member's limit on watchers): on the next stream, from where
+      // it was, rather than asking this member again at once.
+      return true;
+    }
+    // Compacted: from the oldest revision the member still serves, on this stream.
     w.create.set_start_revision(r.compact_revision());
     w.start_fixed = true;
     return create(conn, call, slot, member);

@@ -6,7 +6,8 @@
 // watch checker holds every one of them to the guarantees. When the stream breaks, every watch
 // resumes on the next stream (next member) from the revision after the last it saw, as a new
 // segment; a watch canceled by compaction is watched again, as a new logical watch, from the
-// compact revision the cancel named (the oldest still served).
+// compact revision the cancel named (the oldest still served); one refused for another reason (a
+// member's limit on watchers) is watched again as a new logical watch on the next stream.
 #pragma once
 
 #include <cstddef>
@@ -40,7 +41,7 @@ struct WatchFanoutStats {
   uint64_t watches = 0;        // logical watches recorded (the initial ones and the restarts)
   uint64_t segments = 0;       // watch segments (one per watch per stream it was created on)
   uint64_t events = 0;
-  uint64_t canceled = 0;       // watches canceled by compaction (each watched again)
+  uint64_t canceled = 0;       // watches canceled (compacted or refused; each watched again)
   uint64_t streams = 0;        // streams opened
   uint64_t stray_responses = 0;  // responses naming no watch of the stream (a member's bug)
 };

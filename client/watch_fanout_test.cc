@@ -157,6 +157,37 @@ TEST(WatchFanout, ACompactionCancelWatchesAgainFromTheCompactRevisionUnderANewId
   EXPECT_EQ(f.stats.stray_responses, 2u);  // the two events named the canceled id 1
 }
 
+// A create refused for another reason than compaction (a member's limit on watchers: canceled
+// without a compact revision) is not asked of the same stream again at once; the watch is watched
+// again, as a new logical watch, from where it was, on the next stream.
+TEST(WatchFanout, ARefusedCreateWatchesAgainOnTheNextStream) {
+  FanoutFixture f;
+  f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {
+    if (!is_fanout_create(r)) return Reply::silence();
+    const int64_t id = r.watch().create_request().watch_id();
+    if (id == 2) return Reply::watch({created(2, 9)}, /*then_close=*/true);
+    etcdserverpb::WatchResponse refused = created(1, 9);
+    refused.set_canceled(true);
+    refused.set_cancel_reason("etcdserver: too many watchers");
+    return Reply::watch({refused}, false);
+  });
+  f.members.start(1, [](size_t, const etcdserverpb::ApiRequest& r) {
+    if (!is_fanout_create(r)) return Reply::silence();
+    return Reply::watch({created(r.watch().create_request().watch_id(), 9)}, false);
+  });
+  f.watch(2, {4, 0});
+  EXPECT_EQ(f.creates(0), (std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 0}}));  // not asked again
+  // The next stream: k1 from where it was (4), k2 from after its ack (10).
+  EXPECT_EQ(f.creates(1), (std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 10}}));
+  ASSERT_EQ(f.watches().size(), 3u);  // k1, k2, then k1 again as a new logical watch
+  EXPECT_EQ(f.watches()[0].segments.size(), 1u);
+  EXPECT_EQ(f.watches()[1].segments.size(), 2u);  // k2 resumed as a segment
+  ASSERT_EQ(f.watches()[2].segments.size(), 1u);
+  EXPECT_EQ(f.watches()[2].segments[0].request.key(), "k1");
+  EXPECT_EQ(f.stats.canceled, 1u);
+  EXPECT_EQ(f.stats.watches, 3u);
+}
+
 TEST(WatchFanout, AProgressAnsweredBeforeAReCreateIsNotHandedToTheNewWatch) {
   FanoutFixture f;
   f.members.start(0, [](size_t, const etcdserverpb::ApiRequest& r) {

@@ -177,6 +177,13 @@ void print_world(const KvRunSpec& spec, const EtcdRun& run) {
               static_cast<unsigned long long>(s.watches_canceled));
   if (s.watches_rewound > 0) std::printf(", %llu rewound by faults", static_cast<unsigned long long>(s.watches_rewound));
   std::printf("\n");
+  if (s.fanout_watches > 0) {
+    // Responses naming no watch of their stream: a member answering for a watch it never had or
+    // had canceled. Not a check of its own (the watch checker cannot place them); shown here.
+    std::printf("fan-out           %llu logical watches on %llu streams opened, %llu responses naming no watch\n",
+                static_cast<unsigned long long>(s.fanout_watches), static_cast<unsigned long long>(s.fanout_streams_opened),
+                static_cast<unsigned long long>(s.fanout_stray_responses));
+  }
   const std::vector<std::string> kube_lines = spec.kube_lines ? spec.kube_lines() : std::vector<std::string>{};
   if (!kube_lines.empty()) std::printf("kube              %zu processes\n", kube_lines.size());
   for (const std::string& line : kube_lines) std::printf("  %s\n", line.c_str());
