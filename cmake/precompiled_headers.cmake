@@ -5,9 +5,11 @@
 # with the tests' (-O1, gtest; dst_test_flags). gcc refuses a precompiled header compiled with other
 # options and then reads the headers as text, so a target whose flags differ still builds, only
 # without the saving. Only third-party headers are in them: no target gains a dependency on our
-# code (the layering of the folders is unchanged), and an include a file forgot still fails to
-# compile where the forced headers do not cover it. Off for the libFuzzer build (clang, coverage
-# flags per library): -DDST_PCH=OFF turns them off anywhere.
+# code (the layering of the folders is unchanged). An include a file forgot can go unnoticed when a
+# forced header or, in ci/build.sh's unity batches, an earlier file of the batch provides it;
+# `cmake -DDST_PCH=OFF -DCMAKE_UNITY_BUILD=OFF` builds every file on its own includes (not part of
+# CI). Off for the libFuzzer build (clang, coverage flags per library): -DDST_PCH=OFF turns them off
+# anywhere.
 
 set(DST_PCH_HEADERS
   <algorithm> <array> <cstdint> <cstring> <deque> <functional> <map> <memory> <optional> <set>

@@ -9,9 +9,10 @@
 
 namespace dst::scenarios {
 
-using namespace api;  // the functions registered below
-
 void register_api(lua_State* L, Scenario* scenario) {
+  // The functions registered below. In this function only: in a unity build (ci/build.sh) a
+  // using-directive at namespace scope would reach the next files of the batch too.
+  using namespace api;
   const luaL_Reg fns[] = {
       {"ms", l_ms},             {"s", l_s},                 {"us", l_us},
       {"uniform", l_uniform},   {"normal", l_normal},       {"exponential", l_exponential},
