@@ -97,6 +97,9 @@ Informer::Next Informer::list(KubeConnection& conn, int64_t requested_rv) {
   req.mutable_list()->set_resource_version(requested_rv);
   if (!options_.selector.empty()) req.mutable_list()->set_key_prefix(options_.selector);
   auto r = conn.call(req, options_.request_timeout);
+  // Answered after finish() recorded the final state (the call may outlast `until` by its
+  // timeout): the informer's history is closed, and a list after its end would contradict it.
+  if (finished_) return Next::kStop;
   rec.return_ns = sim_.now();
   Next next = Next::kWatch;
   if (!r.is_ok()) {
@@ -190,6 +193,8 @@ Informer::Next Informer::watch(KubeConnection& conn, int64_t from_rv, sim::TimeN
 }
 
 void Informer::finish() {
+  DST_ASSERT_MSG(!finished_, "an informer's final state is recorded once");
+  finished_ = true;
   std::vector<history::KubeObject> objects;
   for (const auto& [key, obj] : store_.objects()) objects.push_back(history::KubeObject{key, obj.value, obj.resource_version});
   recorder_.informer_finished(id_, sim_.now(), store_.resource_version(), objects);

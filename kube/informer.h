@@ -61,7 +61,7 @@ class Informer {
   uint64_t id() const { return id_; }
 
  private:
-  // kStop: the process is going away (every blocking call now returns kCancelled).
+  // kStop: the process is going away (every blocking call now returns kCancelled), or finish() ran.
   enum class Next : uint8_t { kListMostRecent, kListNotOlder, kWatch, kStop };
   // One LIST; returns what to do next.
   Next list(KubeConnection& conn, int64_t requested_rv);
@@ -76,6 +76,7 @@ class Informer {
   InformerStats stats_;
   uint64_t id_ = 0;
   uint64_t step_ = 0;
+  bool finished_ = false;  // finish() ran: nothing more is recorded
   size_t apiserver_ = 0;
   sim::TimeNs next_resync_ = 0;
 };
