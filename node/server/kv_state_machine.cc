@@ -7,9 +7,6 @@
 namespace dst::node {
 
 namespace {
-// Apply results remembered for proposers (a proposer waits at most a request timeout; at a few
-// thousand applies per virtual second this is minutes of results).
-constexpr size_t kResultsKept = 100'000;
 const std::vector<std::string> kSnapshotBuckets = {"key", "meta", "lease", "alarm"};
 // Retired stores kept alive: a read blocked in the backend across this many snapshot installs
 // (each takes at least one fsync) is not a realistic schedule.
@@ -176,9 +173,7 @@ Status KvStateMachine::apply(const raftpb::Entry& entry) {
     // A disk error inside the store is not a request error: the node must stop.
     if (!backend_->failure().is_ok()) return backend_->failure();
     ++requests_applied_;
-    if (applied_listener_) applied_listener_(req.id(), r);
-    if (results_.size() >= kResultsKept) results_.erase(results_.begin());
-    results_[req.id()] = std::move(r);
+    if (applied_listener_) applied_listener_(req.id(), std::move(r));
   }
   Status s = backend_->set_applied(entry.index());
   if (s.is_ok()) s = applied_moved(entry.index());
@@ -189,11 +184,6 @@ Status KvStateMachine::apply(const raftpb::Entry& entry) {
 
 Status KvStateMachine::applied_moved(uint64_t index) {
   return apart_ ? apart_->save(index) : Status::ok();
-}
-
-const ApplyResult* KvStateMachine::result(uint64_t id) const {
-  auto it = results_.find(id);
-  return it == results_.end() ? nullptr : &it->second;
 }
 
 Result<std::string> KvStateMachine::snapshot() {

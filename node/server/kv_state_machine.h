@@ -76,12 +76,10 @@ class KvStateMachine : public StateMachine {
   watch::WatchableStore& watches() { return *watch_; }
   lease::Lessor& lessor() { return *lessor_; }
   backend::Backend& backend() { return *backend_; }
-  // The result of the request with this id if it was applied recently (bounded memory).
-  const ApplyResult* result(uint64_t id) const;
   const AlarmStore& alarms() const { return alarms_; }
   // Called for every applied request, in log order, on every member (the member that proposed it
-  // answers its client from here).
-  using AppliedListener = std::function<void(uint64_t id, const ApplyResult&)>;
+  // answers its client from here; the result is the listener's to keep).
+  using AppliedListener = std::function<void(uint64_t id, ApplyResult&&)>;
   void set_applied_listener(AppliedListener listener) { applied_listener_ = std::move(listener); }
   uint64_t requests_applied() const { return requests_applied_; }
   uint64_t lease_grants_applied() const { return lease_grants_applied_; }
@@ -122,7 +120,6 @@ class KvStateMachine : public StateMachine {
   KvLimits limits_{kMaxTxnOpsCeiling};  // the API checked the member's own --max-txn-ops
   AlarmStore alarms_;
   AppliedListener applied_listener_;
-  std::map<uint64_t, ApplyResult> results_;  // by request id, oldest evicted first
   uint64_t requests_applied_ = 0;
   uint64_t requests_refused_ = 0;
   uint64_t lease_grants_applied_ = 0;

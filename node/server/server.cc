@@ -148,7 +148,7 @@ Status Server::open_state_machine() {
   auto kv = KvStateMachine::open(env_, options_.data_dir + "/backend.db", std::move(kv_options));
   if (!kv.is_ok()) return kv.status();
   kv_ = kv->get();
-  kv_->set_applied_listener([this](uint64_t id, const ApplyResult& r) { on_applied(id, r); });
+  kv_->set_applied_listener([this](uint64_t id, ApplyResult&& r) { on_applied(id, std::move(r)); });
   state_ = std::move(kv).value();
   return Status::ok();
 }

@@ -276,7 +276,7 @@ class Server {
   // Ends this member's process on a fatal error (etcd exits or panics), telling the world why.
   [[noreturn]] void exit(const std::string& why);
   void observe();
-  void on_applied(uint64_t id, const ApplyResult& result);
+  void on_applied(uint64_t id, ApplyResult result);
   // Registers a waiter for request `id`, hands `input` to the raft loop and waits for the apply.
   Result<ApplyResult> submit_and_wait(uint64_t id, Input input);
   // A committed conf change: validated (an invalid one is a no-op), applied to Raft, its

@@ -13,10 +13,10 @@ constexpr char kErrTooManyRequests[] = "etcdserver: too many requests";
 constexpr char kErrStopped[] = "etcdserver: server stopped";
 }  // namespace
 
-void Server::on_applied(uint64_t id, const ApplyResult& result) {
+void Server::on_applied(uint64_t id, ApplyResult result) {
   auto it = proposals_.find(id);
   if (it == proposals_.end()) return;  // proposed by another member, or its client gave up
-  it->second.set(result);
+  it->second.set(std::move(result));
   proposals_.erase(it);
 }
 
