@@ -41,6 +41,13 @@ Status name_not_found(std::string_view name) {
 
 // Writes `data` at `offset`, zero-filling any hole between the old end and `offset`.
 void write_into(std::string& content, uint64_t offset, std::string_view data) {
+  // Most writes append (WAL frames, log records): append them rather than zero-filling the new
+  // tail first and then copying over it.
+  if (offset >= content.size()) {
+    content.resize(offset, '\0');
+    content.append(data);
+    return;
+  }
   const uint64_t end = offset + data.size();
   if (content.size() < end) content.resize(end, '\0');
   if (!data.empty()) std::memcpy(content.data() + offset, data.data(), data.size());
