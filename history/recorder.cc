@@ -36,12 +36,12 @@ void MemoryRecorder::segment_started(uint64_t watch, const WatchSegment& segment
   history_.watches[watch].segments.push_back(segment);
 }
 
-void MemoryRecorder::watch_response(uint64_t watch, const WatchResponse& response) {
+void MemoryRecorder::watch_response(uint64_t watch, WatchResponse response) {
   DST_ASSERT_LT(watch, history_.watches.size());
   Watch& w = history_.watches[watch];
   DST_ASSERT_MSG(!w.segments.empty(), "a watch response before the watch's first segment");
   DST_ASSERT_LT(w.segments.back().responses.size(), limits::kHistoryWatchResponsesMax);
-  w.segments.back().responses.push_back(response);
+  w.segments.back().responses.push_back(std::move(response));
 }
 
 void MemoryRecorder::segment_broken(uint64_t watch) {

@@ -24,7 +24,7 @@ class Recorder {
   // A logical watch starts (returns its id), and each of its segments / responses / breaks.
   virtual uint64_t watch_started(uint32_t client) = 0;
   virtual void segment_started(uint64_t watch, const WatchSegment& segment) = 0;
-  virtual void watch_response(uint64_t watch, const WatchResponse& response) = 0;
+  virtual void watch_response(uint64_t watch, WatchResponse response) = 0;
   virtual void segment_broken(uint64_t watch) = 0;
   virtual uint64_t fault_started(const Fault& fault) = 0;
   virtual void fault_ended(uint64_t fault, int64_t end_ns) = 0;
@@ -68,7 +68,7 @@ class MemoryRecorder : public Recorder {
   void complete(uint64_t id, Outcome outcome, const etcdserverpb::ApiResponse& response, int64_t return_ns) override;
   uint64_t watch_started(uint32_t client) override;
   void segment_started(uint64_t watch, const WatchSegment& segment) override;
-  void watch_response(uint64_t watch, const WatchResponse& response) override;
+  void watch_response(uint64_t watch, WatchResponse response) override;
   void segment_broken(uint64_t watch) override;
   uint64_t fault_started(const Fault& fault) override;
   void fault_ended(uint64_t fault, int64_t end_ns) override;

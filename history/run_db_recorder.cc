@@ -25,9 +25,9 @@ void RunDbRecorder::segment_started(uint64_t watch, const WatchSegment& segment)
   keep(writer_.watch_segment_started(watch, segment.member, segment.created_ns, segment.request));
 }
 
-void RunDbRecorder::watch_response(uint64_t watch, const WatchResponse& response) {
-  memory_.watch_response(watch, response);
+void RunDbRecorder::watch_response(uint64_t watch, WatchResponse response) {
   keep(writer_.watch_response(watch, response.at_ns, response.response));
+  memory_.watch_response(watch, std::move(response));
 }
 
 void RunDbRecorder::segment_broken(uint64_t watch) {

@@ -20,7 +20,7 @@ class RunDbRecorder : public Recorder {
   void complete(uint64_t id, Outcome outcome, const etcdserverpb::ApiResponse& response, int64_t return_ns) override;
   uint64_t watch_started(uint32_t client) override;
   void segment_started(uint64_t watch, const WatchSegment& segment) override;
-  void watch_response(uint64_t watch, const WatchResponse& response) override;
+  void watch_response(uint64_t watch, WatchResponse response) override;
   void segment_broken(uint64_t watch) override;
   uint64_t fault_started(const Fault& fault) override;
   void fault_ended(uint64_t fault, int64_t end_ns) override;
