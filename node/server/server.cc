@@ -67,6 +67,8 @@ Server::Server(sim::Env& env, ServerOptions options, ServerHooks hooks)
       fs_(env.files()),
       rng_(env.rng("raft-election/" + std::to_string(options_.id))),
       inbox_(env, options_.inbox_capacity),
+      next_read_round_(env),
+      read_wanted_(env),
       applied_(env),
       peer_activity_(3 * kLinkHeartbeatInterval),
       member_urls_(options_.raft_port) {}
@@ -100,6 +102,7 @@ void Server::run(sim::Env& env, ServerOptions options, ServerHooks hooks) {
   if (hooks.observer) hooks.observer->started(server);
   if (server.kv_ != nullptr) {
     env.spawn("api", [&env, &server] { ApiServer::run(env, server); });
+    env.spawn("read-index", [&server] { server.read_loop(); });
     env.spawn("lease-expiry", [&server] { server.lease_expiry_loop(); });
     env.spawn("watch-sync", [&server] { server.watch_sync_loop(); });
     env.spawn("watch-progress", [&server] { server.progress_notify_loop(); });

@@ -265,6 +265,13 @@ class Server {
   void send_link_message(uint64_t to, const char* kind);
   void link_loop();
   void lease_expiry_loop();
+  // etcd's linearizableReadLoop: the linearizable reads that arrived since the last round share
+  // the next ReadIndex (one heartbeat round for all of them), and all are let go once the
+  // applied index reaches it.
+  void read_loop();
+  // One round: asks Raft for a ReadIndex (again every read_index_retry while no answer comes)
+  // and waits until the applied index reaches it; kCancelled when the process is going away.
+  Status read_index_round();
   void watch_sync_loop();
   void progress_notify_loop();
   // Leader changes move the lessor between primary (expiring leases) and follower (never).
@@ -309,6 +316,10 @@ class Server {
   // answers (by context); applied_ wakes readers waiting for the applied index to catch up.
   std::map<uint64_t, sim::Promise<ApplyResult>> proposals_;
   std::map<std::string, sim::Promise<uint64_t>> reads_;
+  // The round that reads arriving now join, the read loop's wake-up, and how many reads wait.
+  sim::Promise<Status> next_read_round_;
+  sim::Event read_wanted_;
+  size_t reads_waiting_ = 0;
   sim::WaitQueue applied_;
   uint64_t next_request_id_ = 0;
   bool lessor_primary_ = false;

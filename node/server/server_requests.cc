@@ -138,7 +138,34 @@ bool Server::ensure_leadership() {
 }
 
 Status Server::linearizable_barrier() {
-  if (reads_.size() >= limits::kApiPendingReadsMax) return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
+  if (reads_waiting_ >= limits::kApiPendingReadsMax) return Status(StatusCode::kResourceExhausted, kErrTooManyRequests);
+  // The round that starts after this read arrived (a round already asking may hold an index
+  // from before it): etcd's linearizableReadNotify.
+  sim::Future<Status> round = next_read_round_.future();
+  read_wanted_.set();
+  ++reads_waiting_;
+  auto [r, status] = round.get(options_.api.request_timeout);
+  --reads_waiting_;
+  if (r == sim::WaitResult::kOk) return *status;
+  if (r == sim::WaitResult::kTimeout) {
+    DST_PROBE(kServerRequestTimedOut);
+    return Status(StatusCode::kTimeout, kErrTimeout);
+  }
+  return Status(StatusCode::kUnavailable, kErrStopped);
+}
+
+void Server::read_loop() {
+  for (;;) {
+    if (read_wanted_.wait() != sim::WaitResult::kOk) return;
+    read_wanted_.reset();
+    sim::Promise<Status> round = std::exchange(next_read_round_, sim::Promise<Status>(env_));
+    Status s = read_index_round();
+    if (s.code() == StatusCode::kCancelled) return;  // the round's readers see "server stopped"
+    round.set(std::move(s));
+  }
+}
+
+Status Server::read_index_round() {
   const sim::TimeNs deadline = env_.deadline_after(options_.api.request_timeout);
   std::optional<uint64_t> index;
   // Ask, and ask again while no answer comes (no leader yet, a lost message), until the deadline.
@@ -157,7 +184,7 @@ Status Server::linearizable_barrier() {
       if (got == sim::WaitResult::kOk) index = value;
     }
     reads_.erase(context);
-    if (r != sim::WaitResult::kOk && r != sim::WaitResult::kTimeout) break;
+    if (r != sim::WaitResult::kOk && r != sim::WaitResult::kTimeout) return Status(StatusCode::kCancelled, kErrStopped);
   }
   if (!index) {
     DST_PROBE(kServerRequestTimedOut);
@@ -168,7 +195,7 @@ Status Server::linearizable_barrier() {
       DST_PROBE(kServerRequestTimedOut);
       return Status(StatusCode::kTimeout, kErrTimeout);
     }
-    if (applied_.wait_until(deadline) == sim::WaitResult::kCancelled) return Status(StatusCode::kUnavailable, kErrStopped);
+    if (applied_.wait_until(deadline) == sim::WaitResult::kCancelled) return Status(StatusCode::kCancelled, kErrStopped);
   }
   return Status::ok();
 }
