@@ -22,6 +22,7 @@
 #include "tools/report_command.h"
 #include "tools/run_result_file.h"
 #include "tools/schedule_command.h"
+#include "tools/shrink_command.h"
 #include "tools/run_scenario.h"
 #include "tools/explore_command.h"
 #include "tools/sweep_command.h"
@@ -49,6 +50,8 @@ const char* kTopUsage =
     "  coverage FILE...  add up sweeps' coverage.tsv files: what a suite reached, what it never did\n"
     "  report RUN.db  the report of a recorded run: index.html, plots (gnuplot), summary.md, junit.xml\n"
     "  schedule RUN.db  the run's fault schedule as Lua; dst run --schedule FILE replays it exactly\n"
+    "  shrink SCENARIO --seed N  the smallest fault schedule that still fails the same check (--jobs,\n"
+    "                 --max-runs, --out; arguments after -- go to every run)\n"
     "  check FILE     check a recorded history (Jepsen or Porcupine logs) for linearizability\n"
     "  shell          etcdctl command lines on stdin against a simulated cluster, etcdctl's output\n"
     "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
@@ -219,6 +222,7 @@ int main(int argc, char** argv) {
   if (command == "schedule") return dst::schedule_command(rest);
   if (command == "sweep") return dst::sweep_command(self, rest);
   if (command == "explore") return dst::explore_command(self, rest);
+  if (command == "shrink") return dst::shrink_command(self, rest);
   if (command == "merge") return dst::merge_command(self, rest);
   if (command == "coverage") return dst::coverage_command(rest);
   std::fprintf(stderr, "dst: unknown command '%s'\n\n%s", command.c_str(), dst::kTopUsage);

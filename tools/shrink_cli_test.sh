@@ -1,0 +1,42 @@
+#!/bin/sh
+# CLI test of `dst shrink` (declared in tools/CMakeLists.txt):
+#   shrink_cli_test.sh DST SCENARIO_DIR
+# A planted bug's failing seed shrinks to a smaller schedule that fails the same check when run
+# again; --jobs 1 and --jobs 2 give the same schedule; a passing run and usage errors exit 2.
+set -u
+DST=$1
+SCENARIOS=$2
+dir=shrink_cli
+rm -rf "$dir" && mkdir -p "$dir"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+shrink() {  # shrink JOBS OUT: the progress-notify-ahead bug on crash_restart_storm's seed 10004
+  "$DST" shrink "$SCENARIOS/crash_restart_storm.lua" --seed 10004 --jobs "$1" --out "$dir/$2" \
+    -- --bug progress-notify-ahead >"$dir/$2.out" 2>"$dir/$2.err"
+}
+
+shrink 1 one || { cat "$dir/one.out" "$dir/one.err"; fail "dst shrink --jobs 1 exited $?"; }
+cat "$dir/one.out"
+before=$(sed -n 's/^faults  *\([0-9]*\) -> \([0-9]*\) steps.*/\1/p' "$dir/one.out")
+after=$(sed -n 's/^faults  *\([0-9]*\) -> \([0-9]*\) steps.*/\2/p' "$dir/one.out")
+[ -n "$before" ] && [ -n "$after" ] || fail "no 'faults N -> M steps' line"
+[ "$after" -lt "$before" ] || fail "the schedule did not shrink ($before -> $after)"
+grep -q '^failure  *watch: bookmarkable' "$dir/one.out" || fail "the minimal run does not fail the same check"
+[ -f "$dir/one/minimal/run.db" ] || fail "no run database of the minimal run"
+
+# The result depends on the input and the budget, not on how many runs went at once.
+shrink 2 two || fail "dst shrink --jobs 2 exited $?"
+cmp "$dir/one/shrunk.schedule.lua" "$dir/two/shrunk.schedule.lua" || fail "--jobs 1 and --jobs 2 shrank differently"
+
+# The shrunk schedule is a replay file: run on its own, it fails with the same check.
+"$DST" run --schedule "$dir/one/shrunk.schedule.lua" >"$dir/replay.out" 2>&1
+[ $? = 1 ] || fail "the shrunk schedule's replay did not exit 1"
+
+# A run that passes has nothing to shrink; usage errors.
+"$DST" shrink "$SCENARIOS/leader_isolation.lua" --seed 1 --out "$dir/pass" >"$dir/pass.out" 2>&1
+[ $? = 2 ] && grep -q "nothing to shrink" "$dir/pass.out" || fail "a passing run: expected exit 2, nothing to shrink"
+"$DST" shrink "$SCENARIOS/leader_isolation.lua" >/dev/null 2>&1
+[ $? = 2 ] || fail "no --seed: expected exit 2"
+"$DST" shrink "$SCENARIOS/leader_isolation.lua" --seed 1 -- --seed 2 >/dev/null 2>&1
+[ $? = 2 ] || fail "--seed after --: expected exit 2"
+echo "shrink cli ok: $before -> $after steps"

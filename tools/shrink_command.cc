@@ -1,0 +1,291 @@
+#include "tools/shrink_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <variant>
+
+#include "faults/schedule_text.h"
+#include "scenarios/schedule_file.h"
+#include "sim/wall_clock.h"
+#include "tools/child_pool.h"
+#include "tools/cli_args.h"
+#include "tools/exit_codes.h"
+#include "tools/run_result_file.h"
+#include "tools/shrink_search.h"
+
+namespace dst {
+namespace {
+
+constexpr uint64_t kMaxJobs = 256;
+constexpr uint64_t kMaxRunsCeiling = 100'000;
+constexpr int64_t kChildTimeoutNs = 30LL * 60 * 1'000'000'000;  // one candidate run: as dst sweep's default
+
+const char kMoreHelp[] =
+    "\nRuns SCENARIO with --seed N (and the arguments after --, e.g. -- --bug stale-read), and if it fails,\n"
+    "replays its fault schedule with fewer and fewer steps (delta debugging) while the same check still\n"
+    "fails. Writes DIR/shrunk.schedule.lua (replay: dst run --schedule FILE) and DIR/minimal (its run\n"
+    "database and report). The result depends on the input and --max-runs only, not on --jobs.\n"
+    "Exit: 0 shrunk; 1 the shrunk schedule did not fail again the same way (not deterministic);\n"
+    "2 usage error, or the run does not fail; 3 the original run's checker gave up.\n";
+
+struct ShrinkOptions {
+  std::string scenario;
+  std::string seed;
+  std::vector<std::string> extra;  // after --: passed to every run
+  size_t jobs = 1;
+  size_t max_runs = 1000;
+  std::string out_dir;
+  std::string dst_path;
+  bool any_violation = false;
+};
+
+int usage_error(const std::string& message, const cli::Args& args) {
+  std::fprintf(stderr, "%s\n%s", message.c_str(), args.usage().c_str());
+  return kExitUsage;
+}
+
+std::optional<int> parse_options(const std::string& self, const std::vector<std::string>& argv, ShrinkOptions* o) {
+  cli::Args args("dst shrink", argv);
+  args.positional("SCENARIO", "the scenario file whose run fails", false);
+  args.option("seed", "N", "the failing seed; required");
+  args.option("jobs", "J", "candidate runs at once (default 1); never changes the result");
+  args.option("max-runs", "N", "stop after this many candidate runs, keeping the smallest failing schedule (default 1000)");
+  args.option("out", "DIR", "where the runs, DIR/shrunk.schedule.lua and DIR/minimal go (default: dst-shrink-out)");
+  args.option("dst", "PATH", "the dst binary the runs use (default: this one)");
+  args.flag("any-violation", "keep a candidate whatever check it fails (default: only the original's check)");
+  if (std::optional<int> done = args.parse_or_exit(kMoreHelp)) return done;
+  o->scenario = *args.positional_value("SCENARIO");
+  if (!args.has("seed")) return usage_error("dst shrink: --seed N is required", args);
+  Result<uint64_t> seed = args.u64("seed", 0);
+  if (!seed.is_ok()) return usage_error(seed.status().message(), args);
+  o->seed = std::to_string(*seed);
+  Result<uint64_t> jobs = args.u64("jobs", 1);
+  if (!jobs.is_ok() || *jobs < 1 || *jobs > kMaxJobs)
+    return usage_error("dst shrink: --jobs must be 1.." + std::to_string(kMaxJobs), args);
+  o->jobs = *jobs;
+  Result<uint64_t> runs = args.u64("max-runs", 1000);
+  if (!runs.is_ok() || *runs < 1 || *runs > kMaxRunsCeiling)
+    return usage_error("dst shrink: --max-runs must be 1.." + std::to_string(kMaxRunsCeiling), args);
+  o->max_runs = *runs;
+  o->extra = args.passthrough();
+  for (const std::string& a : o->extra) {
+    if (a == "--seed" || a == "--out" || a == "--result" || a == "--schedule" || a.rfind("--seed=", 0) == 0 ||
+        a.rfind("--out=", 0) == 0 || a.rfind("--result=", 0) == 0 || a.rfind("--schedule=", 0) == 0)
+      return usage_error("dst shrink: '" + a + "' after -- would clash with the shrink's own value", args);
+  }
+  o->out_dir = args.value("out").value_or("dst-shrink-out");
+  o->dst_path = args.value("dst").value_or(self);
+  o->any_violation = args.has("any-violation");
+  return std::nullopt;
+}
+
+// The check a failure names: "linearizability: stale-read: ..." -> "linearizability".
+std::string check_name(const std::string& first_failure) { return first_failure.substr(0, first_failure.find(':')); }
+
+// One child `dst run` and its result file; an error says why there is no result.
+Result<RunResultFile> run_child(const ShrinkOptions& o, std::vector<std::string> args, const std::string& stem) {
+  std::error_code ec;
+  std::filesystem::remove(stem + ".result", ec);
+  args.insert(args.begin(), {o.dst_path, "run"});
+  args.insert(args.end(), {"--result", stem + ".result"});
+  args.insert(args.end(), o.extra.begin(), o.extra.end());
+  const std::vector<ChildExit> exits = run_children({ChildCommand{args, stem + ".log"}}, 1, kChildTimeoutNs);
+  if (!exits[0].spawn_error.empty()) return Status(StatusCode::kUnavailable, exits[0].spawn_error);
+  return read_result_file(stem + ".result");
+}
+
+// The original schedule cut into what a candidate keeps always (configuration steps and the
+// random generator's last wake: they do not act) and the steps the search may drop.
+struct Steps {
+  faults::Schedule fixed;           // scenario, seed, bugs and the steps every candidate keeps
+  std::vector<faults::FaultStep> droppable;
+};
+
+Steps split_steps(faults::Schedule original) {
+  Steps out;
+  out.fixed = original;
+  out.fixed.steps.clear();
+  for (faults::FaultStep& step : original.steps) {
+    const bool fixed = step.origin == faults::Origin::kConfig || step.kind == faults::FaultKind::kStop;
+    (fixed ? out.fixed.steps : out.droppable).push_back(std::move(step));
+  }
+  return out;
+}
+
+// The schedule of a candidate: the fixed steps and the kept ones, in the original order by time.
+faults::Schedule candidate_schedule(const Steps& steps, const std::vector<size_t>& kept) {
+  faults::Schedule s = steps.fixed;
+  for (size_t i : kept) s.steps.push_back(steps.droppable[i]);
+  std::stable_sort(s.steps.begin(), s.steps.end(),
+                   [](const faults::FaultStep& a, const faults::FaultStep& b) { return a.at < b.at; });
+  return s;
+}
+
+class Shrinker {
+ public:
+  Shrinker(const ShrinkOptions& o, Steps steps, std::string check, int64_t start_ns)
+      : o_(o), steps_(std::move(steps)), check_(std::move(check)), start_ns_(start_ns) {}
+
+  // Runs the candidates (at most --jobs at once) and says what each showed.
+  std::vector<shrink::Outcome> run(const std::vector<std::vector<size_t>>& candidates) {
+    std::vector<ChildCommand> commands;
+    std::vector<std::string> stems;
+    for (const auto& kept : candidates) {
+      const std::string stem = o_.out_dir + "/runs/c" + std::to_string(next_++);
+      std::ofstream(stem + ".schedule.lua") << faults::schedule_to_lua(candidate_schedule(steps_, kept), o_.scenario);
+      std::error_code ec;
+      std::filesystem::remove(stem + ".result", ec);
+      std::vector<std::string> args = {o_.dst_path, "run", "--schedule", stem + ".schedule.lua", "--result", stem + ".result"};
+      args.insert(args.end(), o_.extra.begin(), o_.extra.end());
+      commands.push_back(ChildCommand{args, stem + ".log"});
+      stems.push_back(stem);
+    }
+    run_children(commands, o_.jobs, kChildTimeoutNs);
+    std::vector<shrink::Outcome> out;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      out.push_back(outcome(stems[i], candidates[i]));
+      if (out.back() == shrink::Outcome::kFails && (!smallest_ || candidates[i].size() < smallest_->size()))
+        smallest_ = candidates[i];
+    }
+    made_ += candidates.size();
+    progress();
+    return out;
+  }
+
+  // The trace hash of the run that showed `kept` ("" if it was never run).
+  std::string trace_hash_of(const std::vector<size_t>& kept) const {
+    auto it = hashes_.find(kept);
+    return it == hashes_.end() ? "" : it->second;
+  }
+
+ private:
+  shrink::Outcome outcome(const std::string& stem, const std::vector<size_t>& kept) {
+    Result<RunResultFile> r = read_result_file(stem + ".result");
+    if (!r.is_ok()) return shrink::Outcome::kOther;  // crashed or refused the schedule: never kept
+    hashes_[kept] = r->trace_hash;
+    if (r->verdict == "pass") return shrink::Outcome::kPasses;
+    if (r->verdict != "violation") return shrink::Outcome::kOther;
+    if (o_.any_violation || check_name(r->first_failure) == check_) return shrink::Outcome::kFails;
+    return shrink::Outcome::kOther;
+  }
+
+  void progress() const {
+    std::fprintf(stderr, "shrink: %zu runs, smallest failing schedule so far %zu of %zu steps, %.1fs elapsed\n", made_,
+                 smallest_ ? smallest_->size() : steps_.droppable.size(), steps_.droppable.size(),
+                 static_cast<double>(sim::wall_clock_ns() - start_ns_) / 1e9);
+  }
+
+  const ShrinkOptions& o_;
+  Steps steps_;
+  std::string check_;
+  int64_t start_ns_;
+  size_t next_ = 0;
+  size_t made_ = 0;
+  std::optional<std::vector<size_t>> smallest_;
+  std::map<std::vector<size_t>, std::string> hashes_;
+};
+
+// Runs the scenario as given, recorded in DIR/original; its result, or an exit code.
+std::variant<RunResultFile, int> run_original(const ShrinkOptions& o) {
+  const std::string stem = o.out_dir + "/original";
+  Result<RunResultFile> r = run_child(o, {o.scenario, "--seed", o.seed, "--out", stem}, stem);
+  if (!r.is_ok()) {
+    std::fprintf(stderr, "dst shrink: the run left no result (%s); see %s.log\n", r.status().message().c_str(), stem.c_str());
+    return kExitUsage;
+  }
+  if (r->verdict == "violation") return *r;
+  if (r->verdict == "pass") {
+    std::fprintf(stderr, "dst shrink: %s --seed %s passes: nothing to shrink\n", o.scenario.c_str(), o.seed.c_str());
+    return kExitUsage;
+  }
+  std::fprintf(stderr, "dst shrink: the run ended '%s', not with a violation: %s (see %s.log)\n", r->verdict.c_str(),
+               r->first_failure.c_str(), stem.c_str());
+  return r->verdict == "unknown" ? kExitGaveUp : kExitUsage;
+}
+
+// The original run's fault schedule, written by `dst schedule` to DIR/original.schedule.lua.
+Result<faults::Schedule> original_schedule(const ShrinkOptions& o) {
+  const std::string file = o.out_dir + "/original.schedule.lua";
+  const std::vector<ChildExit> exits =
+      run_children({ChildCommand{{o.dst_path, "schedule", o.out_dir + "/original/run.db"}, file}}, 1, kChildTimeoutNs);
+  if (!exits[0].spawn_error.empty()) return Status(StatusCode::kUnavailable, exits[0].spawn_error);
+  if (exits[0].exit_code != kExitPass)
+    return Status(StatusCode::kInvalidArgument, "dst schedule failed: " + read_log_bounded(file));
+  return scenarios::load_schedule(file);
+}
+
+// Writes the shrunk schedule, runs it recorded in DIR/minimal and checks that it fails again the
+// same way (same trace hash as its candidate run); the exit code.
+int finish(const ShrinkOptions& o, const Shrinker& shrinker, const Steps& steps, const shrink::SearchResult& r,
+           const RunResultFile& original, int64_t start_ns) {
+  const std::string check = check_name(original.first_failure);
+  const std::string file = o.out_dir + "/shrunk.schedule.lua";
+  std::ofstream(file) << faults::schedule_to_lua(candidate_schedule(steps, r.kept), o.scenario);
+  const std::string stem = o.out_dir + "/minimal";
+  std::error_code ec;
+  std::filesystem::remove_all(stem, ec);
+  Result<RunResultFile> again = run_child(o, {"--schedule", file, "--out", stem}, stem);
+  // The run that showed this schedule fail; for the whole schedule, the original run (a replay of
+  // an unedited schedule gives the original trace hash).
+  std::string expected = shrinker.trace_hash_of(r.kept);
+  if (expected.empty() && r.kept.size() == steps.droppable.size()) expected = original.trace_hash;
+  std::printf("faults            %zu -> %zu steps (%zu fixed: configuration)\n", steps.droppable.size(), r.kept.size(),
+              steps.fixed.steps.size());
+  std::printf("runs              %zu (%zu made with --jobs %zu)%s\n", r.runs, r.runs_made, o.jobs,
+              r.budget_spent ? ", --max-runs spent: the schedule fails but may not be minimal" : ", 1-minimal");
+  std::printf("wall time         %.1fs\n", static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e9);
+  std::printf("shrunk schedule   %s  (dst run --schedule %s)\n", file.c_str(), file.c_str());
+  if (!again.is_ok() || again->verdict != "violation" || (!o.any_violation && check_name(again->first_failure) != check) ||
+      again->trace_hash != expected) {
+    std::printf("verdict           NOT REPRODUCED: the shrunk schedule's run in %s did not fail the same way again\n",
+                stem.c_str());
+    return kExitViolation;
+  }
+  std::printf("failure           %s\n", again->first_failure.c_str());
+  std::printf("minimal run       %s (run.db and report/), trace hash %s\n", stem.c_str(), again->trace_hash.c_str());
+  return kExitPass;
+}
+
+}  // namespace
+
+int shrink_command(const std::string& self, const std::vector<std::string>& argv) {
+  ShrinkOptions o;
+  if (std::optional<int> done = parse_options(self, argv, &o)) return *done;
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir + "/runs", ec);
+  if (ec) {
+    std::fprintf(stderr, "dst shrink: --out %s: %s\n", o.out_dir.c_str(), ec.message().c_str());
+    return kExitUsage;
+  }
+  const int64_t start_ns = sim::wall_clock_ns();
+  std::string extra;
+  for (const std::string& a : o.extra) extra += " " + a;
+  std::printf("shrink %s --seed %s   reproduce: %s shrink %s --seed %s --max-runs %zu%s%s\n", o.scenario.c_str(),
+              o.seed.c_str(), o.dst_path.c_str(), o.scenario.c_str(), o.seed.c_str(), o.max_runs,
+              extra.empty() ? "" : " --", extra.c_str());
+  std::fflush(stdout);
+  std::variant<RunResultFile, int> original = run_original(o);
+  if (const int* code = std::get_if<int>(&original)) return *code;
+  const RunResultFile& failed = std::get<RunResultFile>(original);
+  const std::string check = check_name(failed.first_failure);
+  std::printf("original          %s\n", failed.first_failure.c_str());
+  std::fflush(stdout);
+  Result<faults::Schedule> schedule = original_schedule(o);
+  if (!schedule.is_ok()) {
+    std::fprintf(stderr, "dst shrink: %s\n", schedule.status().message().c_str());
+    return kExitUsage;
+  }
+  Steps steps = split_steps(std::move(schedule).value());
+  Shrinker shrinker(o, steps, check, start_ns);
+  const shrink::SearchResult r = shrink::ddmin(
+      steps.droppable.size(), [&](const std::vector<std::vector<size_t>>& c) { return shrinker.run(c); },
+      shrink::SearchOptions{o.jobs, o.max_runs});
+  return finish(o, shrinker, steps, r, failed, start_ns);
+}
+
+}  // namespace dst
