@@ -1,0 +1,9 @@
+-- The fault schedule of scenarios/flapping_partitions.lua (1 steps).
+-- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
+--         or  dst run SCENARIO --seed N --schedule THIS_FILE
+-- A replay applies exactly these steps and draws no random fault: steps without a call run at
+-- their time `at` (virtual ns); a step with call=K replaces the script's K-th fault call, and a
+-- call missing here is skipped. Delete or edit steps to try a smaller schedule; origin="config"
+-- steps are the scenario's own configuration and are set by it again (listed, not replayed).
+replay{scenario="scenarios/flapping_partitions.lua", seed="10001", bug="watch-time-travel"}
+step{at=6928000000, kind="partition", origin="script", call=10, groups={{3, 1}}}  -- t=6.928s partition n3,n1
