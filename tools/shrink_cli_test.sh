@@ -2,7 +2,8 @@
 # CLI test of `dst shrink` (declared in tools/CMakeLists.txt):
 #   shrink_cli_test.sh DST SCENARIO_DIR
 # A planted bug's failing seed shrinks to a smaller schedule that fails the same check when run
-# again; --jobs 1 and --jobs 2 give the same schedule; a passing run and usage errors exit 2.
+# again; --jobs 1, --jobs 2 and the run database give the same schedule; a spent --budget says
+# so; a passing run and usage errors exit 2.
 set -u
 DST=$1
 SCENARIOS=$2
@@ -28,6 +29,15 @@ grep -q '^failure  *watch: bookmarkable' "$dir/one.out" || fail "the minimal run
 shrink 2 two || fail "dst shrink --jobs 2 exited $?"
 cmp "$dir/one/shrunk.schedule.lua" "$dir/two/shrunk.schedule.lua" || fail "--jobs 1 and --jobs 2 shrank differently"
 
+# From the run database of the original run: the same shrunk schedule.
+"$DST" shrink "$dir/one/original/run.db" --out "$dir/db" >"$dir/db.out" 2>&1 || fail "dst shrink RUN.db exited $?"
+cmp "$dir/one/shrunk.schedule.lua" "$dir/db/shrunk.schedule.lua" || fail "RUN.db and SCENARIO --seed shrank differently"
+
+# A wall-time budget spent before the first candidate: the whole schedule, said to be unshrunk.
+"$DST" shrink "$dir/one/original/run.db" --budget 1s --out "$dir/budget" >"$dir/budget.out" 2>&1 ||
+  fail "dst shrink --budget exited $?"
+grep -q "^runs .*stopped" "$dir/budget.out" || fail "--budget: no 'stopped' in the summary"
+
 # The shrunk schedule is a replay file: run on its own, it fails with the same check.
 "$DST" run --schedule "$dir/one/shrunk.schedule.lua" >"$dir/replay.out" 2>&1
 [ $? = 1 ] || fail "the shrunk schedule's replay did not exit 1"
@@ -39,4 +49,6 @@ cmp "$dir/one/shrunk.schedule.lua" "$dir/two/shrunk.schedule.lua" || fail "--job
 [ $? = 2 ] || fail "no --seed: expected exit 2"
 "$DST" shrink "$SCENARIOS/leader_isolation.lua" --seed 1 -- --seed 2 >/dev/null 2>&1
 [ $? = 2 ] || fail "--seed after --: expected exit 2"
+"$DST" shrink "$dir/one/original/run.db" --seed 3 >/dev/null 2>&1
+[ $? = 2 ] || fail "RUN.db with --seed: expected exit 2"
 echo "shrink cli ok: $before -> $after steps"

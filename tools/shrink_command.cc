@@ -1,5 +1,6 @@
 #include "tools/shrink_command.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -33,12 +34,18 @@ const char kMoreHelp[] =
     "Exit: 0 shrunk; 1 the shrunk schedule did not fail again the same way (not deterministic);\n"
     "2 usage error, or the run does not fail; 3 the original run's checker gave up.\n";
 
+// Set by SIGINT or SIGTERM: the search stops and writes the smallest failing schedule so far.
+volatile sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+
 struct ShrinkOptions {
   std::string scenario;
+  std::string run_db;  // dst shrink RUN.db: the run to shrink is recorded there
   std::string seed;
   std::vector<std::string> extra;  // after --: passed to every run
   size_t jobs = 1;
   size_t max_runs = 1000;
+  int64_t budget_ns = 0;  // wall time; 0: none
   std::string out_dir;
   std::string dst_path;
   bool any_violation = false;
@@ -51,19 +58,26 @@ int usage_error(const std::string& message, const cli::Args& args) {
 
 std::optional<int> parse_options(const std::string& self, const std::vector<std::string>& argv, ShrinkOptions* o) {
   cli::Args args("dst shrink", argv);
-  args.positional("SCENARIO", "the scenario file whose run fails", false);
-  args.option("seed", "N", "the failing seed; required");
+  args.positional("SCENARIO", "the scenario file whose run fails, or the run database (RUN.db) of that run", false);
+  args.option("seed", "N", "the failing seed; required with a scenario");
   args.option("jobs", "J", "candidate runs at once (default 1); never changes the result");
   args.option("max-runs", "N", "stop after this many candidate runs, keeping the smallest failing schedule (default 1000)");
+  args.option("budget", "D", "stop after this much wall time (e.g. 5m) with the smallest failing schedule so far");
   args.option("out", "DIR", "where the runs, DIR/shrunk.schedule.lua and DIR/minimal go (default: dst-shrink-out)");
   args.option("dst", "PATH", "the dst binary the runs use (default: this one)");
   args.flag("any-violation", "keep a candidate whatever check it fails (default: only the original's check)");
   if (std::optional<int> done = args.parse_or_exit(kMoreHelp)) return done;
-  o->scenario = *args.positional_value("SCENARIO");
-  if (!args.has("seed")) return usage_error("dst shrink: --seed N is required", args);
+  const std::string input = *args.positional_value("SCENARIO");
+  const bool db = input.size() > 3 && input.compare(input.size() - 3, 3, ".db") == 0;
+  (db ? o->run_db : o->scenario) = input;
+  if (db && args.has("seed")) return usage_error("dst shrink: a run database names its seed; no --seed", args);
+  if (!db && !args.has("seed")) return usage_error("dst shrink: --seed N is required", args);
   Result<uint64_t> seed = args.u64("seed", 0);
   if (!seed.is_ok()) return usage_error(seed.status().message(), args);
   o->seed = std::to_string(*seed);
+  Result<int64_t> budget = args.duration_ns("budget", 0, 1'000'000'000, 7LL * 24 * 3600 * 1'000'000'000);
+  if (!budget.is_ok()) return usage_error(budget.status().message(), args);
+  o->budget_ns = *budget;
   Result<uint64_t> jobs = args.u64("jobs", 1);
   if (!jobs.is_ok() || *jobs < 1 || *jobs > kMaxJobs)
     return usage_error("dst shrink: --jobs must be 1.." + std::to_string(kMaxJobs), args);
@@ -190,10 +204,16 @@ class Shrinker {
   std::map<std::vector<size_t>, std::string> hashes_;
 };
 
-// Runs the scenario as given, recorded in DIR/original; its result, or an exit code.
+// Runs the original (the scenario as given, or the run database's schedule replayed), recorded in
+// DIR/original; its result, or an exit code.
 std::variant<RunResultFile, int> run_original(const ShrinkOptions& o) {
   const std::string stem = o.out_dir + "/original";
-  Result<RunResultFile> r = run_child(o, {o.scenario, "--seed", o.seed, "--out", stem}, stem);
+  std::error_code ec;
+  std::filesystem::remove_all(stem, ec);
+  const std::vector<std::string> args = o.run_db.empty()
+                                            ? std::vector<std::string>{o.scenario, "--seed", o.seed, "--out", stem}
+                                            : std::vector<std::string>{"--schedule", stem + ".schedule.lua", "--out", stem};
+  Result<RunResultFile> r = run_child(o, args, stem);
   if (!r.is_ok()) {
     std::fprintf(stderr, "dst shrink: the run left no result (%s); see %s.log\n", r.status().message().c_str(), stem.c_str());
     return kExitUsage;
@@ -208,11 +228,11 @@ std::variant<RunResultFile, int> run_original(const ShrinkOptions& o) {
   return r->verdict == "unknown" ? kExitGaveUp : kExitUsage;
 }
 
-// The original run's fault schedule, written by `dst schedule` to DIR/original.schedule.lua.
-Result<faults::Schedule> original_schedule(const ShrinkOptions& o) {
+// The fault schedule of the run recorded in `db`, written by `dst schedule` to
+// DIR/original.schedule.lua.
+Result<faults::Schedule> original_schedule(const ShrinkOptions& o, const std::string& db) {
   const std::string file = o.out_dir + "/original.schedule.lua";
-  const std::vector<ChildExit> exits =
-      run_children({ChildCommand{{o.dst_path, "schedule", o.out_dir + "/original/run.db"}, file}}, 1, kChildTimeoutNs);
+  const std::vector<ChildExit> exits = run_children({ChildCommand{{o.dst_path, "schedule", db}, file}}, 1, kChildTimeoutNs);
   if (!exits[0].spawn_error.empty()) return Status(StatusCode::kUnavailable, exits[0].spawn_error);
   if (exits[0].exit_code != kExitPass)
     return Status(StatusCode::kInvalidArgument, "dst schedule failed: " + read_log_bounded(file));
@@ -237,7 +257,9 @@ int finish(const ShrinkOptions& o, const Shrinker& shrinker, const Steps& steps,
   std::printf("faults            %zu -> %zu steps (%zu fixed: configuration)\n", steps.droppable.size(), r.kept.size(),
               steps.fixed.steps.size());
   std::printf("runs              %zu (%zu made with --jobs %zu)%s\n", r.runs, r.runs_made, o.jobs,
-              r.budget_spent ? ", --max-runs spent: the schedule fails but may not be minimal" : ", 1-minimal");
+              r.budget_spent ? ", --max-runs spent: the schedule fails but may not be minimal"
+              : r.stopped    ? ", stopped (interrupted or --budget spent): the schedule fails but may not be minimal"
+                             : ", 1-minimal");
   std::printf("wall time         %.1fs\n", static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e9);
   std::printf("shrunk schedule   %s  (dst run --schedule %s)\n", file.c_str(), file.c_str());
   if (!again.is_ok() || again->verdict != "violation" || (!o.any_violation && check_name(again->first_failure) != check) ||
@@ -249,6 +271,41 @@ int finish(const ShrinkOptions& o, const Shrinker& shrinker, const Steps& steps,
   std::printf("failure           %s\n", again->first_failure.c_str());
   std::printf("minimal run       %s (run.db and report/), trace hash %s\n", stem.c_str(), again->trace_hash.c_str());
   return kExitPass;
+}
+
+// The original's result and schedule: for a scenario, its run and then that run's schedule; for a
+// run database, its schedule and then the replay of it (which names the failing check). Fills in
+// the scenario and seed from the schedule.
+std::variant<std::pair<RunResultFile, faults::Schedule>, int> original_run_and_schedule(ShrinkOptions& o) {
+  std::optional<RunResultFile> failed;
+  if (o.run_db.empty()) {
+    std::variant<RunResultFile, int> run = run_original(o);
+    if (const int* code = std::get_if<int>(&run)) return *code;
+    failed = std::get<RunResultFile>(run);
+  }
+  Result<faults::Schedule> schedule = original_schedule(o, o.run_db.empty() ? o.out_dir + "/original/run.db" : o.run_db);
+  if (!schedule.is_ok()) {
+    std::fprintf(stderr, "dst shrink: %s\n", schedule.status().message().c_str());
+    return kExitUsage;
+  }
+  o.scenario = schedule->scenario;
+  o.seed = std::to_string(schedule->seed);
+  if (!failed) {
+    std::variant<RunResultFile, int> run = run_original(o);
+    if (const int* code = std::get_if<int>(&run)) return *code;
+    failed = std::get<RunResultFile>(run);
+  }
+  return std::make_pair(*failed, std::move(schedule).value());
+}
+
+// SIGINT and SIGTERM end the search (the children, in the same process group, get them too);
+// the smallest failing schedule so far is still written and checked.
+void catch_interrupts() {
+  struct sigaction sa = {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 }  // namespace
@@ -265,26 +322,22 @@ int shrink_command(const std::string& self, const std::vector<std::string>& argv
   const int64_t start_ns = sim::wall_clock_ns();
   std::string extra;
   for (const std::string& a : o.extra) extra += " " + a;
-  std::printf("shrink %s --seed %s   reproduce: %s shrink %s --seed %s --max-runs %zu%s%s\n", o.scenario.c_str(),
-              o.seed.c_str(), o.dst_path.c_str(), o.scenario.c_str(), o.seed.c_str(), o.max_runs,
-              extra.empty() ? "" : " --", extra.c_str());
+  const std::string input = o.run_db.empty() ? o.scenario + " --seed " + o.seed : o.run_db;
+  std::printf("shrink %s   reproduce: %s shrink %s --max-runs %zu%s%s\n", input.c_str(), o.dst_path.c_str(),
+              input.c_str(), o.max_runs, extra.empty() ? "" : " --", extra.c_str());
   std::fflush(stdout);
-  std::variant<RunResultFile, int> original = run_original(o);
+  auto original = original_run_and_schedule(o);
   if (const int* code = std::get_if<int>(&original)) return *code;
-  const RunResultFile& failed = std::get<RunResultFile>(original);
-  const std::string check = check_name(failed.first_failure);
+  auto& [failed, schedule] = std::get<0>(original);
   std::printf("original          %s\n", failed.first_failure.c_str());
   std::fflush(stdout);
-  Result<faults::Schedule> schedule = original_schedule(o);
-  if (!schedule.is_ok()) {
-    std::fprintf(stderr, "dst shrink: %s\n", schedule.status().message().c_str());
-    return kExitUsage;
-  }
-  Steps steps = split_steps(std::move(schedule).value());
-  Shrinker shrinker(o, steps, check, start_ns);
+  Steps steps = split_steps(std::move(schedule));
+  Shrinker shrinker(o, steps, check_name(failed.first_failure), start_ns);
+  catch_interrupts();
+  shrink::SearchOptions search{o.jobs, o.max_runs, {}};
+  search.stop = [&] { return g_interrupted != 0 || (o.budget_ns > 0 && sim::wall_clock_ns() - start_ns >= o.budget_ns); };
   const shrink::SearchResult r = shrink::ddmin(
-      steps.droppable.size(), [&](const std::vector<std::vector<size_t>>& c) { return shrinker.run(c); },
-      shrink::SearchOptions{o.jobs, o.max_runs});
+      steps.droppable.size(), [&](const std::vector<std::vector<size_t>>& c) { return shrinker.run(c); }, search);
   return finish(o, shrinker, steps, r, failed, start_ns);
 }
 

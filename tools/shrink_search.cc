@@ -30,7 +30,7 @@ class Search {
           spent_ = true;
           return std::nullopt;
         }
-        if (!cache_.count(candidates[i])) run_batch_from(candidates, i);
+        if (!cache_.count(candidates[i]) && !run_batch_from(candidates, i)) return std::nullopt;
         ++runs_;
         counted_.insert(candidates[i]);
       }
@@ -39,15 +39,17 @@ class Search {
     return std::nullopt;
   }
 
-  bool spent() const { return spent_; }
+  bool spent() const { return spent_ || stopped_; }
   SearchResult result(std::vector<size_t> kept) const {
-    return SearchResult{std::move(kept), runs_, runs_made_, spent_};
+    return SearchResult{std::move(kept), runs_, runs_made_, spent_, stopped_};
   }
 
  private:
   // Runs the next candidates from `from` on that are not known yet: at most a batch, and never
-  // more than a one-at-a-time search could still run.
-  void run_batch_from(const std::vector<std::vector<size_t>>& candidates, size_t from) {
+  // more than a one-at-a-time search could still run. False when options.stop ended the search
+  // (before the batch, or after it: then its outcomes, perhaps of killed runs, are not kept).
+  bool run_batch_from(const std::vector<std::vector<size_t>>& candidates, size_t from) {
+    if (should_stop()) return false;
     DST_ASSERT_LT(runs_, options_.max_runs);
     const size_t limit = std::min(options_.batch, options_.max_runs - runs_);
     std::vector<std::vector<size_t>> batch;
@@ -59,7 +61,14 @@ class Search {
     const std::vector<Outcome> outcomes = oracle_(batch);
     DST_ASSERT_EQ(outcomes.size(), batch.size());
     runs_made_ += batch.size();
+    if (should_stop()) return false;
     for (size_t j = 0; j < batch.size(); ++j) cache_.emplace(batch[j], outcomes[j]);
+    return true;
+  }
+
+  bool should_stop() {
+    if (!stopped_ && options_.stop && options_.stop()) stopped_ = true;
+    return stopped_;
   }
 
   const BatchOracle& oracle_;
@@ -69,6 +78,7 @@ class Search {
   size_t runs_ = 0;
   size_t runs_made_ = 0;
   bool spent_ = false;
+  bool stopped_ = false;
 };
 
 // `current` cut into `parts` contiguous pieces of nearly equal size (the first ones one longer).

@@ -33,6 +33,10 @@ struct SearchOptions {
   size_t batch = 1;
   // Runs a one-at-a-time search may make; the search stops with what it has when they are spent.
   size_t max_runs = 1000;
+  // Asked before and after each batch: true ends the search with the smallest failing list so
+  // far, and the batch it interrupted is forgotten (an interrupt, a wall-time budget: the only
+  // ways timing may change the result).
+  std::function<bool()> stop;
 };
 
 struct SearchResult {
@@ -40,6 +44,7 @@ struct SearchResult {
   size_t runs = 0;           // counted as a one-at-a-time search counts them
   size_t runs_made = 0;      // what the oracle actually ran (more when batches ran past a failure)
   bool budget_spent = false; // stopped by max_runs: `kept` fails but may not be 1-minimal
+  bool stopped = false;      // stopped by options.stop: `kept` fails but may not be 1-minimal
 };
 
 // The 1-minimal failing sublist of [0, n). The whole list is taken to fail (the caller's original

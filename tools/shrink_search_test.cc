@@ -98,6 +98,25 @@ TEST(ShrinkSearch, ABudgetStopsWithAFailingListWhateverTheBatch) {
   EXPECT_EQ(r.runs, 9u);
 }
 
+TEST(ShrinkSearch, AStopEndsTheSearchWithAFailingListAndForgetsTheInterruptedBatch) {
+  auto rule = [](const std::vector<size_t>& c) { return needs_all_of(c, {2, 30}); };
+  Oracle o{rule, {}};
+  size_t asked_at_stop = 0;
+  SearchOptions options{2, 1000, {}};
+  options.stop = [&] {
+    if (o.asked.size() < 6) return false;
+    if (asked_at_stop == 0) asked_at_stop = o.asked.size();
+    return true;
+  };
+  const SearchResult r = ddmin(40, o.batch(), options);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_FALSE(r.budget_spent);
+  EXPECT_EQ(rule(r.kept), Outcome::kFails);
+  EXPECT_EQ(o.asked.size(), asked_at_stop) << "no batch ran after the stop";
+  // The interrupted batch's outcomes were not used: what was kept was shown to fail before it.
+  EXPECT_LE(r.runs, asked_at_stop);
+}
+
 // Monotone failures with a few random causes: the result fails, and dropping any one of its
 // elements makes it pass (1-minimal).
 TEST(ShrinkSearch, RandomCausesGiveOneMinimalFailingLists) {
