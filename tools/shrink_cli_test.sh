@@ -16,7 +16,9 @@ shrink() {  # shrink JOBS OUT: the progress-notify-ahead bug on crash_restart_st
     -- --bug progress-notify-ahead >"$dir/$2.out" 2>"$dir/$2.err"
 }
 
-shrink 1 one || { cat "$dir/one.out" "$dir/one.err"; fail "dst shrink --jobs 1 exited $?"; }
+shrink 1 one
+rc=$?
+[ $rc = 0 ] || { cat "$dir/one.out" "$dir/one.err"; fail "dst shrink --jobs 1 exited $rc"; }
 cat "$dir/one.out"
 before=$(sed -n 's/^faults  *\([0-9]*\) -> \([0-9]*\) steps.*/\1/p' "$dir/one.out")
 after=$(sed -n 's/^faults  *\([0-9]*\) -> \([0-9]*\) steps.*/\2/p' "$dir/one.out")
@@ -27,14 +29,20 @@ grep -q '^failure  *watch: bookmarkable' "$dir/one.out" || fail "the minimal run
 
 # The result depends on the input and the budget, not on how many runs went at once.
 shrink 2 two || fail "dst shrink --jobs 2 exited $?"
-cmp "$dir/one/shrunk.schedule.lua" "$dir/two/shrunk.schedule.lua" || fail "--jobs 1 and --jobs 2 shrank differently"
+# (The files' first lines say how long each shrink took: compared without the comments.)
+steps_of() { grep -v '^--' "$1"; }
+steps_of "$dir/one/shrunk.schedule.lua" >"$dir/one.steps"
+steps_of "$dir/two/shrunk.schedule.lua" >"$dir/two.steps"
+cmp "$dir/one.steps" "$dir/two.steps" || fail "--jobs 1 and --jobs 2 shrank differently"
+grep -q '^-- reduction: fault steps' "$dir/one/shrunk.schedule.lua" || fail "no reduction in the header"
 
 # From the run database of the original run: the same shrunk schedule.
 "$DST" shrink "$dir/one/original/run.db" --out "$dir/db" >"$dir/db.out" 2>&1 || fail "dst shrink RUN.db exited $?"
-cmp "$dir/one/shrunk.schedule.lua" "$dir/db/shrunk.schedule.lua" || fail "RUN.db and SCENARIO --seed shrank differently"
+steps_of "$dir/db/shrunk.schedule.lua" >"$dir/db.steps"
+cmp "$dir/one.steps" "$dir/db.steps" || fail "RUN.db and SCENARIO --seed shrank differently"
 
 # A wall-time budget spent before the first candidate: the whole schedule, said to be unshrunk.
-"$DST" shrink "$dir/one/original/run.db" --budget 1s --out "$dir/budget" >"$dir/budget.out" 2>&1 ||
+"$DST" shrink "$dir/one/original/run.db" --budget 1ms --out "$dir/budget" >"$dir/budget.out" 2>&1 ||
   fail "dst shrink --budget exited $?"
 grep -q "^runs .*stopped" "$dir/budget.out" || fail "--budget: no 'stopped' in the summary"
 
@@ -51,4 +59,8 @@ grep -q "^runs .*stopped" "$dir/budget.out" || fail "--budget: no 'stopped' in t
 [ $? = 2 ] || fail "--seed after --: expected exit 2"
 "$DST" shrink "$dir/one/original/run.db" --seed 3 >/dev/null 2>&1
 [ $? = 2 ] || fail "RUN.db with --seed: expected exit 2"
+"$DST" shrink "$dir/one/original/run.db" --out "$dir/one" >/dev/null 2>&1
+[ $? = 2 ] || fail "an input inside the directories the shrink rewrites: expected exit 2"
+"$DST" shrink "$SCENARIOS/leader_isolation.lua" --seed 1 -- --fork 1:2s >/dev/null 2>&1
+[ $? = 2 ] || fail "--fork after --: expected exit 2"
 echo "shrink cli ok: $before -> $after steps"

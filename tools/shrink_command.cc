@@ -75,7 +75,7 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   Result<uint64_t> seed = args.u64("seed", 0);
   if (!seed.is_ok()) return usage_error(seed.status().message(), args);
   o->seed = std::to_string(*seed);
-  Result<int64_t> budget = args.duration_ns("budget", 0, 1'000'000'000, 7LL * 24 * 3600 * 1'000'000'000);
+  Result<int64_t> budget = args.duration_ns("budget", 0, 1'000'000, 7LL * 24 * 3600 * 1'000'000'000);
   if (!budget.is_ok()) return usage_error(budget.status().message(), args);
   o->budget_ns = *budget;
   Result<uint64_t> jobs = args.u64("jobs", 1);
@@ -88,11 +88,25 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   o->max_runs = *runs;
   o->extra = args.passthrough();
   for (const std::string& a : o->extra) {
-    if (a == "--seed" || a == "--out" || a == "--result" || a == "--schedule" || a.rfind("--seed=", 0) == 0 ||
-        a.rfind("--out=", 0) == 0 || a.rfind("--result=", 0) == 0 || a.rfind("--schedule=", 0) == 0)
-      return usage_error("dst shrink: '" + a + "' after -- would clash with the shrink's own value", args);
+    // The shrink owns these; and dst run refuses a fork (--fork) of a replayed schedule.
+    for (const char* owned : {"--seed", "--out", "--result", "--schedule", "--fork"}) {
+      if (a == owned || a.rfind(std::string(owned) + "=", 0) == 0)
+        return usage_error("dst shrink: '" + a + "' after -- would clash with the shrink's own runs", args);
+    }
   }
   o->out_dir = args.value("out").value_or("dst-shrink-out");
+  if (db) {
+    // DIR/original and DIR/minimal are rewritten by every shrink: an input there would be lost.
+    std::error_code ec;
+    const std::filesystem::path in = std::filesystem::weakly_canonical(input, ec);
+    for (const char* sub : {"/original", "/minimal"}) {
+      const std::filesystem::path dir = std::filesystem::weakly_canonical(o->out_dir + sub, ec);
+      auto rel = in.lexically_relative(dir);
+      if (!rel.empty() && *rel.begin() != "..")
+        return usage_error("dst shrink: " + input + " is in " + o->out_dir + sub + ", which this shrink rewrites; copy it "
+                           "elsewhere or choose another --out", args);
+    }
+  }
   o->dst_path = args.value("dst").value_or(self);
   o->any_violation = args.has("any-violation");
   return std::nullopt;
@@ -151,9 +165,11 @@ class Shrinker {
     std::vector<std::string> stems;
     for (const auto& kept : candidates) {
       const std::string stem = o_.out_dir + "/runs/c" + std::to_string(next_++);
-      std::ofstream(stem + ".schedule.lua") << faults::schedule_to_lua(candidate_schedule(steps_, kept), o_.scenario);
       std::error_code ec;
       std::filesystem::remove(stem + ".result", ec);
+      std::filesystem::remove(stem + ".schedule.lua", ec);
+      // A file that cannot be written leaves no schedule: the child's run fails and is not kept.
+      std::ofstream(stem + ".schedule.lua") << faults::schedule_to_lua(candidate_schedule(steps_, kept), o_.scenario);
       std::vector<std::string> args = {o_.dst_path, "run", "--schedule", stem + ".schedule.lua", "--result", stem + ".result"};
       args.insert(args.end(), o_.extra.begin(), o_.extra.end());
       commands.push_back(ChildCommand{args, stem + ".log"});
@@ -239,13 +255,32 @@ Result<faults::Schedule> original_schedule(const ShrinkOptions& o, const std::st
   return scenarios::load_schedule(file);
 }
 
+// The comment the shrunk schedule starts with: where it came from, the check, the reduction.
+std::string shrunk_header(const ShrinkOptions& o, const Steps& steps, const shrink::SearchResult& r,
+                          const RunResultFile& original, int64_t start_ns) {
+  std::string extra;
+  for (const std::string& a : o.extra) extra += " " + a;
+  char line[512];
+  std::snprintf(line, sizeof line, "-- reduction: fault steps %zu -> %zu in %zu runs (%.1f s of wall time)%s\n",
+                steps.droppable.size(), r.kept.size(), r.runs, static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e9,
+                r.budget_spent || r.stopped ? "; stopped early: may not be minimal" : "; 1-minimal");
+  std::string failure = original.first_failure.substr(0, 300);
+  for (char& c : failure)
+    if (c == '\n' || c == '\r') c = ' ';
+  return "-- Shrunk by: dst shrink " + (o.run_db.empty() ? o.scenario + " --seed " + o.seed : o.run_db) +
+         (extra.empty() ? "" : " --" + extra) + "\n-- The check that fails: " + failure + "\n" + line + "--\n";
+}
+
 // Writes the shrunk schedule, runs it recorded in DIR/minimal and checks that it fails again the
 // same way (same trace hash as its candidate run); the exit code.
 int finish(const ShrinkOptions& o, const Shrinker& shrinker, const Steps& steps, const shrink::SearchResult& r,
            const RunResultFile& original, int64_t start_ns) {
   const std::string check = check_name(original.first_failure);
   const std::string file = o.out_dir + "/shrunk.schedule.lua";
-  std::ofstream(file) << faults::schedule_to_lua(candidate_schedule(steps, r.kept), o.scenario);
+  std::error_code removed;
+  std::filesystem::remove(file, removed);
+  std::ofstream(file) << shrunk_header(o, steps, r, original, start_ns)
+                      << faults::schedule_to_lua(candidate_schedule(steps, r.kept), o.scenario);
   const std::string stem = o.out_dir + "/minimal";
   std::error_code ec;
   std::filesystem::remove_all(stem, ec);
@@ -298,8 +333,9 @@ std::variant<std::pair<RunResultFile, faults::Schedule>, int> original_run_and_s
   return std::make_pair(*failed, std::move(schedule).value());
 }
 
-// SIGINT and SIGTERM end the search (the children, in the same process group, get them too);
-// the smallest failing schedule so far is still written and checked.
+// SIGINT and SIGTERM end the search once the batch in flight is done (a terminal's Ctrl-C reaches
+// the children too, in the same process group; a kill of this process alone waits for them); the
+// smallest failing schedule so far is still written and checked.
 void catch_interrupts() {
   struct sigaction sa = {};
   sa.sa_handler = on_interrupt;

@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/lost_unsynced_writes.lua --seed 10001 -- --bug ack-before-fsync
+-- The check that fails: raft-invariants: State Machine Safety: node 1 overwrote 1 committed entries in its log (or committed past its end)
+-- reduction: fault steps 25 -> 1 in 7 runs (5.9 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/lost_unsynced_writes.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

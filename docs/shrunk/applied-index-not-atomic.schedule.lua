@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/crash_restart_storm.lua --seed 10001 -- --bug applied-index-not-atomic
+-- The check that fails: member-agreement: n2 diverged from n1 at applied index 483
+-- reduction: fault steps 32 -> 2 in 7 runs (6.8 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/crash_restart_storm.lua (2 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

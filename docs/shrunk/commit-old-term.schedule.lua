@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/swarm.lua --seed 10035 -- --bug commit-old-term
+-- The check that fails: raft-invariants: Commit Rule: leader 2 of term 4 committed up to index 172, an entry of term 3, by counting its replicas (Raft §5.4.2 / Figure 8: only an entry of the leader's own term commits that way)
+-- reduction: fault steps 22 -> 3 in 24 runs (13.3 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/swarm.lua (4 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/fault_points.lua --seed 10003 -- --bug compaction-revision-decrease
+-- The check that fails: member-agreement: n3 diverged from n1 at applied index 623
+-- reduction: fault steps 54 -> 6 in 35 runs (17.4 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/fault_points.lua (6 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

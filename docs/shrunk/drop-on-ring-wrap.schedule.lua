@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/kube_apiserver_faults.lua --seed 10001 -- --bug drop-on-ring-wrap
+-- The check that fails: kube: watch-events: 18 change(s) etcd made were never delivered: the stream went on to rv 793 before them
+-- reduction: fault steps 17 -> 1 in 7 runs (9.5 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/kube_apiserver_faults.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

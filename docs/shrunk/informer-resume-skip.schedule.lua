@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/kube_apiserver_faults.lua --seed 10001 -- --bug informer-resume-skip
+-- The check that fails: kube: watch-events: the informer held rv 1179 but watched from rv 1180, skipping 1 change(s) etcd made in between
+-- reduction: fault steps 17 -> 2 in 7 runs (9.7 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/kube_apiserver_faults.lua (2 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

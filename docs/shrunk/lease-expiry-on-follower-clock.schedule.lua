@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/clock_skew_leases.lua --seed 10001 -- --bug lease-expiry-on-follower-clock
+-- The check that fails: linearizability: lease-expired-early: lease 144115189335415391 (TTL 12s) expired at revision 258, seen by 4.452318s, but its refresh sent at 1.978457s keeps it until at least 11.978457s (TTL / (1 + 200000 ppm drift))
+-- reduction: fault steps 12 -> 1 in 6 runs (7.0 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/clock_skew_leases.lua (2 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/kube_apiserver_faults.lua --seed 10002 -- --bug list-not-caught-up
+-- The check that fails: kube: list-state: a LIST answered at resourceVersion 1059 differs from etcd's objects under '/registry/configmaps/' at revision 1059: 20 missing, 0 extra, 0 different
+-- reduction: fault steps 17 -> 6 in 39 runs (31.6 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/kube_apiserver_faults.lua (6 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/crash_restart_storm.lua --seed 10004 -- --bug progress-notify-ahead
+-- The check that fails: watch: bookmarkable: watch 0: event at revision 304 after a progress notification at revision 305
+-- reduction: fault steps 32 -> 1 in 7 runs (6.6 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/crash_restart_storm.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/disaster_recovery.lua --seed 10001 -- --bug restore-restarts-revisions
+-- The check that fails: watch: consistent: [after restore 1 at t=11.176000s (snapshot backup at revision 642, bump 1000000)] revision 9: two writes were answered with the same revision
+-- reduction: fault steps 4 -> 0 in 1 runs (3.4 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/disaster_recovery.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/paused_leader.lua --seed 10031 -- --bug stale-read
+-- The check that fails: linearizability: stale-read: ordered at revision 818, but an operation at revision 819 completed before it was sent
+-- reduction: fault steps 6 -> 1 in 6 runs (5.5 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/paused_leader.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/fault_points.lua --seed 10001 -- --bug vote-not-persisted
+-- The check that fails: raft-invariants: Vote Safety: node 1 voted for 1 in term 5 but came back from a crash at term 4 with vote 0: the vote was not durable, so it may vote again in term 5
+-- reduction: fault steps 54 -> 2 in 21 runs (11.2 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/fault_points.lua (2 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

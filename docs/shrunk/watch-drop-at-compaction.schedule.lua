@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/compaction_watch.lua --seed 10004 -- --bug watch-drop-at-compaction
+-- The check that fails: watch: reliable: watch 11: 1 matching event(s) never delivered: the watch received revision 830 but never this earlier matching event
+-- reduction: fault steps 14 -> 1 in 7 runs (10.7 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/compaction_watch.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/compaction_watch.lua --seed 10001 -- --bug watch-duplicate-event
+-- The check that fails: watch: unique: watch 5: event delivered a second time
+-- reduction: fault steps 14 -> 0 in 1 runs (3.8 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/compaction_watch.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

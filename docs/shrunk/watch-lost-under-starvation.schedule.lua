@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/swarm.lua --seed 10072 -- --bug watch-lost-under-starvation
+-- The check that fails: watch: reliable: watch 0: 2 matching event(s) never delivered: the watch received revision 319 but never this earlier matching event
+-- reduction: fault steps 9 -> 0 in 1 runs (9.1 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/swarm.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

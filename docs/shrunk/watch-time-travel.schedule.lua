@@ -1,3 +1,7 @@
+-- Shrunk by: dst shrink scenarios/flapping_partitions.lua --seed 10001 -- --bug watch-time-travel
+-- The check that fails: watch: compaction: watch 2: canceled by compaction at 328 though the watch needed revision 443, which that compaction keeps
+-- reduction: fault steps 33 -> 1 in 7 runs (7.1 s of wall time); 1-minimal
+--
 -- The fault schedule of scenarios/flapping_partitions.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE

@@ -170,27 +170,31 @@ TEST_F(ApiTest, ConcurrentLinearizableReadsShareOneReadIndexRound) {
   // still sees the write acknowledged before it was sent.
   start();
   constexpr int kReads = 10;
-  int answered = 0, finished = 0;
+  // On the heap: a reader still running when the session gave up must not touch its frame.
+  struct Tally {
+    int answered = 0, finished = 0;
+  };
+  auto tally = std::make_shared<Tally>();
   uint64_t rounds = 0;
   session([&] {
     ASSERT_TRUE(call(leader_, put("k", "v")).has_put());
     call(follower_, get("k", true));  // opens the connection the readers share
     sim::Simulator& sim = world_->sim();
     const uint64_t asked_before = world_->cluster().server(follower_)->counters().reads_requested;
-    sim::WaitQueue done(sim);
+    auto done = std::make_shared<sim::WaitQueue>(sim);
     for (int i = 0; i < kReads; ++i) {
-      sim.spawn(sim.current_process(), "reader", [&] {
+      sim.spawn(sim.current_process(), "reader", [this, tally, done] {
         ApiResponse g = call(follower_, get("k"));
-        if (g.has_range() && g.range().kvs_size() == 1 && g.range().kvs(0).value() == "v") ++answered;
-        ++finished;
-        done.notify_all();
+        if (g.has_range() && g.range().kvs_size() == 1 && g.range().kvs(0).value() == "v") ++tally->answered;
+        ++tally->finished;
+        done->notify_all();
       });
     }
-    while (finished < kReads && done.wait(seconds(30)) == sim::WaitResult::kOk) {
+    while (tally->finished < kReads && done->wait(seconds(30)) == sim::WaitResult::kOk) {
     }
     rounds = world_->cluster().server(follower_)->counters().reads_requested - asked_before;
   });
-  EXPECT_EQ(answered, kReads);
+  EXPECT_EQ(tally->answered, kReads);
   EXPECT_GE(rounds, 1u);
   EXPECT_LE(rounds, 2u) << "every read asked for its own ReadIndex";
 }

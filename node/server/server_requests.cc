@@ -160,7 +160,11 @@ void Server::read_loop() {
     read_wanted_.reset();
     sim::Promise<Status> round = std::exchange(next_read_round_, sim::Promise<Status>(env_));
     Status s = read_index_round();
-    if (s.code() == StatusCode::kCancelled) return;  // the round's readers see "server stopped"
+    if (s.code() == StatusCode::kCancelled) {
+      // The process is going away (only that cancels these waits): its readers are told so.
+      round.set(Status(StatusCode::kUnavailable, kErrStopped));
+      return;
+    }
     round.set(std::move(s));
   }
 }
