@@ -22,6 +22,10 @@ Result<pid_t> spawn_logged(const std::vector<std::string>& argv, const std::stri
 // end), with a line saying where it was cut.
 std::string read_log_bounded(const std::string& path);
 
+// How long a child `dst run` may take before a harness kills it, unless told otherwise (dst sweep
+// and dst explore --timeout; dst shrink's candidates).
+inline constexpr int64_t kChildTimeoutDefaultNs = 30LL * 60 * 1'000'000'000;
+
 struct ChildCommand {
   std::vector<std::string> argv;
   std::string log;

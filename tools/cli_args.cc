@@ -125,6 +125,11 @@ Result<int64_t> Args::duration_ns(const std::string& name, int64_t default_value
   return d;
 }
 
+int Args::usage_error(const std::string& message) const {
+  std::fprintf(stderr, "%s\n\n%s", message.c_str(), usage().c_str());
+  return 2;  // tools/exit_codes.h: kExitUsage
+}
+
 std::string Args::usage() const {
   std::string out = "usage: " + command_ + " [options]";
   for (const PositionalSpec& p : positional_specs_) out += p.optional ? " [" + p.name + "]" : " " + p.name;

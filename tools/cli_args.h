@@ -40,6 +40,9 @@ class Args {
   const std::vector<std::string>& passthrough() const { return passthrough_; }
 
   std::string usage() const;
+  // Prints `message`, a blank line and the usage to stderr; returns the usage exit code (2), for
+  // a command's own checks of what parse() accepted.
+  int usage_error(const std::string& message) const;
 
  private:
   struct Spec {

@@ -27,7 +27,6 @@ using sweep::Verdict;
 
 constexpr uint64_t kDefaultRuns = 200;
 constexpr uint64_t kMaxJobs = 256;
-constexpr int64_t kDefaultTimeoutNs = 30LL * 60 * 1'000'000'000;
 
 struct ExploreOptions {
   std::string dst_path;
@@ -39,7 +38,7 @@ struct ExploreOptions {
   std::string out_dir;
   bool keep_going = false;
   bool fresh_only = false;
-  int64_t timeout_ns = kDefaultTimeoutNs;
+  int64_t timeout_ns = kChildTimeoutDefaultNs;
 };
 
 // One finished run, as explore.tsv and the summary show it.
@@ -61,11 +60,6 @@ const char* kMoreHelp =
     "unless --keep-going. Exit: 1 a run violated, crashed or timed out; else 3 a checker gave up;\n"
     "else 2 usage or scenario error; else 0. See docs/explore.md.\n";
 
-int usage_error(const std::string& message, const cli::Args& args) {
-  std::fprintf(stderr, "%s\n\n%s", message.c_str(), args.usage().c_str());
-  return kExitUsage;
-}
-
 std::optional<int> parse_options(const std::string& self, const std::vector<std::string>& argv, ExploreOptions* o) {
   cli::Args args("dst explore", argv);
   args.positional("SCENARIO", "a scenario file (SCENARIO.lua)", false);
@@ -80,22 +74,22 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   if (std::optional<int> done = args.parse_or_exit(kMoreHelp)) return done;
   o->scenario = *args.positional_value("SCENARIO");
   o->extra = args.passthrough();
-  if (Status st = sweep::check_extra_args(o->extra); !st.is_ok()) return usage_error("dst explore: " + st.message(), args);
+  if (Status st = sweep::check_extra_args(o->extra); !st.is_ok()) return args.usage_error("dst explore: " + st.message());
   for (const std::string& a : o->extra) {
     for (const char* own : {"--seed", "--out", "--result", "--fork", "--schedule", "--swarm-salt"}) {
       if (a == own || a.rfind(std::string(own) + "=", 0) == 0)
-        return usage_error("dst explore: '" + a + "' after -- would clash with what explore gives each run", args);
+        return args.usage_error("dst explore: '" + a + "' after -- would clash with what explore gives each run");
     }
   }
   Result<uint64_t> seed = args.has("seed") ? args.u64("seed", 0) : Result<uint64_t>(sim::fresh_seed());
   Result<uint64_t> runs = args.u64("runs", kDefaultRuns);
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   Result<uint64_t> jobs = args.u64("jobs", cpus > 0 ? static_cast<uint64_t>(cpus) : 1);
-  Result<int64_t> timeout = args.duration_ns("timeout", kDefaultTimeoutNs, sim::seconds(1), sim::seconds(24 * 3600));
+  Result<int64_t> timeout = args.duration_ns("timeout", kChildTimeoutDefaultNs, sim::seconds(1), sim::seconds(24 * 3600));
   for (const Status& st : {seed.status(), runs.status(), jobs.status(), timeout.status()})
-    if (!st.is_ok()) return usage_error(st.message(), args);
-  if (*runs < 1 || *runs > explore::kRunsMax) return usage_error("dst explore: --runs must be 1.." + std::to_string(explore::kRunsMax), args);
-  if (*jobs < 1 || *jobs > kMaxJobs) return usage_error("dst explore: --jobs must be 1.." + std::to_string(kMaxJobs), args);
+    if (!st.is_ok()) return args.usage_error(st.message());
+  if (*runs < 1 || *runs > explore::kRunsMax) return args.usage_error("dst explore: --runs must be 1.." + std::to_string(explore::kRunsMax));
+  if (*jobs < 1 || *jobs > kMaxJobs) return args.usage_error("dst explore: --jobs must be 1.." + std::to_string(kMaxJobs));
   o->seed = *seed;
   o->runs = *runs;
   o->jobs = *jobs;

@@ -24,7 +24,6 @@ namespace {
 
 constexpr uint64_t kMaxJobs = 256;
 constexpr uint64_t kMaxRunsCeiling = 100'000;
-constexpr int64_t kChildTimeoutNs = 30LL * 60 * 1'000'000'000;  // one candidate run: as dst sweep's default
 
 const char kMoreHelp[] =
     "\nRuns SCENARIO with --seed N (and the arguments after --, e.g. -- --bug stale-read), and if it fails,\n"
@@ -51,11 +50,6 @@ struct ShrinkOptions {
   bool any_violation = false;
 };
 
-int usage_error(const std::string& message, const cli::Args& args) {
-  std::fprintf(stderr, "%s\n%s", message.c_str(), args.usage().c_str());
-  return kExitUsage;
-}
-
 std::optional<int> parse_options(const std::string& self, const std::vector<std::string>& argv, ShrinkOptions* o) {
   cli::Args args("dst shrink", argv);
   args.positional("SCENARIO", "the scenario file whose run fails, or the run database (RUN.db) of that run", false);
@@ -70,28 +64,28 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   const std::string input = *args.positional_value("SCENARIO");
   const bool db = input.size() > 3 && input.compare(input.size() - 3, 3, ".db") == 0;
   (db ? o->run_db : o->scenario) = input;
-  if (db && args.has("seed")) return usage_error("dst shrink: a run database names its seed; no --seed", args);
-  if (!db && !args.has("seed")) return usage_error("dst shrink: --seed N is required", args);
+  if (db && args.has("seed")) return args.usage_error("dst shrink: a run database names its seed; no --seed");
+  if (!db && !args.has("seed")) return args.usage_error("dst shrink: --seed N is required");
   Result<uint64_t> seed = args.u64("seed", 0);
-  if (!seed.is_ok()) return usage_error(seed.status().message(), args);
+  if (!seed.is_ok()) return args.usage_error(seed.status().message());
   o->seed = std::to_string(*seed);
   Result<int64_t> budget = args.duration_ns("budget", 0, 1'000'000, 7LL * 24 * 3600 * 1'000'000'000);
-  if (!budget.is_ok()) return usage_error(budget.status().message(), args);
+  if (!budget.is_ok()) return args.usage_error(budget.status().message());
   o->budget_ns = *budget;
   Result<uint64_t> jobs = args.u64("jobs", 1);
   if (!jobs.is_ok() || *jobs < 1 || *jobs > kMaxJobs)
-    return usage_error("dst shrink: --jobs must be 1.." + std::to_string(kMaxJobs), args);
+    return args.usage_error("dst shrink: --jobs must be 1.." + std::to_string(kMaxJobs));
   o->jobs = *jobs;
   Result<uint64_t> runs = args.u64("max-runs", 1000);
   if (!runs.is_ok() || *runs < 1 || *runs > kMaxRunsCeiling)
-    return usage_error("dst shrink: --max-runs must be 1.." + std::to_string(kMaxRunsCeiling), args);
+    return args.usage_error("dst shrink: --max-runs must be 1.." + std::to_string(kMaxRunsCeiling));
   o->max_runs = *runs;
   o->extra = args.passthrough();
   for (const std::string& a : o->extra) {
     // The shrink owns these; and dst run refuses a fork (--fork) of a replayed schedule.
     for (const char* owned : {"--seed", "--out", "--result", "--schedule", "--fork"}) {
       if (a == owned || a.rfind(std::string(owned) + "=", 0) == 0)
-        return usage_error("dst shrink: '" + a + "' after -- would clash with the shrink's own runs", args);
+        return args.usage_error("dst shrink: '" + a + "' after -- would clash with the shrink's own runs");
     }
   }
   o->out_dir = args.value("out").value_or("dst-shrink-out");
@@ -103,8 +97,8 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
       const std::filesystem::path dir = std::filesystem::weakly_canonical(o->out_dir + sub, ec);
       auto rel = in.lexically_relative(dir);
       if (!rel.empty() && *rel.begin() != "..")
-        return usage_error("dst shrink: " + input + " is in " + o->out_dir + sub + ", which this shrink rewrites; copy it "
-                           "elsewhere or choose another --out", args);
+        return args.usage_error("dst shrink: " + input + " is in " + o->out_dir + sub + ", which this shrink rewrites; copy it "
+                           "elsewhere or choose another --out");
     }
   }
   o->dst_path = args.value("dst").value_or(self);
@@ -115,14 +109,20 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
 // The check a failure names: "linearizability: stale-read: ..." -> "linearizability".
 std::string check_name(const std::string& first_failure) { return first_failure.substr(0, first_failure.find(':')); }
 
-// One child `dst run` and its result file; an error says why there is no result.
-Result<RunResultFile> run_child(const ShrinkOptions& o, std::vector<std::string> args, const std::string& stem) {
+// `dst run ARGS --result STEM.result RUN ARGS`, logged to STEM.log; a result file left by an
+// earlier shrink in the same directory is removed first, so it cannot pass for this run's.
+ChildCommand run_command(const ShrinkOptions& o, std::vector<std::string> args, const std::string& stem) {
   std::error_code ec;
   std::filesystem::remove(stem + ".result", ec);
   args.insert(args.begin(), {o.dst_path, "run"});
   args.insert(args.end(), {"--result", stem + ".result"});
   args.insert(args.end(), o.extra.begin(), o.extra.end());
-  const std::vector<ChildExit> exits = run_children({ChildCommand{args, stem + ".log"}}, 1, kChildTimeoutNs);
+  return ChildCommand{args, stem + ".log"};
+}
+
+// One child `dst run` and its result file; an error says why there is no result.
+Result<RunResultFile> run_child(const ShrinkOptions& o, std::vector<std::string> args, const std::string& stem) {
+  const std::vector<ChildExit> exits = run_children({run_command(o, std::move(args), stem)}, 1, kChildTimeoutDefaultNs);
   if (!exits[0].spawn_error.empty()) return Status(StatusCode::kUnavailable, exits[0].spawn_error);
   return read_result_file(stem + ".result");
 }
@@ -166,16 +166,13 @@ class Shrinker {
     for (const auto& kept : candidates) {
       const std::string stem = o_.out_dir + "/runs/c" + std::to_string(next_++);
       std::error_code ec;
-      std::filesystem::remove(stem + ".result", ec);
       std::filesystem::remove(stem + ".schedule.lua", ec);
       // A file that cannot be written leaves no schedule: the child's run fails and is not kept.
       std::ofstream(stem + ".schedule.lua") << faults::schedule_to_lua(candidate_schedule(steps_, kept), o_.scenario);
-      std::vector<std::string> args = {o_.dst_path, "run", "--schedule", stem + ".schedule.lua", "--result", stem + ".result"};
-      args.insert(args.end(), o_.extra.begin(), o_.extra.end());
-      commands.push_back(ChildCommand{args, stem + ".log"});
+      commands.push_back(run_command(o_, {"--schedule", stem + ".schedule.lua"}, stem));
       stems.push_back(stem);
     }
-    run_children(commands, o_.jobs, kChildTimeoutNs);
+    run_children(commands, o_.jobs, kChildTimeoutDefaultNs);
     std::vector<shrink::Outcome> out;
     for (size_t i = 0; i < candidates.size(); ++i) {
       out.push_back(outcome(stems[i], candidates[i]));
@@ -248,7 +245,7 @@ std::variant<RunResultFile, int> run_original(const ShrinkOptions& o) {
 // DIR/original.schedule.lua.
 Result<faults::Schedule> original_schedule(const ShrinkOptions& o, const std::string& db) {
   const std::string file = o.out_dir + "/original.schedule.lua";
-  const std::vector<ChildExit> exits = run_children({ChildCommand{{o.dst_path, "schedule", db}, file}}, 1, kChildTimeoutNs);
+  const std::vector<ChildExit> exits = run_children({ChildCommand{{o.dst_path, "schedule", db}, file}}, 1, kChildTimeoutDefaultNs);
   if (!exits[0].spawn_error.empty()) return Status(StatusCode::kUnavailable, exits[0].spawn_error);
   if (exits[0].exit_code != kExitPass)
     return Status(StatusCode::kInvalidArgument, "dst schedule failed: " + read_log_bounded(file));

@@ -46,7 +46,6 @@ constexpr int64_t kPollNs = 20'000'000;
 constexpr int64_t kTtyRefreshNs = 250'000'000;
 // A seed that runs longer than this is killed and counted as a timeout: a simulated run that hangs
 // is a bug, and a sweep must end. Generous, since scenarios may simulate long stretches.
-constexpr int64_t kDefaultTimeoutNs = 30LL * 60 * 1'000'000'000;
 
 struct SweepOptions {
   std::string dst_path;         // the binary the children run
@@ -57,7 +56,7 @@ struct SweepOptions {
   bool run_out = false;         // each child gets --out DIR/seed-S (with --out, unless --no-run-out)
   bool keep_passing = false;    // keep DIR/seed-S of passing seeds (removed by default: they pass)
   bool fail_fast = false;       // start no seed after the first one that fails
-  int64_t timeout_ns = kDefaultTimeoutNs;  // 0: no limit
+  int64_t timeout_ns = kChildTimeoutDefaultNs;  // 0: no limit
 };
 
 std::string log_path(const SweepOptions& o, uint64_t seed) { return o.out_dir + "/seed-" + std::to_string(seed) + ".log"; }
@@ -70,11 +69,6 @@ std::string format_seconds(int64_t ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1fs", static_cast<double>(ns) / 1e9);
   return buf;
-}
-
-int usage_error(const std::string& message, const cli::Args& args) {
-  std::fprintf(stderr, "%s\n\n%s", message.c_str(), args.usage().c_str());
-  return kExitUsage;
 }
 
 const char* kMoreHelp =
@@ -104,32 +98,32 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
 
   o->header.scenario = *args.positional_value("SCENARIO");
   o->header.extra = args.passthrough();
-  if (!args.has("seeds")) return usage_error("dst sweep: --seeds A..B is required", args);
+  if (!args.has("seeds")) return args.usage_error("dst sweep: --seeds A..B is required");
   Result<sweep::SeedRange> range = sweep::parse_seed_range(*args.value("seeds"));
-  if (!range.is_ok()) return usage_error("dst sweep: " + range.status().message(), args);
+  if (!range.is_ok()) return args.usage_error("dst sweep: " + range.status().message());
   o->header.seeds = {*range};
   Result<sweep::Shard> shard =
       sweep::resolve_shard(sweep::shard_sources_from_environment(args.value("shard"), args.value("shards")));
-  if (!shard.is_ok()) return usage_error("dst sweep: " + shard.status().message(), args);
+  if (!shard.is_ok()) return args.usage_error("dst sweep: " + shard.status().message());
   o->header.shard = *shard;
   if (sweep::shard_seed_count(*range, *shard) > sweep::kMaxSweepSeeds) {
-    return usage_error("dst sweep: --seeds " + range->to_string() + " gives this process more than " +
-                           std::to_string(sweep::kMaxSweepSeeds) + " seeds; shard the sweep", args);
+    return args.usage_error("dst sweep: --seeds " + range->to_string() + " gives this process more than " +
+                           std::to_string(sweep::kMaxSweepSeeds) + " seeds; shard the sweep");
   }
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   Result<uint64_t> jobs = args.u64("jobs", cpus > 0 ? static_cast<uint64_t>(cpus) : 1);
-  if (!jobs.is_ok()) return usage_error(jobs.status().message(), args);
-  if (*jobs < 1 || *jobs > kMaxJobs) return usage_error("dst sweep: --jobs must be 1.." + std::to_string(kMaxJobs), args);
+  if (!jobs.is_ok()) return args.usage_error(jobs.status().message());
+  if (*jobs < 1 || *jobs > kMaxJobs) return args.usage_error("dst sweep: --jobs must be 1.." + std::to_string(kMaxJobs));
   o->jobs = *jobs;
-  Result<int64_t> timeout = args.value("timeout") == "0" ? Result<int64_t>(0) : args.duration_ns("timeout", kDefaultTimeoutNs, sim::seconds(1), sim::seconds(24 * 3600));
-  if (!timeout.is_ok()) return usage_error(timeout.status().message(), args);
+  Result<int64_t> timeout = args.value("timeout") == "0" ? Result<int64_t>(0) : args.duration_ns("timeout", kChildTimeoutDefaultNs, sim::seconds(1), sim::seconds(24 * 3600));
+  if (!timeout.is_ok()) return args.usage_error(timeout.status().message());
   o->timeout_ns = *timeout;
-  if (Status st = sweep::check_extra_args(o->header.extra); !st.is_ok()) return usage_error("dst sweep: " + st.message(), args);
+  if (Status st = sweep::check_extra_args(o->header.extra); !st.is_ok()) return args.usage_error("dst sweep: " + st.message());
   for (const std::string& a : o->header.extra) {
     // The sweep owns these: every child gets its own seed and output directory.
     if (a == "--seed" || a.rfind("--seed=", 0) == 0 || a == "--out" || a.rfind("--out=", 0) == 0 || a == "--result" ||
         a.rfind("--result=", 0) == 0) {
-      return usage_error("dst sweep: '" + a + "' after -- would clash with the sweep's own per-seed value", args);
+      return args.usage_error("dst sweep: '" + a + "' after -- would clash with the sweep's own per-seed value");
     }
   }
   o->dst_path = args.value("dst").value_or(self);
