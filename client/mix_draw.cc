@@ -136,4 +136,30 @@ std::string draw_watch_mix(sim::Rng& rng, WatchMix& mix) {
   return "watch " + text + "; slow reads up to " + sim::format_duration(mix.slow_read_delay_max);
 }
 
+const std::vector<std::string>& kv_kind_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const WeightField& k : kKinds) out.emplace_back(k.name);
+    return out;
+  }();
+  return names;
+}
+
+std::vector<std::string> kv_kinds_sent(const KvMix& mix) {
+  std::vector<std::string> out;
+  for (const WeightField& k : kKinds)
+    if (mix.*k.field > 0) out.emplace_back(k.name);
+  return out;
+}
+
+bool drop_kv_kind(KvMix& mix, std::string_view name) {
+  for (const WeightField& k : kKinds) {
+    if (name == k.name) {
+      mix.*k.field = 0;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace dst::client

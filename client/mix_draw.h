@@ -7,7 +7,10 @@
 // is readable next to its reproduce command.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "client/etcd_kv_turn.h"
 #include "client/watch_mix.h"
@@ -24,5 +27,12 @@ std::string draw_kv_mix(sim::Rng& rng, KvMix& mix);
 // The watchers' behaviour: filters, prev_kv, progress, sub-ranges, starts, restarts and the
 // share of slow readers (and how slow), drawn the same way.
 std::string draw_watch_mix(sim::Rng& rng, WatchMix& mix);
+
+// The etcd-kv request kinds by name ("get", "stale_get", ..., "cas_value"), as KvMix weighs them.
+const std::vector<std::string>& kv_kind_names();
+// The kinds `mix` sends (weight above 0), in kv_kind_names() order.
+std::vector<std::string> kv_kinds_sent(const KvMix& mix);
+// Stops `mix` sending a kind (its weight becomes 0); false for an unknown name.
+bool drop_kv_kind(KvMix& mix, std::string_view name);
 
 }  // namespace dst::client

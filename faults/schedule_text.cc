@@ -115,6 +115,24 @@ std::string schedule_to_lua(const Schedule& schedule, const std::string& source)
   return out;
 }
 
+std::string reduction_to_lua(const Reduction& r) {
+  if (r.empty()) return "";
+  std::string fields;
+  auto add = [&fields](const std::string& field) { fields += (fields.empty() ? "" : ", ") + field; };
+  if (r.nodes) add("nodes=" + std::to_string(*r.nodes));
+  if (r.clients) add("clients=" + std::to_string(*r.clients));
+  if (r.watchers) add("watchers=" + std::to_string(*r.watchers));
+  if (r.keys) add("keys=" + std::to_string(*r.keys));
+  if (r.rate) add("rate=" + real(*r.rate));
+  if (r.run_for_ns) add("run_for=" + integer(*r.run_for_ns));
+  if (!r.without.empty()) {
+    std::string kinds;
+    for (const std::string& k : r.without) kinds += (kinds.empty() ? "" : ", ") + lua_quote(k);
+    add("without={" + kinds + "}");
+  }
+  return "reduce{" + fields + "}";
+}
+
 std::string schedule_header(const Schedule& schedule, const std::string& source, size_t steps) {
   std::string out;
   std::string from = source;
@@ -130,6 +148,10 @@ std::string schedule_header(const Schedule& schedule, const std::string& source,
   out += "replay{scenario=" + lua_quote(schedule.scenario) + ", seed=\"" + std::to_string(schedule.seed) + "\"";
   if (!schedule.bugs.empty()) out += ", bug=" + lua_quote(schedule.bugs);
   out += "}\n";
+  if (!schedule.reduce.empty()) {
+    out += "-- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):\n";
+    out += reduction_to_lua(schedule.reduce) + "\n";
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,34 @@
 
 namespace dst::faults {
 
+// What `dst shrink` cut from the scenario's own configuration, written `reduce{...}` after the
+// replay{} line: each field given replaces the scenario's value when the schedule is replayed
+// (scenarios/scenario.h, Scenario::set_reduction checks it against the scenario's bounds).
+struct Reduction {
+  std::optional<uint64_t> nodes;       // cluster{nodes=}
+  std::optional<uint64_t> clients;     // workload{clients=}
+  std::optional<uint64_t> watchers;    // workload{watchers=}
+  std::optional<uint64_t> keys;        // workload{keys=}
+  std::optional<double> rate;          // workload{rate=}
+  std::optional<int64_t> run_for_ns;   // run_for()
+  std::vector<std::string> without;    // etcd-kv request kinds that are never sent (client/mix_draw.h names)
+  bool empty() const {
+    return !nodes && !clients && !watchers && !keys && !rate && !run_for_ns && without.empty();
+  }
+};
+
 // What a replay needs besides the steps: the scenario and seed it was recorded from.
 struct Schedule {
   std::string scenario;  // the scenario's path as the run named it
   uint64_t seed = 0;
   std::string bugs;      // the --bug list of the run ("" for none)
+  Reduction reduce;      // empty for a recorded schedule
   std::vector<FaultStep> steps;  // in the order they were applied
 };
+
+// `reduce{clients=1, run_for=3200000000, without={"txn"}}` (the fields given only), or "" when
+// nothing was cut.
+std::string reduction_to_lua(const Reduction& r);
 
 // The Lua table constructor of one step's fields: {at=..., kind="...", origin="...", ...}.
 std::string step_to_lua(const FaultStep& step);
@@ -28,7 +50,7 @@ std::string lua_quote(const std::string& s);
 // The whole file: a comment saying what it is and how to replay it, replay{...}, then one
 // step{...} line per step with its time and a description as a comment.
 std::string schedule_to_lua(const Schedule& schedule, const std::string& source);
-// Its parts: the comment and replay{} line (schedule.steps is not read), and one step's line from
+// Its parts: the comment, the replay{} line and a reduce{} line (schedule.steps is not read), and one step's line from
 // its Lua table, its time and a note for the comment.
 std::string schedule_header(const Schedule& schedule, const std::string& source, size_t steps);
 std::string schedule_line(const std::string& step_lua, int64_t at, const std::string& note);

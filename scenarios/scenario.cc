@@ -11,6 +11,7 @@
 #include "base/hash.h"
 #include "base/limits.h"
 #include "client/kv_client.h"
+#include "client/mix_draw.h"
 #include "node/server/membership.h"
 
 namespace dst::scenarios {
@@ -73,6 +74,12 @@ Status Scenario::check_loaded_config() const {
       return Status(StatusCode::kInvalidArgument, t.where + ": scheduled at " + sim::format_duration(t.at) +
                                                       ", after the end of run_for(" +
                                                       sim::format_duration(c.run.duration) + ")");
+  return check_offered_load();
+}
+
+// The operations the configuration offers stay under the bound a run may offer.
+Status Scenario::check_offered_load() const {
+  const ScenarioConfig& c = config_;
   const client::WorkloadOptions& w = c.run.workload;
   const double per_second = static_cast<double>(w.clients) * w.rate +
                             (c.kube ? static_cast<double>(c.kube->controllers) * c.kube->writes_per_second : 0.0);
@@ -128,6 +135,32 @@ void Scenario::set_replay(const faults::Schedule& schedule) {
   }
   std::stable_sort(replay_timed_.begin(), replay_timed_.end(),
                    [](const faults::FaultStep& a, const faults::FaultStep& b) { return a.at < b.at; });
+}
+
+Status Scenario::set_reduction(const faults::Reduction& r) {
+  DST_ASSERT(sim_ == nullptr);  // before the run starts
+  ScenarioConfig& c = config_;
+  const std::string where = path_ + ": reduce{}: ";
+  if (r.nodes) {
+    for (const auto& [node, ppm] : c.clock_drift_ppm)
+      if (node > *r.nodes)
+        return Status(StatusCode::kInvalidArgument, where + "nodes=" + std::to_string(*r.nodes) + ", but cluster{clock=} drifts node " +
+                                                        std::to_string(node));
+    c.run.nodes = *r.nodes;
+  }
+  client::WorkloadOptions& w = c.run.workload;
+  if (r.clients) w.clients = *r.clients;
+  if (r.watchers) w.watchers = *r.watchers;
+  if (r.keys) w.keys = *r.keys;
+  if (r.rate) w.rate = *r.rate;
+  // Timers scheduled past a shorter end never run (Scenario::fire), as a run's last ones do.
+  if (r.run_for_ns) c.run.duration = *r.run_for_ns;
+  for (const std::string& kind : r.without)
+    if (!client::drop_kv_kind(w.kv_mix, kind))
+      return Status(StatusCode::kInvalidArgument, where + "unknown request kind '" + kind + "'");
+  if (!r.without.empty() && client::kv_kinds_sent(w.kv_mix).empty())
+    return Status(StatusCode::kInvalidArgument, where + "without={...} leaves the etcd-kv clients no request kind to send");
+  return check_offered_load();
 }
 
 Status Scenario::apply_fault(faults::FaultStep step) {

@@ -101,6 +101,10 @@ class Scenario {
   // schedule lacks does nothing), its config steps are the script's own and are skipped.
   void set_replay(const faults::Schedule& schedule);
   bool replaying() const { return replay_calls_.has_value(); }
+  // Replaces parts of the configuration with a schedule's reduce{} (before the run starts): the
+  // cluster's size, the workload's clients, watchers, keys, rate and request kinds, run_for.
+  // kInvalidArgument "path: reduce{}: ..." when the scenario cannot take it.
+  Status set_reduction(const faults::Reduction& reduction);
   // The run's bugs (base/bugs.h) for its kube layer; before it starts. (The cluster's members get
   // the same value through the run's configure_cluster.)
   void set_bugs(Bugs bugs);
@@ -163,6 +167,7 @@ class Scenario {
  private:
   Scenario(std::string path, uint64_t seed, const LuaLimits& limits);
   Status check_loaded_config() const;
+  Status check_offered_load() const;
   void start(world::SimCluster& cluster, faults::Nemesis& nemesis, history::Recorder& recorder, sim::TimeNs until);
   // A client of the scenario's own: pinned to a 0-based member, or any member (-1).
   client::KvClientOptions client_options(int64_t member);

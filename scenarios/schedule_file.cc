@@ -2,10 +2,12 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
 #include "base/limits.h"
+#include "client/mix_draw.h"
 #include "faults/nemesis.h"
 #include "scenarios/lua_host.h"
 #include "scenarios/scenario.h"
@@ -24,6 +26,7 @@ using faults::FaultStep;
 struct Loading {
   faults::Schedule schedule;
   bool replay_seen = false;
+  bool reduce_seen = false;
 };
 
 Loading& loading(lua_State* L) { return *static_cast<Loading*>(lua_touserdata(L, lua_upvalueindex(1))); }
@@ -174,13 +177,59 @@ int l_replay(lua_State* L) {
   return 0;
 }
 
+// reduce{without={"txn", ...}}: the request kinds, each a known name once.
+std::vector<std::string> kinds_field(lua_State* L, Fields& f) {
+  std::vector<std::string> kinds;
+  const int type = f.push("without");
+  if (type == LUA_TNIL) {
+    lua_pop(L, 1);
+    return kinds;
+  }
+  const std::vector<std::string>& names = client::kv_kind_names();
+  std::string known;
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  if (type != LUA_TTABLE) fail(L, "reduce{}: field 'without': expected a list of request kinds such as {\"txn\"}");
+  for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
+    const char* kind = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    if (std::find(names.begin(), names.end(), kind) == names.end() ||
+        std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
+      fail(L, "reduce{}: field 'without': item " + std::to_string(i) + ": expected a request kind named once, one of: " + known);
+    kinds.emplace_back(kind);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+  return kinds;
+}
+
+int l_reduce(lua_State* L) {
+  Loading& ld = loading(L);
+  if (!ld.replay_seen) fail(L, "reduce{}: the file must start with replay{scenario=..., seed=...}");
+  if (ld.reduce_seen) fail(L, "reduce{}: called twice; a schedule file has at most one reduce{} line");
+  api::check_arg_count(L, 1, "reduce{}");
+  Fields f(L, 1, "reduce{}", {"nodes", "clients", "watchers", "keys", "rate", "run_for", "without"});
+  if (f.index() == 0) fail(L, "reduce{}: expected a table such as reduce{clients=1, run_for=3000000000}");
+  faults::Reduction& r = ld.schedule.reduce;
+  // The bounds of cluster{}, workload{} and run_for(): a reduction is a scenario's configuration.
+  if (auto n = f.integer("nodes", 1, 9)) r.nodes = static_cast<uint64_t>(*n);
+  if (auto n = f.integer("clients", 0, 256)) r.clients = static_cast<uint64_t>(*n);
+  if (auto n = f.integer("watchers", 0, 64)) r.watchers = static_cast<uint64_t>(*n);
+  if (auto n = f.integer("keys", 1, 100000)) r.keys = static_cast<uint64_t>(*n);
+  if (auto v = f.number("rate", 0.1, 10000)) r.rate = *v;
+  if (auto ns = f.integer("run_for", limits::kScenarioRunForNsMin, limits::kScenarioRunForNsMax)) r.run_for_ns = *ns;
+  r.without = kinds_field(L, f);
+  if (r.without.size() == client::kv_kind_names().size())
+    fail(L, "reduce{}: field 'without': every request kind is listed; at least one must be sent");
+  ld.reduce_seen = true;
+  return 0;
+}
+
 }  // namespace
 
 Result<faults::Schedule> load_schedule_source(const std::string& name, const std::string& code) {
   LuaHost host(LuaLimits{}, 0);
   Loading ld;
   lua_State* L = host.state();
-  const luaL_Reg fns[] = {{"step", l_step}, {"replay", l_replay}};
+  const luaL_Reg fns[] = {{"step", l_step}, {"replay", l_replay}, {"reduce", l_reduce}};
   for (const luaL_Reg& fn : fns) {
     lua_pushlightuserdata(L, &ld);
     lua_pushcclosure(L, fn.func, 1);

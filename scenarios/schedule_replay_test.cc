@@ -4,6 +4,8 @@
 // schedule file is refused with its file and line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
 #include <string>
 
 #include "faults/schedule_text.h"
@@ -19,6 +21,9 @@ struct ReplayRun {
   std::vector<history::ScheduleStep> schedule;
   std::vector<history::Fault> faults;
   std::optional<std::string> error;
+  size_t operations = 0, watches = 0;
+  std::set<uint32_t> clients;  // that issued operations
+  sim::TimeNs last_invoke = 0;
 };
 
 ReplayRun run(const std::string& path, uint64_t seed, const std::optional<faults::Schedule>& replay,
@@ -27,7 +32,11 @@ ReplayRun run(const std::string& path, uint64_t seed, const std::optional<faults
       source.empty() ? Scenario::load(path, seed) : Scenario::load_source(path, source, seed);
   EXPECT_TRUE(s.is_ok()) << s.status().message();
   if (!s.is_ok()) return {};
-  if (replay) (*s)->set_replay(*replay);
+  if (replay) {
+    (*s)->set_replay(*replay);
+    const Status reduced = (*s)->set_reduction(replay->reduce);
+    EXPECT_TRUE(reduced.is_ok()) << reduced.message();
+  }
   sim::Simulator sim(seed);
   history::MemoryRecorder recorder;
   const world::KvRunResult result = world::run_kv_world(sim, (*s)->run_options(), recorder);
@@ -36,6 +45,12 @@ ReplayRun run(const std::string& path, uint64_t seed, const std::optional<faults
   r.schedule = recorder.history().schedule;
   r.faults = recorder.history().faults;
   r.error = (*s)->runtime_error() ? (*s)->runtime_error() : result.fault_error;
+  r.operations = recorder.history().operations.size();
+  r.watches = recorder.history().watches.size();
+  for (const history::Operation& op : recorder.history().operations) {
+    r.clients.insert(op.client);
+    r.last_invoke = std::max(r.last_invoke, op.invoke_ns);
+  }
   return r;
 }
 
@@ -152,6 +167,65 @@ TEST(ScheduleReplay, ATimedStepAfterTheFaultPhaseIsRefused) {
   ASSERT_TRUE(replay.error);
   EXPECT_NE(replay.error->find("is after the end of the fault phase"), std::string::npos) << *replay.error;
   EXPECT_TRUE(replay.schedule.empty());
+}
+
+TEST(ScheduleReplay, AReductionRunsTheLighterWorkloadItNames) {
+  const std::string path = scenario_path("leader_isolation.lua");
+  const ReplayRun original = run(path, 1, std::nullopt);
+  ASSERT_FALSE(original.error) << *original.error;
+  Result<faults::Schedule> schedule = load_schedule_source("replay.lua", schedule_file(path, 1, original.schedule));
+  ASSERT_TRUE(schedule.is_ok()) << schedule.status().message();
+  schedule->reduce = faults::Reduction{.clients = 1, .watchers = 0, .keys = 2, .rate = 10, .run_for_ns = sim::seconds(3),
+                                       .without = {"txn", "lease_put"}};
+  const ReplayRun reduced = run(path, 1, *schedule);
+  ASSERT_FALSE(reduced.error) << *reduced.error;
+  EXPECT_EQ(reduced.watches, 0u);
+  EXPECT_GT(original.watches, 0u);
+  EXPECT_LT(reduced.operations * 10, original.operations);
+  EXPECT_LT(reduced.clients.size(), original.clients.size());
+  // 3 s of clients (plus the harness's recovery checks and the compactor) instead of the scenario's run_for.
+  EXPECT_LT(reduced.last_invoke + sim::seconds(5), original.last_invoke);
+  EXPECT_EQ(run(path, 1, *schedule).hash, reduced.hash) << "a reduced replay is as deterministic as any run";
+}
+
+TEST(ScheduleReplay, AReductionTheScenarioCannotTakeIsRefused) {
+  Result<std::unique_ptr<Scenario>> s = Scenario::load(scenario_path("clock_skew_leases.lua"), 1);
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  Status st = (*s)->set_reduction(faults::Reduction{.nodes = 1});
+  EXPECT_NE(st.message().find("reduce{}: nodes=1, but cluster{clock=} drifts node"), std::string::npos) << st.message();
+  st = (*s)->set_reduction(faults::Reduction{.clients = 256, .rate = 10000});
+  EXPECT_NE(st.message().find("a run may offer at most"), std::string::npos) << st.message();
+}
+
+TEST(ScheduleFile, AReductionReadsBackTheSameAndIsChecked) {
+  faults::Schedule s{.scenario = "x.lua", .seed = 3};
+  s.reduce = faults::Reduction{.nodes = 3, .clients = 0, .watchers = 1, .keys = 2, .rate = 6.25,
+                               .run_for_ns = 3'200'000'000, .without = {"txn", "cas_mod"}};
+  Result<faults::Schedule> back = load_schedule_source("r.lua", faults::schedule_to_lua(s, "a test"));
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(faults::reduction_to_lua(back->reduce), faults::reduction_to_lua(s.reduce));
+  EXPECT_EQ(faults::reduction_to_lua(s.reduce),
+            "reduce{nodes=3, clients=0, watchers=1, keys=2, rate=6.25, run_for=3200000000, without={\"txn\", \"cas_mod\"}}");
+  EXPECT_EQ(faults::reduction_to_lua(faults::Reduction{}), "");
+  const auto error = [](const std::string& text) {
+    Result<faults::Schedule> r = load_schedule_source("s.lua", text);
+    return r.is_ok() ? std::string("accepted") : r.status().message();
+  };
+  const std::string head = "replay{scenario=\"x.lua\", seed=\"7\"}\n";
+  EXPECT_EQ(error("reduce{clients=1}\n"), "s.lua:1: reduce{}: the file must start with replay{scenario=..., seed=...}");
+  EXPECT_EQ(error(head + "reduce{clients=1}\nreduce{keys=1}\n"),
+            "s.lua:3: reduce{}: called twice; a schedule file has at most one reduce{} line");
+  EXPECT_NE(error(head + "reduce{without={\"gett\"}}\n").find("s.lua:2: reduce{}: field 'without': item 1: expected a request kind"),
+            std::string::npos);
+  EXPECT_NE(error(head + "reduce{without={\"get\", \"get\"}}\n").find("item 2"), std::string::npos);
+  EXPECT_NE(error(head + "reduce{run_for=5}\n").find("s.lua:2: reduce{}"), std::string::npos);
+  EXPECT_NE(error(head + "reduce{nodes=10}\n").find("s.lua:2: reduce{}"), std::string::npos);
+  EXPECT_NE(error(head + "reduce{clientz=1}\n").find("unknown field"), std::string::npos);
+  std::string every = head + "reduce{without={";
+  for (const char* k : {"get", "stale_get", "list", "scan", "put", "del", "lease_put", "lease_grant", "lease_revoke",
+                        "keep_alive", "lease_ttl", "txn", "cas_mod", "cas_value"})
+    every += std::string("\"") + k + "\", ";
+  EXPECT_NE(error(every + "}}\n").find("at least one must be sent"), std::string::npos) << error(every + "}}\n");
 }
 
 TEST(ScheduleFile, BadFilesAreRefusedWithTheirLine) {

@@ -2,12 +2,14 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "base/probes.h"
 #include "checker/kube/kube_checker.h"
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/watch/watch_checker.h"
+#include "client/mix_draw.h"
 #include "history/checks.h"
 #include "history/coverage.h"
 #include "history/recorder.h"
@@ -315,6 +317,27 @@ const char* verdict_line(const history::RunVerdict& v) {
   return "FAIL";
 }
 
+// What the run was, for the result file (`dst shrink` reduces it and reports before and after).
+std::map<std::string, std::string> run_shape(const world::KvRunOptions& options, const EtcdRun& run) {
+  const client::WorkloadOptions& w = options.workload;
+  std::map<std::string, std::string> shape = {
+      {"nodes", std::to_string(options.nodes)},
+      {"profile", std::string(client::profile_name(w.profile))},
+      {"clients", std::to_string(w.clients)},
+      {"watchers", std::to_string(w.watchers)},
+      {"keys", std::to_string(w.keys)},
+      {"run_for_ns", std::to_string(options.duration)},
+      {"phase_start_ns", std::to_string(run.world.phase_start)},
+      {"operations", std::to_string(run.history().operations.size())}};
+  char rate[40];
+  std::snprintf(rate, sizeof rate, "%.17g", w.rate);
+  shape["rate"] = rate;
+  std::string kinds;
+  for (const std::string& k : client::kv_kinds_sent(w.kv_mix)) kinds += (kinds.empty() ? "" : ",") + k;
+  if (w.profile == client::Profile::kEtcdKv) shape["kinds"] = kinds;
+  return shape;
+}
+
 }  // namespace
 
 int run_kv_command(const KvRunSpec& spec) {
@@ -360,6 +383,7 @@ int run_kv_command(const KvRunSpec& spec) {
     RunResultFile result = make_result_file(spec.seed, hash, verdict, exit_code, checks);
     result.coverage = run.coverage;
     result.must_reach = spec.must_reach;
+    result.shape = run_shape(spec.options, run);
     write_result_file_or_warn(*spec.result_file, std::move(result));
   }
   return exit_code;

@@ -75,6 +75,14 @@ Status parse_line(const std::vector<std::string>& f, RunResultFile& r, const std
     return parse_check(f, r.checks.back(), where);
   }
   if (key == "coverage" || key == "must_reach") return parse_coverage(f, r, where);
+  if (key == "shape") {
+    if (f.size() != 3 || f[1].empty() || f[1].size() > 64 || f[1].find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
+      return Status(StatusCode::kInvalidArgument, where + ": a shape line is shape<tab>NAME<tab>VALUE, NAME in a-z and _");
+    if (r.shape.size() >= kShapeEntriesMax || !r.shape.emplace(f[1], f[2]).second)
+      return Status(StatusCode::kInvalidArgument, where + ": shape " + f[1] + " twice, or more than " +
+                                                      std::to_string(kShapeEntriesMax) + " shape lines");
+    return Status::ok();
+  }
   if (f.size() != 2) return Status(StatusCode::kInvalidArgument, where + ": expected KEY<tab>VALUE");
   uint64_t n = 0;
   if (key == "seed" && parse_u64(f[1], n)) r.seed = n;
@@ -84,6 +92,7 @@ Status parse_line(const std::vector<std::string>& f, RunResultFile& r, const std
   else if (key == "verdict" && (f[1] == "pass" || f[1] == "violation" || f[1] == "unknown" || f[1] == "error")) r.verdict = f[1];
   else if (key == "exit_code" && parse_u64(f[1], n) && n <= 255) r.exit_code = static_cast<int>(n);
   else if (key == "first_failure") r.first_failure = f[1];
+  else if (key == "deciding") r.deciding = f[1];
   else return Status(StatusCode::kInvalidArgument, where + ": unknown key or bad value for '" + key + "'");
   return Status::ok();
 }
@@ -97,6 +106,8 @@ std::string format_result_file(const RunResultFile& r) {
   out += "verdict\t" + r.verdict + "\n";
   out += "exit_code\t" + std::to_string(r.exit_code) + "\n";
   out += "first_failure\t" + field(r.first_failure) + "\n";
+  if (!r.deciding.empty()) out += "deciding\t" + field(r.deciding) + "\n";
+  for (const auto& [name, value] : r.shape) out += "shape\t" + field(name) + "\t" + field(value) + "\n";
   for (const history::CheckRow& c : r.checks)
     out += "check\t" + field(c.name) + "\t" + history::check_status_name(c.status) + "\t" + (c.required ? "1" : "0") + "\t" +
            std::to_string(c.checked) + "\t" + std::to_string(c.violations) + "\t" + field(c.first_rule) + "\t" +
@@ -141,7 +152,10 @@ RunResultFile make_result_file(uint64_t seed, uint64_t trace_hash, const history
   r.trace_hash = sim::format_trace_hash(trace_hash);
   r.verdict = verdict.name;
   r.exit_code = exit_code;
-  if (verdict.deciding) r.first_failure = history::describe_failure(checks[*verdict.deciding]);
+  if (verdict.deciding) {
+    r.first_failure = history::describe_failure(checks[*verdict.deciding]);
+    r.deciding = checks[*verdict.deciding].name;
+  }
   r.checks = checks;
   return r;
 }

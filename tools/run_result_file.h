@@ -9,6 +9,8 @@
 //   verdict	violation
 //   exit_code	1
 //   first_failure	raft-invariants: Read Safety: node 2 answered read ...
+//   deciding	raft-invariants
+//   shape	clients	4
 //   check	raft-invariants	fail	1	0	3	Read Safety	node 2 answered read ...
 //   coverage	watch.compaction-cancel	3
 //   must_reach	watch.compaction-cancel
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,10 +37,17 @@ struct RunResultFile {
   std::string verdict;     // "pass", "violation", "unknown", "error"
   int exit_code = 0;
   std::string first_failure;  // describe_failure of the deciding check; "" for a pass
+  std::string deciding;       // the deciding check's name ("linearizability"); "" for a pass
   std::vector<history::CheckRow> checks;  // name, status, required, checked, violations, first rule and message
   history::Coverage coverage;
   std::vector<std::string> must_reach;
+  // What the run was, by name: nodes, clients, watchers, keys, rate, profile, kinds (the etcd-kv
+  // request kinds sent, comma-separated), run_for_ns, phase_start_ns, operations (recorded). For
+  // `dst shrink`, which reduces them; at most kShapeEntriesMax.
+  std::map<std::string, std::string> shape;
 };
+
+inline constexpr size_t kShapeEntriesMax = 64;
 
 // Result files are a few lines; anything larger is not one.
 inline constexpr size_t kRunResultFileBytesMax = 1 << 20;

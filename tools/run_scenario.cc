@@ -48,7 +48,11 @@ std::function<void(world::KvRunOptions&)> load_for_each_run(std::shared_ptr<std:
     DST_ASSERT_MSG(loaded.is_ok(), "the scenario loaded once but not again: " + loaded.status().message());
     *current = std::move(loaded).value();
     (*current)->set_bugs(v.bugs);
-    if (v.replay) (*current)->set_replay(*v.replay);
+    if (v.replay) {
+      (*current)->set_replay(*v.replay);
+      const Status reduced = (*current)->set_reduction(v.replay->reduce);
+      DST_ASSERT_MSG(reduced.is_ok(), "a reduction taken once but not again: " + reduced.message());
+    }
     options = (*current)->run_options();
     if (!v.forks.empty()) fork_nemesis(options, v.forks);
     std::function<void(world::ClusterOptions&)> scenario_cluster = options.configure_cluster;
@@ -70,6 +74,14 @@ bool parse_salt_option(const cli::Args& args, scenarios::SwarmSalts& salts) {
   }
   salts = *parsed;
   return true;
+}
+
+// The schedule's reduce{} on the scenario's configuration; false after saying why on stderr.
+bool take_reduction(scenarios::Scenario& scenario, const RunVariation& v) {
+  if (!v.replay) return true;
+  const Status st = scenario.set_reduction(v.replay->reduce);
+  if (!st.is_ok()) std::fprintf(stderr, "dst run: --schedule: %s\n", st.message().c_str());
+  return st.is_ok();
 }
 
 // --bug and --schedule; false (after saying why on stderr) when either is bad.
@@ -165,6 +177,7 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     std::fprintf(stderr, "dst run: scenario error: %s\n", first.status().message().c_str());
     return kExitUsage;
   }
+  if (!take_reduction(**first, v)) return kExitUsage;
   const scenarios::ScenarioConfig& config = (*first)->config();
   if (v.bugs.any_in(BugLayer::kKube) && !config.kube) {
     std::fprintf(stderr, "dst run: --bug: a kube bug needs a scenario with kube{} (apiservers and controllers); %s has none\n",

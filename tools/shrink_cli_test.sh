@@ -20,9 +20,9 @@ shrink 1 one
 rc=$?
 [ $rc = 0 ] || { cat "$dir/one.out" "$dir/one.err"; fail "dst shrink --jobs 1 exited $rc"; }
 cat "$dir/one.out"
-before=$(sed -n 's/^faults  *\([0-9]*\) -> \([0-9]*\) steps.*/\1/p' "$dir/one.out")
-after=$(sed -n 's/^faults  *\([0-9]*\) -> \([0-9]*\) steps.*/\2/p' "$dir/one.out")
-[ -n "$before" ] && [ -n "$after" ] || fail "no 'faults N -> M steps' line"
+before=$(sed -n 's/^reduced  *fault steps \([0-9]*\) -> \([0-9]*\)$/\1/p' "$dir/one.out")
+after=$(sed -n 's/^reduced  *fault steps \([0-9]*\) -> \([0-9]*\)$/\2/p' "$dir/one.out")
+[ -n "$before" ] && [ -n "$after" ] || fail "no 'reduced fault steps N -> M' line"
 [ "$after" -lt "$before" ] || fail "the schedule did not shrink ($before -> $after)"
 grep -q '^failure  *watch: bookmarkable' "$dir/one.out" || fail "the minimal run does not fail the same check"
 [ -f "$dir/one/minimal/run.db" ] || fail "no run database of the minimal run"
@@ -34,7 +34,9 @@ steps_of() { grep -v '^--' "$1"; }
 steps_of "$dir/one/shrunk.schedule.lua" >"$dir/one.steps"
 steps_of "$dir/two/shrunk.schedule.lua" >"$dir/two.steps"
 cmp "$dir/one.steps" "$dir/two.steps" || fail "--jobs 1 and --jobs 2 shrank differently"
-grep -q '^-- reduction: fault steps' "$dir/one/shrunk.schedule.lua" || fail "no reduction in the header"
+grep -q '^--   fault steps [0-9]* -> [0-9]*$' "$dir/one/shrunk.schedule.lua" || fail "no reduction in the header"
+grep -q '^--   virtual time 20.000s -> ' "$dir/one/shrunk.schedule.lua" || fail "the run was not made shorter"
+grep -q '^reduce{.*run_for=' "$dir/one/shrunk.schedule.lua" || fail "no reduce{} line in the shrunk schedule"
 
 # From the run database of the original run: the same shrunk schedule.
 "$DST" shrink "$dir/one/original/run.db" --out "$dir/db" >"$dir/db.out" 2>&1 || fail "dst shrink RUN.db exited $?"
@@ -44,7 +46,7 @@ cmp "$dir/one.steps" "$dir/db.steps" || fail "RUN.db and SCENARIO --seed shrank 
 # A wall-time budget spent before the first candidate: the whole schedule, said to be unshrunk.
 "$DST" shrink "$dir/one/original/run.db" --budget 1ms --out "$dir/budget" >"$dir/budget.out" 2>&1 ||
   fail "dst shrink --budget exited $?"
-grep -q "^runs .*stopped" "$dir/budget.out" || fail "--budget: no 'stopped' in the summary"
+grep -q "^search .*stopped" "$dir/budget.out" || fail "--budget: no 'stopped' in the summary"
 
 # The shrunk schedule is a replay file: run on its own, it fails with the same check.
 "$DST" run --schedule "$dir/one/shrunk.schedule.lua" >"$dir/replay.out" 2>&1

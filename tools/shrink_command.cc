@@ -3,7 +3,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,7 +19,7 @@
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/run_result_file.h"
-#include "tools/shrink_search.h"
+#include "tools/shrink_runner.h"
 
 namespace dst {
 namespace {
@@ -27,9 +29,11 @@ constexpr uint64_t kMaxRunsCeiling = 100'000;
 
 const char kMoreHelp[] =
     "\nRuns SCENARIO with --seed N (and the arguments after --, e.g. -- --bug stale-read), and if it fails,\n"
-    "replays its fault schedule with fewer and fewer steps (delta debugging) while the same check still\n"
-    "fails. Writes DIR/shrunk.schedule.lua (replay: dst run --schedule FILE) and DIR/minimal (its run\n"
-    "database and report). The result depends on the input and --max-runs only, not on --jobs.\n"
+    "replays its fault schedule with fewer and fewer steps (delta debugging), then with a smaller cluster,\n"
+    "a shorter run, fewer clients, watchers, keys and request kinds, a lower rate, and each step moved\n"
+    "(windows shorter, starts later), keeping each change while the same check still fails. Writes\n"
+    "DIR/shrunk.schedule.lua (replay: dst run --schedule FILE) and DIR/minimal (its run database and\n"
+    "report). The result depends on the input and --max-runs only, not on --jobs.\n"
     "Exit: 0 shrunk; 1 the shrunk schedule did not fail again the same way (not deterministic);\n"
     "2 usage error, or the run does not fail; 3 the original run's checker gave up.\n";
 
@@ -106,116 +110,31 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   return std::nullopt;
 }
 
-// The check a failure names: "linearizability: stale-read: ..." -> "linearizability".
-std::string check_name(const std::string& first_failure) { return first_failure.substr(0, first_failure.find(':')); }
+// The check a result names (see shrink_runner.cc): its deciding field, or the text before the first
+// ':' of its first failure.
+std::string check_name(const RunResultFile& r) {
+  return r.deciding.empty() ? r.first_failure.substr(0, r.first_failure.find(':')) : r.deciding;
+}
 
-// `dst run ARGS --result STEM.result RUN ARGS`, logged to STEM.log; a result file left by an
-// earlier shrink in the same directory is removed first, so it cannot pass for this run's.
-ChildCommand run_command(const ShrinkOptions& o, std::vector<std::string> args, const std::string& stem) {
-  std::error_code ec;
-  std::filesystem::remove(stem + ".result", ec);
-  args.insert(args.begin(), {o.dst_path, "run"});
-  args.insert(args.end(), {"--result", stem + ".result"});
-  args.insert(args.end(), o.extra.begin(), o.extra.end());
-  return ChildCommand{args, stem + ".log"};
+shrink::RunnerConfig runner_config(const ShrinkOptions& o) {
+  shrink::RunnerConfig c;
+  c.dst_path = o.dst_path;
+  c.scenario = o.scenario;
+  c.out_dir = o.out_dir;
+  c.extra = o.extra;
+  c.jobs = o.jobs;
+  c.max_runs = o.max_runs;
+  c.any_violation = o.any_violation;
+  return c;
 }
 
 // One child `dst run` and its result file; an error says why there is no result.
 Result<RunResultFile> run_child(const ShrinkOptions& o, std::vector<std::string> args, const std::string& stem) {
-  const std::vector<ChildExit> exits = run_children({run_command(o, std::move(args), stem)}, 1, kChildTimeoutDefaultNs);
+  const std::vector<ChildExit> exits =
+      run_children({shrink::run_command(runner_config(o), std::move(args), stem)}, 1, kChildTimeoutDefaultNs);
   if (!exits[0].spawn_error.empty()) return Status(StatusCode::kUnavailable, exits[0].spawn_error);
   return read_result_file(stem + ".result");
 }
-
-// The original schedule cut into what a candidate keeps always (configuration steps and the
-// random generator's last wake: they do not act) and the steps the search may drop.
-struct Steps {
-  faults::Schedule fixed;           // scenario, seed, bugs and the steps every candidate keeps
-  std::vector<faults::FaultStep> droppable;
-};
-
-Steps split_steps(faults::Schedule original) {
-  Steps out;
-  out.fixed = original;
-  out.fixed.steps.clear();
-  for (faults::FaultStep& step : original.steps) {
-    const bool fixed = step.origin == faults::Origin::kConfig || step.kind == faults::FaultKind::kStop;
-    (fixed ? out.fixed.steps : out.droppable).push_back(std::move(step));
-  }
-  return out;
-}
-
-// The schedule of a candidate: the fixed steps and the kept ones, in the original order by time.
-faults::Schedule candidate_schedule(const Steps& steps, const std::vector<size_t>& kept) {
-  faults::Schedule s = steps.fixed;
-  for (size_t i : kept) s.steps.push_back(steps.droppable[i]);
-  std::stable_sort(s.steps.begin(), s.steps.end(),
-                   [](const faults::FaultStep& a, const faults::FaultStep& b) { return a.at < b.at; });
-  return s;
-}
-
-class Shrinker {
- public:
-  Shrinker(const ShrinkOptions& o, Steps steps, std::string check, int64_t start_ns)
-      : o_(o), steps_(std::move(steps)), check_(std::move(check)), start_ns_(start_ns) {}
-
-  // Runs the candidates (at most --jobs at once) and says what each showed.
-  std::vector<shrink::Outcome> run(const std::vector<std::vector<size_t>>& candidates) {
-    std::vector<ChildCommand> commands;
-    std::vector<std::string> stems;
-    for (const auto& kept : candidates) {
-      const std::string stem = o_.out_dir + "/runs/c" + std::to_string(next_++);
-      std::error_code ec;
-      std::filesystem::remove(stem + ".schedule.lua", ec);
-      // A file that cannot be written leaves no schedule: the child's run fails and is not kept.
-      std::ofstream(stem + ".schedule.lua") << faults::schedule_to_lua(candidate_schedule(steps_, kept), o_.scenario);
-      commands.push_back(run_command(o_, {"--schedule", stem + ".schedule.lua"}, stem));
-      stems.push_back(stem);
-    }
-    run_children(commands, o_.jobs, kChildTimeoutDefaultNs);
-    std::vector<shrink::Outcome> out;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      out.push_back(outcome(stems[i], candidates[i]));
-      if (out.back() == shrink::Outcome::kFails && (!smallest_ || candidates[i].size() < smallest_->size()))
-        smallest_ = candidates[i];
-    }
-    made_ += candidates.size();
-    progress();
-    return out;
-  }
-
-  // The trace hash of the run that showed `kept` ("" if it was never run).
-  std::string trace_hash_of(const std::vector<size_t>& kept) const {
-    auto it = hashes_.find(kept);
-    return it == hashes_.end() ? "" : it->second;
-  }
-
- private:
-  shrink::Outcome outcome(const std::string& stem, const std::vector<size_t>& kept) {
-    Result<RunResultFile> r = read_result_file(stem + ".result");
-    if (!r.is_ok()) return shrink::Outcome::kOther;  // crashed or refused the schedule: never kept
-    hashes_[kept] = r->trace_hash;
-    if (r->verdict == "pass") return shrink::Outcome::kPasses;
-    if (r->verdict != "violation") return shrink::Outcome::kOther;
-    if (o_.any_violation || check_name(r->first_failure) == check_) return shrink::Outcome::kFails;
-    return shrink::Outcome::kOther;
-  }
-
-  void progress() const {
-    std::fprintf(stderr, "shrink: %zu runs, smallest failing schedule so far %zu of %zu steps, %.1fs elapsed\n", made_,
-                 smallest_ ? smallest_->size() : steps_.droppable.size(), steps_.droppable.size(),
-                 static_cast<double>(sim::wall_clock_ns() - start_ns_) / 1e9);
-  }
-
-  const ShrinkOptions& o_;
-  Steps steps_;
-  std::string check_;
-  int64_t start_ns_;
-  size_t next_ = 0;
-  size_t made_ = 0;
-  std::optional<std::vector<size_t>> smallest_;
-  std::map<std::vector<size_t>, std::string> hashes_;
-};
 
 // Runs the original (the scenario as given, or the run database's schedule replayed), recorded in
 // DIR/original; its result, or an exit code.
@@ -252,50 +171,78 @@ Result<faults::Schedule> original_schedule(const ShrinkOptions& o, const std::st
   return scenarios::load_schedule(file);
 }
 
+// "clients 4 -> 1" for each part of the run that the shrink made smaller (from the result files'
+// shape), the fault steps and the virtual time first.
+std::vector<std::string> reductions(const RunResultFile& before, const shrink::Shrunk& after) {
+  std::vector<std::string> out = {"fault steps " + std::to_string(after.steps_before) + " -> " +
+                                  std::to_string(after.steps_after)};
+  auto value = [](const RunResultFile& r, const char* k) {
+    auto it = r.shape.find(k);
+    return it == r.shape.end() ? std::string("?") : it->second;
+  };
+  auto seconds = [&](const RunResultFile& r) {
+    const std::string ns = value(r, "run_for_ns");
+    return ns == "?" ? ns : sim::format_seconds(std::strtoll(ns.c_str(), nullptr, 10));
+  };
+  out.push_back("virtual time " + seconds(before) + (seconds(before) == seconds(after.result) ? "" : " -> " + seconds(after.result)));
+  for (const char* k : {"operations", "nodes", "clients", "watchers", "keys", "rate"}) {
+    const std::string a = value(before, k), b = value(after.result, k);
+    out.push_back(std::string(k) + " " + a + (a == b ? "" : " -> " + b));
+  }
+  auto kinds = [&](const RunResultFile& r) {
+    const std::string v = value(r, "kinds");
+    return v == "?" ? size_t{0} : static_cast<size_t>(std::count(v.begin(), v.end(), ',') + (v.empty() ? 0 : 1));
+  };
+  if (kinds(before) > 0)
+    out.push_back("request kinds " + std::to_string(kinds(before)) +
+                  (kinds(before) == kinds(after.result) ? "" : " -> " + std::to_string(kinds(after.result))));
+  return out;
+}
+
+std::string search_line(const ShrinkOptions& o, const shrink::Shrunk& r, int64_t start_ns) {
+  char line[400];
+  std::snprintf(line, sizeof line, "%zu runs (%zu made with --jobs %zu), %.1f s of wall time%s", r.runs, r.runs_made,
+                o.jobs, static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e9,
+                r.budget_spent ? "; --max-runs spent: fails, but may not be minimal"
+                : r.stopped    ? "; stopped (interrupted or --budget spent): fails, but may not be minimal"
+                               : "; 1-minimal in its fault steps");
+  return line;
+}
+
 // The comment the shrunk schedule starts with: where it came from, the check, the reduction.
-std::string shrunk_header(const ShrinkOptions& o, const Steps& steps, const shrink::SearchResult& r,
-                          const RunResultFile& original, int64_t start_ns) {
+std::string shrunk_header(const ShrinkOptions& o, const shrink::Shrunk& r, const RunResultFile& original, int64_t start_ns) {
   std::string extra;
   for (const std::string& a : o.extra) extra += " " + a;
-  char line[512];
-  std::snprintf(line, sizeof line, "-- reduction: fault steps %zu -> %zu in %zu runs (%.1f s of wall time)%s\n",
-                steps.droppable.size(), r.kept.size(), r.runs, static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e9,
-                r.budget_spent || r.stopped ? "; stopped early: may not be minimal" : "; 1-minimal");
   std::string failure = original.first_failure.substr(0, 300);
   for (char& c : failure)
     if (c == '\n' || c == '\r') c = ' ';
-  return "-- Shrunk by: dst shrink " + (o.run_db.empty() ? o.scenario + " --seed " + o.seed : o.run_db) +
-         (extra.empty() ? "" : " --" + extra) + "\n-- The check that fails: " + failure + "\n" + line + "--\n";
+  std::string out = "-- Shrunk by: dst shrink " + (o.run_db.empty() ? o.scenario + " --seed " + o.seed : o.run_db) +
+                    (extra.empty() ? "" : " --" + extra) + "\n-- The check that fails: " + failure + "\n-- reduction:";
+  for (const std::string& item : reductions(original, r)) out += "\n--   " + item;
+  out += "\n-- search: " + search_line(o, r, start_ns) + "\n";
+  for (const std::string& note : r.notes) out += "-- note: " + note + "\n";
+  return out + "--\n";
 }
 
 // Writes the shrunk schedule, runs it recorded in DIR/minimal and checks that it fails again the
 // same way (same trace hash as its candidate run); the exit code.
-int finish(const ShrinkOptions& o, const Shrinker& shrinker, const Steps& steps, const shrink::SearchResult& r,
-           const RunResultFile& original, int64_t start_ns) {
-  const std::string check = check_name(original.first_failure);
+int finish(const ShrinkOptions& o, const shrink::Shrunk& r, const RunResultFile& original, int64_t start_ns) {
   const std::string file = o.out_dir + "/shrunk.schedule.lua";
   std::error_code removed;
   std::filesystem::remove(file, removed);
-  std::ofstream(file) << shrunk_header(o, steps, r, original, start_ns)
-                      << faults::schedule_to_lua(candidate_schedule(steps, r.kept), o.scenario);
+  std::ofstream(file) << shrunk_header(o, r, original, start_ns) << faults::schedule_to_lua(r.schedule, o.scenario);
   const std::string stem = o.out_dir + "/minimal";
   std::error_code ec;
   std::filesystem::remove_all(stem, ec);
   Result<RunResultFile> again = run_child(o, {"--schedule", file, "--out", stem}, stem);
-  // The run that showed this schedule fail; for the whole schedule, the original run (a replay of
-  // an unedited schedule gives the original trace hash).
-  std::string expected = shrinker.trace_hash_of(r.kept);
-  if (expected.empty() && r.kept.size() == steps.droppable.size()) expected = original.trace_hash;
-  std::printf("faults            %zu -> %zu steps (%zu fixed: configuration)\n", steps.droppable.size(), r.kept.size(),
-              steps.fixed.steps.size());
-  std::printf("runs              %zu (%zu made with --jobs %zu)%s\n", r.runs, r.runs_made, o.jobs,
-              r.budget_spent ? ", --max-runs spent: the schedule fails but may not be minimal"
-              : r.stopped    ? ", stopped (interrupted or --budget spent): the schedule fails but may not be minimal"
-                             : ", 1-minimal");
-  std::printf("wall time         %.1fs\n", static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e9);
+  for (const std::string& item : reductions(original, r)) std::printf("reduced           %s\n", item.c_str());
+  for (const std::string& note : r.notes) std::printf("note              %s\n", note.c_str());
+  std::printf("search            %s\n", search_line(o, r, start_ns).c_str());
   std::printf("shrunk schedule   %s  (dst run --schedule %s)\n", file.c_str(), file.c_str());
-  if (!again.is_ok() || again->verdict != "violation" || (!o.any_violation && check_name(again->first_failure) != check) ||
-      again->trace_hash != expected) {
+  // The run that showed this schedule fail (for the unedited schedule, the original run: its
+  // replay gives the original trace hash).
+  if (!again.is_ok() || again->verdict != "violation" || (!o.any_violation && check_name(*again) != check_name(original)) ||
+      again->trace_hash != r.result.trace_hash) {
     std::printf("verdict           NOT REPRODUCED: the shrunk schedule's run in %s did not fail the same way again\n",
                 stem.c_str());
     return kExitViolation;
@@ -364,14 +311,13 @@ int shrink_command(const std::string& self, const std::vector<std::string>& argv
   auto& [failed, schedule] = std::get<0>(original);
   std::printf("original          %s\n", failed.first_failure.c_str());
   std::fflush(stdout);
-  Steps steps = split_steps(std::move(schedule));
-  Shrinker shrinker(o, steps, check_name(failed.first_failure), start_ns);
+  shrink::RunnerConfig config = runner_config(o);
+  config.check = check_name(failed);
+  config.start_ns = start_ns;
   catch_interrupts();
-  shrink::SearchOptions search{o.jobs, o.max_runs, {}};
-  search.stop = [&] { return g_interrupted != 0 || (o.budget_ns > 0 && sim::wall_clock_ns() - start_ns >= o.budget_ns); };
-  const shrink::SearchResult r = shrink::ddmin(
-      steps.droppable.size(), [&](const std::vector<std::vector<size_t>>& c) { return shrinker.run(c); }, search);
-  return finish(o, shrinker, steps, r, failed, start_ns);
+  config.stop = [&] { return g_interrupted != 0 || (o.budget_ns > 0 && sim::wall_clock_ns() - start_ns >= o.budget_ns); };
+  const shrink::Shrunk r = shrink::shrink_schedule(config, schedule, failed);
+  return finish(o, r, failed, start_ns);
 }
 
 }  // namespace dst

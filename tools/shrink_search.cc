@@ -139,4 +139,13 @@ SearchResult ddmin(size_t n, const BatchOracle& oracle, const SearchOptions& opt
   return search.result(current);
 }
 
+SearchResult first_of(size_t n, const BatchOracle& oracle, const SearchOptions& options) {
+  DST_ASSERT_LE(n, kElementsMax);
+  Search search(oracle, options);
+  std::vector<std::vector<size_t>> alternatives;
+  for (size_t i = 0; i < n; ++i) alternatives.push_back({i});
+  const std::optional<size_t> first = search.first_failing(alternatives);
+  return search.result(first ? std::vector<size_t>{*first} : std::vector<size_t>{});
+}
+
 }  // namespace dst::shrink

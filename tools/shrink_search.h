@@ -51,4 +51,9 @@ struct SearchResult {
 // run); the empty list is tried first (a failure that needs none of the elements).
 SearchResult ddmin(size_t n, const BatchOracle& oracle, const SearchOptions& options = {});
 
+// The first of n alternatives, ordered most reduced first, that fails: each is the candidate {i}
+// to the oracle, asked in order as a one-at-a-time scan would (batches never change the answer).
+// kept is {i}, or empty when none failed or the budget ended first.
+SearchResult first_of(size_t n, const BatchOracle& oracle, const SearchOptions& options = {});
+
 }  // namespace dst::shrink

@@ -148,5 +148,29 @@ TEST(ShrinkSearch, RandomCausesGiveOneMinimalFailingLists) {
   }
 }
 
+TEST(ShrinkSearch, FirstOfTakesTheFirstFailingAlternativeWhateverTheBatch) {
+  for (size_t batch : {1, 2, 3, 8}) {
+    Oracle o{[](const std::vector<size_t>& c) { return c[0] == 4 || c[0] == 6 ? Outcome::kFails : Outcome::kOther; }, {}};
+    SearchResult r = first_of(8, o.batch(), SearchOptions{batch, 1000, {}});
+    EXPECT_EQ(r.kept, (std::vector<size_t>{4})) << "batch " << batch;
+    EXPECT_EQ(r.runs, 5u) << "a one-at-a-time scan runs alternatives 0..4";
+    EXPECT_GE(r.runs_made, 5u);
+  }
+}
+
+TEST(ShrinkSearch, FirstOfFindsNoneOrStopsAtTheBudget) {
+  Oracle none{[](const std::vector<size_t>&) { return Outcome::kPasses; }, {}};
+  SearchResult r = first_of(5, none.batch(), SearchOptions{2, 1000, {}});
+  EXPECT_TRUE(r.kept.empty());
+  EXPECT_EQ(r.runs, 5u);
+  EXPECT_FALSE(r.budget_spent);
+  Oracle late{[](const std::vector<size_t>& c) { return c[0] == 4 ? Outcome::kFails : Outcome::kPasses; }, {}};
+  r = first_of(5, late.batch(), SearchOptions{2, 3, {}});
+  EXPECT_TRUE(r.kept.empty());
+  EXPECT_EQ(r.runs, 3u);
+  EXPECT_TRUE(r.budget_spent);
+  EXPECT_LE(late.asked.size(), 3u) << "never more runs than the budget";
+}
+
 }  // namespace
 }  // namespace dst::shrink

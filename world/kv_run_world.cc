@@ -158,7 +158,8 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   std::vector<sim::Address> members;
   for (size_t i = 0; i < cluster.size(); ++i) members.push_back(sim::Address{cluster.host(i), co.server.api.port});
   client::Workload workload(sim, members, options.workload, recorder);
-  const sim::TimeNs clients_until = sim.now() + options.duration;
+  const sim::TimeNs phase_start = sim.now();
+  const sim::TimeNs clients_until = phase_start + options.duration;
   // Watchers outlive the clients by the whole recovery bound and the settle time, so they see
   // every write that was still in flight (unknown outcomes applied after the heal) and the
   // checkers know every revision.
@@ -184,6 +185,7 @@ KvRunResult run_kv_world(sim::Simulator& sim, const KvRunOptions& options, histo
   nemesis.nemesis.finish();
   cluster.heal_all();
   KvRunResult r;
+  r.phase_start = phase_start;
   check_recovery(sim, cluster, recorder, options, co.server.api.port, watchers_until, r);
   r.invariants_ok = cluster.invariants().ok();
   r.violations = cluster.invariants().violations();

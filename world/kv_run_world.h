@@ -80,6 +80,7 @@ struct KvRunResult {
   std::vector<std::string> fault_log;  // what the nemesis did, one line per action
   std::optional<std::string> fault_error;  // a replayed step that could not be applied
   std::vector<std::string> exits;  // members that took themselves down, and why
+  sim::TimeNs phase_start = 0;  // when the clients and the fault phase started (the first leader's)
 };
 
 // Runs the world; every operation and watch response goes to `recorder`, every fault step
