@@ -25,8 +25,8 @@ done
 [ -x "$DST" ] || { echo "ci/shrink-zoo.sh: no dst binary at $DST (run ci/build.sh first)" >&2; exit 2; }
 mkdir -p "$OUT" docs/shrunk
 status=0
-echo "| bug | scenario | seed | check | fault steps | runs | wall time |"
-echo "|---|---|---|---|---|---|---|"
+echo "| bug | scenario | seed | check | fault steps | operations | clients | watchers | virtual time | runs | wall time |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 while read -r bug scenario seed; do
   [ -z "$bug" ] && continue
   start=$(date +%s%N)
@@ -34,11 +34,13 @@ while read -r bug scenario seed; do
   "$DST" shrink "scenarios/$scenario" --seed "$seed" --jobs "$JOBS" --out "$OUT/$bug" -- --bug "$bug" \
     >"$OUT/$bug.out" 2>"$OUT/$bug.err" || rc=$?
   wall=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
-  steps=$(sed -n 's/^faults  *\([0-9]*\) -> \([0-9]*\) steps.*/\1 -> \2/p' "$OUT/$bug.out")
-  runs=$(sed -n 's/^runs  *\([0-9]*\) .*/\1/p' "$OUT/$bug.out")
+  reduced() { sed -n "s/^reduced  *$1 //p" "$OUT/$bug.out"; }  # "4 -> 1", or "4" when unchanged
+  steps=$(reduced "fault steps"); ops=$(reduced operations); clients=$(reduced clients)
+  watchers=$(reduced watchers); vtime=$(reduced "virtual time")
+  runs=$(sed -n 's/^search  *\([0-9]*\) runs.*/\1/p' "$OUT/$bug.out")
   check=$(sed -n 's/^failure  *\([^:]*\):.*/\1/p' "$OUT/$bug.out")
   if [ "$rc" != 0 ]; then
-    echo "| \`$bug\` | \`$scenario\` | $seed | not shrunk (exit $rc: $(head -c 200 "$OUT/$bug.err" | tr '\n' ' ')) | | | |"
+    echo "| \`$bug\` | \`$scenario\` | $seed | not shrunk (exit $rc: $(tail -c 200 "$OUT/$bug.err" | tr '\n' ' ')) | | | | | | | |"
     status=1
     continue
   fi
@@ -51,7 +53,8 @@ while read -r bug scenario seed; do
     status=1
     note=" (NOT AS EXPECTED: exit $with with the bug, $without without)"
   fi
-  printf '| `%s` | `%s` | %s | %s%s | %s | %s | %s s |\n' "$bug" "$scenario" "$seed" "$check" "$note" "$steps" "$runs" "$wall"
+  printf '| `%s` | `%s` | %s | %s%s | %s | %s | %s | %s | %s | %s | %s s |\n' "$bug" "$scenario" "$seed" "$check" "$note" \
+    "$steps" "$ops" "$clients" "$watchers" "$vtime" "$runs" "$wall"
 done <<'EOF'
 stale-read paused_leader.lua 10031
 ack-before-fsync lost_unsynced_writes.lua 10001

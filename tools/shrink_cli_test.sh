@@ -1,12 +1,14 @@
 #!/bin/sh
 # CLI test of `dst shrink` (declared in tools/CMakeLists.txt):
-#   shrink_cli_test.sh DST SCENARIO_DIR
+#   shrink_cli_test.sh DST SCENARIO_DIR TESTDATA_SHRINK_DIR
 # A planted bug's failing seed shrinks to a smaller schedule that fails the same check when run
 # again; --jobs 1, --jobs 2 and the run database give the same schedule; a spent --budget says
-# so; a passing run and usage errors exit 2.
+# so; a passing run and usage errors exit 2. A failure whose minimal cause is known (one crash,
+# among ten faults it does not need: testdata/shrink/known_cause.lua) shrinks to exactly that step.
 set -u
 DST=$1
 SCENARIOS=$2
+TESTDATA=$3
 dir=shrink_cli
 rm -rf "$dir" && mkdir -p "$dir"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -51,6 +53,15 @@ grep -q "^search .*stopped" "$dir/budget.out" || fail "--budget: no 'stopped' in
 # The shrunk schedule is a replay file: run on its own, it fails with the same check.
 "$DST" run --schedule "$dir/one/shrunk.schedule.lua" >"$dir/replay.out" 2>&1
 [ $? = 1 ] || fail "the shrunk schedule's replay did not exit 1"
+
+# The known cause, and nothing else: one step, the crash of n2, among a partition, a pause, a slow
+# disk, message loss and a skewed clock.
+"$DST" shrink "$TESTDATA/known_cause.lua" --seed 1 --jobs 2 --out "$dir/known" -- --bug applied-index-not-atomic \
+  >"$dir/known.out" 2>&1 || { cat "$dir/known.out"; fail "dst shrink of the known cause exited $?"; }
+grep '^step' "$dir/known/shrunk.schedule.lua" >"$dir/known.steps"
+[ "$(wc -l <"$dir/known.steps")" = 1 ] && grep -q 'kind="crash", node=2}' "$dir/known.steps" ||
+  { cat "$dir/known.steps"; fail "the known cause (crash n2) was not found exactly"; }
+grep -q '^failure  *member-agreement' "$dir/known.out" || fail "the known cause's failure changed check"
 
 # A run that passes has nothing to shrink; usage errors.
 "$DST" shrink "$SCENARIOS/leader_isolation.lua" --seed 1 --out "$dir/pass" >"$dir/pass.out" 2>&1

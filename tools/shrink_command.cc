@@ -249,6 +249,9 @@ int finish(const ShrinkOptions& o, const shrink::Shrunk& r, const RunResultFile&
   }
   std::printf("failure           %s\n", again->first_failure.c_str());
   std::printf("minimal run       %s (run.db and report/), trace hash %s\n", stem.c_str(), again->trace_hash.c_str());
+  const std::string page = stem + "/report/violation.html";
+  if (std::filesystem::exists(page, ec))
+    std::printf("violation page    %s (the minimal run's history around the violation)\n", page.c_str());
   return kExitPass;
 }
 

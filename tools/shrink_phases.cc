@@ -160,6 +160,28 @@ std::vector<Schedule> detached(const Schedule& s, size_t step) {
   return {out};
 }
 
+std::vector<Schedule> shifted_earlier(const Schedule& s, const RunShape& shape) {
+  const std::vector<size_t> movable = movable_steps(s);
+  if (movable.empty()) return {};
+  int64_t first = INT64_MAX;
+  for (size_t i : movable) {
+    if (s.steps[i].origin == Origin::kScript) return {};
+    first = std::min(first, s.steps[i].at);
+  }
+  const int64_t room = first - (shape.phase_start_ns + kRunForStepNs);
+  std::vector<int64_t> shifts;
+  for (int64_t quarters : {4, 3, 2, 1}) {
+    const int64_t d = room * quarters / 4 / kMs * kMs;  // whole ms
+    if (d > 0 && std::find(shifts.begin(), shifts.end(), d) == shifts.end()) shifts.push_back(d);
+  }
+  std::vector<Schedule> out;
+  for (int64_t d : shifts) {
+    out.push_back(s);
+    for (size_t i : movable) out.back().steps[i].at -= d;
+  }
+  return out;
+}
+
 bool ends_window(const FaultStep& st) {
   switch (st.kind) {
     case FaultKind::kHeal: case FaultKind::kResetDelay: case FaultKind::kRestart: case FaultKind::kResume:

@@ -53,6 +53,10 @@ std::vector<size_t> movable_steps(const faults::Schedule& s);
 // script's call then does nothing, and the step's time can move. Empty for a step that is not a
 // script's, or that the original run refused.
 std::vector<faults::Schedule> detached(const faults::Schedule& s, size_t step);
+// Every step earlier by the same amount, so that the run can end sooner: the first step moves to
+// 100 ms into the fault phase, or 3/4, 1/2, 1/4 of the way there. Only when every step that acts
+// is timed (a script's call happens where the script makes it).
+std::vector<faults::Schedule> shifted_earlier(const faults::Schedule& s, const RunShape& shape);
 // Whether a step ends a window another step opened (heal, resume, restart, normal fsync, links
 // back to normal, the clock back, the disk no longer full, an apiserver back, a controller going).
 bool ends_window(const faults::FaultStep& step);

@@ -132,6 +132,18 @@ TEST(ShrinkPhases, StartsMoveLaterAndEndsEarlierWithoutPassingANeighbour) {
   EXPECT_TRUE(moved_step(s, 3, shape()).empty()) << "the generator's last wake";
 }
 
+TEST(ShrinkPhases, EveryTimedStepShiftsEarlierTogether) {
+  EXPECT_TRUE(shifted_earlier(schedule(), shape()).empty()) << "a script's call cannot move";
+  const Schedule s = detached(schedule(), 1)[0];  // pause at 5 s, heal at 8 s; the phase starts at 1 s
+  const std::vector<Schedule> earlier = shifted_earlier(s, shape());
+  ASSERT_EQ(earlier.size(), 4u);
+  EXPECT_EQ(earlier[0].steps[1].at, 1'100'000'000) << "the first step 100 ms into the phase";
+  EXPECT_EQ(earlier[0].steps[2].at, 4'100'000'000) << "the window keeps its length";
+  EXPECT_EQ(earlier[0].steps[0].at, 0) << "configuration does not move";
+  EXPECT_EQ(earlier[0].steps[3].at, 21 * kS) << "nor the generator's last wake";
+  for (size_t i = 1; i < earlier.size(); ++i) EXPECT_GT(earlier[i].steps[1].at, earlier[i - 1].steps[1].at);
+}
+
 TEST(ShrinkPhases, WhatEndsAWindow) {
   EXPECT_TRUE(ends_window(FaultStep{.kind = FaultKind::kResume}));
   EXPECT_TRUE(ends_window(FaultStep{.kind = FaultKind::kDrop}));  // all zero: links back to normal

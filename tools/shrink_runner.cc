@@ -17,6 +17,10 @@ namespace {
 using faults::FaultKind;
 using faults::Schedule;
 
+// Rounds of the reduction phases: each but the last changed something (bounded: every change
+// makes the run smaller, but a bound is cheaper to trust).
+constexpr size_t kRoundsMax = 3;
+
 // The check a result names: its deciding field, or (from an older dst) the text before the first
 // ':' of its first failure ("linearizability: stale-read: ..." -> "linearizability").
 std::string deciding_check(const RunResultFile& r) {
@@ -182,24 +186,35 @@ class Driver {
   CandidateRunner runner_;
 };
 
-// Phases 2 to 4, on what the best's run was; false (with a note) when its result has no shape.
-bool reduce_run(Driver& d, Shrunk& best) {
+// One round of phases 2 to 4 on what the best's run was; false (with a note) when its result
+// has no shape.
+bool reduce_round(Driver& d, Shrunk& best) {
   auto shape = [&best]() { return parse_shape(best.result.shape); };
   if (!shape().is_ok()) {
     best.notes.push_back("workload and time not reduced: " + shape().status().message());
     return false;
   }
   d.try_first("cluster size", fewer_nodes(best.schedule, *shape()));
+  // Script calls become timed steps first: they can then move, earlier here and later below.
+  for (size_t i : movable_steps(best.schedule)) d.try_first("script calls", detached(best.schedule, i));
+  d.try_first("steps earlier", shifted_earlier(best.schedule, *shape()));
   d.try_first("run_for", shorter_run(best.schedule, *shape()));
   d.try_first("clients", fewer_clients(best.schedule, *shape()));
   d.try_first("watchers", fewer_watchers(best.schedule, *shape()));
-  d.try_first("keys", fewer_keys(best.schedule, *shape()));
   d.try_first("rate", lower_rate(best.schedule, *shape()));
+  d.try_first("keys", fewer_keys(best.schedule, *shape()));
   if (shape()->profile == "etcd-kv") d.drop_kinds(shape()->kinds);
   // Each step in turn; indices stay valid (a step only moves between its neighbours).
-  for (size_t i : movable_steps(best.schedule)) d.try_first("script calls", detached(best.schedule, i));
   for (size_t i : movable_steps(best.schedule)) d.try_first("step times", moved_step(best.schedule, i, *shape()));
   return true;
+}
+
+// Rounds until one changes nothing (a lighter workload may let the run end sooner, and so on).
+void reduce_run(Driver& d, Shrunk& best) {
+  for (size_t round = 0; round < kRoundsMax && !d.done(); ++round) {
+    const std::string before = faults::schedule_to_lua(best.schedule, "");
+    if (!reduce_round(d, best) || faults::schedule_to_lua(best.schedule, "") == before) return;
+  }
 }
 
 }  // namespace
@@ -220,9 +235,10 @@ Shrunk shrink_schedule(const RunnerConfig& config, const Schedule& original, con
   best.steps_before = movable_steps(original).size();
   Driver d(config, best);
   d.drop_steps("fault steps");
+  reduce_run(d, best);
   // Once more on the lighter run: it may need fewer steps; and the result is 1-minimal in its steps
   // as they finally are.
-  if (reduce_run(d, best) && !movable_steps(best.schedule).empty() && !d.done()) d.drop_steps("fault steps again");
+  if (!movable_steps(best.schedule).empty() && !d.done()) d.drop_steps("fault steps again");
   best.steps_after = movable_steps(best.schedule).size();
   return best;
 }

@@ -1,11 +1,11 @@
 // The search of `dst shrink` (issue 24), from a failing run's schedule to the smallest one that
 // still fails the same check, in phases (each run as a child `dst run --schedule`, --jobs at once):
 //   1. delta debugging over the fault steps (shrink_search.h ddmin);
-//   2. a smaller cluster, then a shorter run_for() (shrink_phases.h);
-//   3. the workload: fewer clients, watchers and keys, a lower rate, fewer request kinds (ddmin);
-//   4. each remaining step: a script's call made a step of its own, then moved (windows shorter,
-//      starts later);
-//   5. delta debugging over the steps once more (the lighter run may need fewer).
+//   2. rounds (until one changes nothing, at most three) of: a smaller cluster; script calls made
+//      timed steps; every step earlier together; a shorter run_for(); fewer clients and watchers,
+//      a lower rate, fewer keys, fewer request kinds (ddmin); each step moved (windows shorter,
+//      starts later) (shrink_phases.h);
+//   3. delta debugging over the steps once more (the lighter run may need fewer).
 // Every phase keeps the first alternative, in a fixed order, whose run fails the same check; the
 // result depends on the input and the budget in runs only, never on --jobs or timing (except an
 // interrupt or --budget, which stop with the best so far).

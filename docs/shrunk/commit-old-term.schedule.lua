@@ -1,8 +1,18 @@
 -- Shrunk by: dst shrink scenarios/swarm.lua --seed 10035 -- --bug commit-old-term
 -- The check that fails: raft-invariants: Commit Rule: leader 2 of term 4 committed up to index 172, an entry of term 3, by counting its replicas (Raft §5.4.2 / Figure 8: only an entry of the leader's own term commits that way)
--- reduction: fault steps 22 -> 3 in 24 runs (13.3 s of wall time); 1-minimal
+-- reduction:
+--   fault steps 22 -> 1
+--   virtual time 20.000s -> 5.900s
+--   operations 388 -> 709
+--   nodes 3
+--   clients 4
+--   watchers 3 -> 0
+--   keys 50 -> 1
+--   rate 80
+--   request kinds 11 -> 2
+-- search: 102 runs (116 made with --jobs 2), 12.2 s of wall time; 1-minimal in its fault steps
 --
--- The fault schedule of scenarios/swarm.lua (4 steps).
+-- The fault schedule of scenarios/swarm.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
 --         or  dst run SCENARIO --seed N --schedule THIS_FILE
 -- A replay applies exactly these steps and draws no random fault: steps without a call run at
@@ -10,7 +20,6 @@
 -- call missing here is skipped. Delete or edit steps to try a smaller schedule; origin="config"
 -- steps are the scenario's own configuration and are set by it again (listed, not replayed).
 replay{scenario="scenarios/swarm.lua", seed="10035", bug="commit-old-term"}
-step{at=1738941384, kind="crash", origin="random", node=1}  -- t=1.739s crash n1
-step{at=4500542183, kind="one_way", origin="random", node=2, to=3}  -- t=4.501s one_way n2->n3
-step{at=5530982443, kind="bitflip", origin="random", node=1, file="member/wal/0000000000000000-0000000000000001.wal", offset=680, length=10, bits=1}  -- t=5.531s bitflip n1 member/wal/0000000000000000-0000000000000001.wal @680
-step{at=21630173031, kind="stop", origin="random"}  -- t=21.630s stop
+-- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):
+reduce{watchers=0, keys=1, run_for=5900000000, without={"get", "list", "put", "lease_put", "lease_grant", "lease_revoke", "cas_mod", "cas_value", "keep_alive"}}
+step{at=4643000000, kind="crash", origin="random", node=1}  -- t=4.643s crash n1

@@ -1,6 +1,16 @@
 -- Shrunk by: dst shrink scenarios/crash_restart_storm.lua --seed 10004 -- --bug progress-notify-ahead
 -- The check that fails: watch: bookmarkable: watch 0: event at revision 304 after a progress notification at revision 305
--- reduction: fault steps 32 -> 1 in 7 runs (6.6 s of wall time); 1-minimal
+-- reduction:
+--   fault steps 32 -> 1
+--   virtual time 20.000s -> 1.000s
+--   operations 1173 -> 13
+--   nodes 3 -> 1
+--   clients 4 -> 1
+--   watchers 2
+--   keys 10 -> 1
+--   rate 50 -> 6.25
+--   request kinds 14 -> 1
+-- search: 56 runs (66 made with --jobs 2), 6.0 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/crash_restart_storm.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
@@ -10,4 +20,6 @@
 -- call missing here is skipped. Delete or edit steps to try a smaller schedule; origin="config"
 -- steps are the scenario's own configuration and are set by it again (listed, not replayed).
 replay{scenario="scenarios/crash_restart_storm.lua", seed="10004", bug="progress-notify-ahead"}
-step{at=7040000000, kind="crash", origin="script", call=9, node=1}  -- t=7.040s crash n1
+-- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):
+reduce{nodes=1, clients=1, keys=1, rate=6.25, run_for=1000000000, without={"get", "stale_get", "list", "scan", "put", "del", "lease_put", "lease_grant", "lease_revoke", "keep_alive", "lease_ttl", "cas_mod", "cas_value"}}
+step{at=1928000000, kind="crash", node=1}  -- t=1.928s crash n1

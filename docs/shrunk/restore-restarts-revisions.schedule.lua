@@ -1,6 +1,16 @@
 -- Shrunk by: dst shrink scenarios/disaster_recovery.lua --seed 10001 -- --bug restore-restarts-revisions
 -- The check that fails: watch: consistent: [after restore 1 at t=11.176000s (snapshot backup at revision 642, bump 1000000)] revision 9: two writes were answered with the same revision
--- reduction: fault steps 4 -> 0 in 1 runs (3.4 s of wall time); 1-minimal
+-- reduction:
+--   fault steps 4 -> 0
+--   virtual time 26.000s -> 13.500s
+--   operations 3334 -> 13
+--   nodes 3 -> 1
+--   clients 4 -> 1
+--   watchers 2 -> 0
+--   keys 10 -> 1
+--   rate 60 -> 0.1171875
+--   request kinds 14 -> 1
+-- search: 29 runs (37 made with --jobs 2), 3.0 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/disaster_recovery.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
@@ -10,3 +20,5 @@
 -- call missing here is skipped. Delete or edit steps to try a smaller schedule; origin="config"
 -- steps are the scenario's own configuration and are set by it again (listed, not replayed).
 replay{scenario="scenarios/disaster_recovery.lua", seed="10001", bug="restore-restarts-revisions"}
+-- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):
+reduce{nodes=1, clients=1, watchers=0, keys=1, rate=0.1171875, run_for=13500000000, without={"get", "stale_get", "list", "scan", "del", "lease_put", "lease_grant", "lease_revoke", "keep_alive", "lease_ttl", "txn", "cas_mod", "cas_value"}}

@@ -1,6 +1,16 @@
 -- Shrunk by: dst shrink scenarios/compaction_watch.lua --seed 10001 -- --bug watch-duplicate-event
 -- The check that fails: watch: unique: watch 5: event delivered a second time
--- reduction: fault steps 14 -> 0 in 1 runs (3.8 s of wall time); 1-minimal
+-- reduction:
+--   fault steps 14 -> 0
+--   virtual time 20.000s -> 1.000s
+--   operations 5154 -> 13
+--   nodes 3 -> 1
+--   clients 6 -> 1
+--   watchers 8 -> 4
+--   keys 10 -> 5
+--   rate 80 -> 5
+--   request kinds 14 -> 2
+-- search: 45 runs (47 made with --jobs 2), 5.0 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/compaction_watch.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
@@ -10,3 +20,5 @@
 -- call missing here is skipped. Delete or edit steps to try a smaller schedule; origin="config"
 -- steps are the scenario's own configuration and are set by it again (listed, not replayed).
 replay{scenario="scenarios/compaction_watch.lua", seed="10001", bug="watch-duplicate-event"}
+-- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):
+reduce{nodes=1, clients=1, watchers=4, keys=5, rate=5, run_for=1000000000, without={"get", "stale_get", "list", "scan", "put", "del", "lease_put", "lease_grant", "lease_revoke", "keep_alive", "lease_ttl", "cas_value"}}
