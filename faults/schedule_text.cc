@@ -112,7 +112,27 @@ std::string schedule_line(const std::string& step_lua, int64_t at, const std::st
 std::string schedule_to_lua(const Schedule& schedule, const std::string& source) {
   std::string out = schedule_header(schedule, source, schedule.steps.size());
   for (const FaultStep& s : schedule.steps) out += schedule_line(step_to_lua(s), s.at, describe(s));
+  if (!schedule.source.empty()) {
+    out += "\n-- The scenario as it ran, embedded: `dst run --schedule THIS_FILE` runs this text, not the\n";
+    out += "-- file replay{} names (which may have changed or be elsewhere).\n";
+    out += source_to_lua(schedule.source);
+  }
   return out;
+}
+
+std::string source_to_lua(const std::string& text) {
+  std::string level;
+  // The closing bracket must first occur where it is written: not inside the text, and not made of
+  // the text's last characters and the closing "]" (a text ending in "]" + level). Some level is
+  // always free: the text is finite.
+  auto taken = [&text](const std::string& l) {
+    const std::string open_end = "]" + l;
+    return text.find(open_end + "]") != std::string::npos ||
+           (text.size() >= open_end.size() && text.compare(text.size() - open_end.size(), open_end.size(), open_end) == 0);
+  };
+  while (taken(level)) level += "=";
+  // Lua drops a line break right after the opening bracket: the text comes back exactly.
+  return "scenario_source [" + level + "[\n" + text + "]" + level + "]\n";
 }
 
 std::string reduction_to_lua(const Reduction& r) {

@@ -37,7 +37,14 @@ struct Schedule {
   std::string bugs;      // the --bug list of the run ("" for none)
   Reduction reduce;      // empty for a recorded schedule
   std::vector<FaultStep> steps;  // in the order they were applied
+  // The scenario's text, embedded (`scenario_source [==[...]==]` at the end of the file): `dst run
+  // --schedule FILE` then runs it instead of reading `scenario`, so the file stands alone. "": none.
+  std::string source;
 };
+
+// The embedded scenario as a Lua long string, `scenario_source [=...=[` TEXT `]=...=]`, with a
+// bracket level that does not occur in the text.
+std::string source_to_lua(const std::string& text);
 
 // `reduce{clients=1, run_for=3200000000, without={"txn"}}` (the fields given only), or "" when
 // nothing was cut.

@@ -27,6 +27,7 @@ struct Loading {
   faults::Schedule schedule;
   bool replay_seen = false;
   bool reduce_seen = false;
+  bool source_seen = false;
 };
 
 Loading& loading(lua_State* L) { return *static_cast<Loading*>(lua_touserdata(L, lua_upvalueindex(1))); }
@@ -223,13 +224,28 @@ int l_reduce(lua_State* L) {
   return 0;
 }
 
+int l_scenario_source(lua_State* L) {
+  Loading& ld = loading(L);
+  if (!ld.replay_seen) fail(L, "scenario_source: the file must start with replay{scenario=..., seed=...}");
+  if (ld.source_seen) fail(L, "scenario_source: given twice; a schedule file embeds at most one scenario");
+  api::check_arg_count(L, 1, "scenario_source");
+  if (lua_type(L, 1) != LUA_TSTRING) fail(L, "scenario_source: expected the scenario's text as a string, [==[ ... ]==]");
+  size_t len = 0;
+  const char* text = lua_tolstring(L, 1, &len);
+  if (len == 0 || len > limits::kScenarioFileBytesMax)
+    fail(L, "scenario_source: the scenario's text is 1 to " + std::to_string(limits::kScenarioFileBytesMax) + " bytes");
+  ld.schedule.source.assign(text, len);
+  ld.source_seen = true;
+  return 0;
+}
+
 }  // namespace
 
 Result<faults::Schedule> load_schedule_source(const std::string& name, const std::string& code) {
   LuaHost host(LuaLimits{}, 0);
   Loading ld;
   lua_State* L = host.state();
-  const luaL_Reg fns[] = {{"step", l_step}, {"replay", l_replay}, {"reduce", l_reduce}};
+  const luaL_Reg fns[] = {{"step", l_step}, {"replay", l_replay}, {"reduce", l_reduce}, {"scenario_source", l_scenario_source}};
   for (const luaL_Reg& fn : fns) {
     lua_pushlightuserdata(L, &ld);
     lua_pushcclosure(L, fn.func, 1);

@@ -1,7 +1,9 @@
-// Reads a fault schedule written as Lua (faults/schedule_text.h; `dst schedule RUN.db` writes
-// one): replay{scenario=..., seed=...} once, then step{...} per step. The file runs in the same
-// sandbox as a scenario, with only these two functions defined (times are plain nanoseconds);
-// every field is checked, and an error names the file, the line and what was expected.
+// Reads a fault schedule written as Lua (faults/schedule_text.h; `dst schedule RUN.db` and `dst
+// shrink` write them): replay{scenario=..., seed=...} once, then at most one reduce{...}, step{...}
+// per step, and at most one scenario_source [==[...]==] (the scenario's text, embedded). The file
+// runs in the same sandbox as a scenario, with only these functions defined (times are plain
+// nanoseconds); every field is checked, and an error names the file, the line and what was
+// expected.
 #pragma once
 
 #include <string>

@@ -228,6 +228,23 @@ TEST(ScheduleFile, AReductionReadsBackTheSameAndIsChecked) {
   EXPECT_NE(error(every + "}}\n").find("at least one must be sent"), std::string::npos) << error(every + "}}\n");
 }
 
+TEST(ScheduleFile, AnEmbeddedScenarioReadsBackByteForByte) {
+  faults::Schedule s{.scenario = "x.lua", .seed = 3};
+  for (const std::string& text : {std::string("cluster{nodes=3}\nrun_for(s(2))\n"), std::string("\n-- ]] and ]=] inside\nx = [[a]]"),
+                                 std::string("no newline at the end ]==]"), std::string("ends in a bracket]")}) {
+    s.source = text;
+    Result<faults::Schedule> back = load_schedule_source("e.lua", faults::schedule_to_lua(s, "a test"));
+    ASSERT_TRUE(back.is_ok()) << back.status().message();
+    EXPECT_EQ(back->source, text);
+  }
+  const std::string head = "replay{scenario=\"x.lua\", seed=\"7\"}\n";
+  Result<faults::Schedule> twice = load_schedule_source("t.lua", head + "scenario_source [[a]]\nscenario_source [[b]]\n");
+  EXPECT_EQ(twice.status().message(), "t.lua:3: scenario_source: given twice; a schedule file embeds at most one scenario");
+  Result<faults::Schedule> number = load_schedule_source("n.lua", head + "scenario_source(5)\n");
+  EXPECT_NE(number.status().message().find("expected the scenario's text as a string"), std::string::npos)
+      << number.status().message();
+}
+
 TEST(ScheduleFile, BadFilesAreRefusedWithTheirLine) {
   const auto error = [](const std::string& text) {
     Result<faults::Schedule> s = load_schedule_source("s.lua", text);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "base/bugs.h"
 #include "faults/nemesis_fork.h"
@@ -119,10 +120,17 @@ bool parse_fork_option(const cli::Args& args, sim::DurationNs phase, bool replay
   return true;
 }
 
-// The run's command line, from `head` (the binary, the scenario and the seed) and the variation.
-std::string reproduce_command(std::string head, const cli::Args& args, const RunVariation& v) {
+// The run's command line, from `self`, the scenario (none: the schedule file embeds it), the
+// seed and the variation.
+std::string reproduce_command(const std::string& self, const std::string& scenario, uint64_t seed, const cli::Args& args,
+                              const RunVariation& v) {
+  std::string head = self + " run";
+  std::optional<std::string> file = args.value("schedule");
+  if (scenario.empty() && file) head += " --schedule " + *file;  // first: dst run --schedule FILE ...
+  else head += " " + scenario;
+  head += " --seed " + std::to_string(seed);
   if (auto names = args.value("bug")) head += " --bug " + *names;
-  if (auto file = args.value("schedule")) head += " --schedule " + *file;
+  if (file && !scenario.empty()) head += " --schedule " + *file;
   if (!v.forks.empty()) head += " --fork " + faults::format_forks(v.forks);
   if (!v.salts.empty()) head += " --swarm-salt " + scenarios::format_swarm_salts(v.salts);
   return head;
@@ -140,7 +148,8 @@ void take_checks(const scenarios::ScenarioConfig& config, KvRunSpec& spec) {
 
 }  // namespace
 
-int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv) {
+int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv,
+                         bool embedded) {
   cli::Args args("dst run " + path, argv);
   args.option("seed", "N", "the seed (default: a fresh random seed, printed)");
   args.option("result", "FILE", "write the verdict and every check to FILE as a result file (what dst sweep reads)");
@@ -163,7 +172,8 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   RunVariation v;
   if (!parse_bugs_and_schedule(args, v.bugs, v.replay) || !parse_salt_option(args, v.salts)) return kExitUsage;
   // Read once: every load below runs the same text, even if the file changes meanwhile.
-  Result<std::string> text = scenarios::Scenario::read_file(path);
+  embedded = embedded && v.replay && !v.replay->source.empty();
+  Result<std::string> text = embedded ? Result<std::string>(v.replay->source) : scenarios::Scenario::read_file(path);
   if (!text.is_ok()) {
     std::fprintf(stderr, "dst run: scenario error: %s\n", text.status().message().c_str());
     return kExitUsage;
@@ -189,7 +199,8 @@ int run_scenario_command(const std::string& self, const std::string& path, const
   spec.command = "dst run " + path;
   spec.scenario = path;
   spec.seed = *seed;
-  spec.reproduce = reproduce_command(self + " run " + path + " --seed " + std::to_string(*seed), args, v);
+  // An embedded scenario is found in the schedule file, wherever its named file is.
+  spec.reproduce = reproduce_command(self, embedded ? "" : path, *seed, args, v);
   spec.options = config.run;
   spec.out = args.value("out");
   spec.result_file = args.value("result");
@@ -235,7 +246,7 @@ int run_schedule_command(const std::string& self, const std::vector<std::string>
   };
   if (!given("--seed")) rest.insert(rest.end(), {"--seed", std::to_string(schedule->seed)});
   if (!given("--bug") && !schedule->bugs.empty()) rest.insert(rest.end(), {"--bug", schedule->bugs});
-  return run_scenario_command(self, schedule->scenario, rest);
+  return run_scenario_command(self, schedule->scenario, rest, true);
 }
 
 }  // namespace dst

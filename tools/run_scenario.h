@@ -7,7 +7,11 @@
 
 namespace dst {
 
-int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv);
+// With `embedded`, a --schedule file's embedded scenario text (faults/schedule_text.h) is run
+// instead of the file at `path` (`dst run --schedule FILE`; a scenario named on the command line
+// is read from its file).
+int run_scenario_command(const std::string& self, const std::string& path, const std::vector<std::string>& argv,
+                         bool embedded = false);
 // `dst run --schedule FILE [options]`: the scenario (and seed, bugs) the schedule names, replayed.
 int run_schedule_command(const std::string& self, const std::vector<std::string>& argv);
 

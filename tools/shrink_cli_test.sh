@@ -53,6 +53,12 @@ grep -q "^search .*stopped" "$dir/budget.out" || fail "--budget: no 'stopped' in
 # The shrunk schedule is a replay file: run on its own, it fails with the same check.
 "$DST" run --schedule "$dir/one/shrunk.schedule.lua" >"$dir/replay.out" 2>&1
 [ $? = 1 ] || fail "the shrunk schedule's replay did not exit 1"
+# It embeds the scenario: with the scenario's file gone (here: renamed in replay{}), the same run.
+sed 's|^replay{scenario="[^"]*"|replay{scenario="gone/elsewhere.lua"|' "$dir/one/shrunk.schedule.lua" >"$dir/moved.lua"
+grep -q '^replay{scenario="gone/elsewhere.lua"' "$dir/moved.lua" || fail "could not rename the scenario in the copy"
+"$DST" run --schedule "$dir/moved.lua" >"$dir/moved.out" 2>&1
+[ $? = 1 ] || { tail -5 "$dir/moved.out"; fail "the shrunk schedule without its scenario file did not exit 1"; }
+grep -q "^seed .*reproduce: .* run --schedule $dir/moved.lua --seed" "$dir/moved.out" || fail "the reproduce line does not name the schedule file"
 
 # The known cause, and nothing else: one step, the crash of n2, among a partition, a pause, a slow
 # disk, message loss and a skewed clock.

@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "faults/schedule_text.h"
+#include "scenarios/scenario.h"
 #include "scenarios/schedule_file.h"
 #include "sim/wall_clock.h"
 #include "tools/child_pool.h"
@@ -314,6 +315,14 @@ int shrink_command(const std::string& self, const std::vector<std::string>& argv
   auto& [failed, schedule] = std::get<0>(original);
   std::printf("original          %s\n", failed.first_failure.c_str());
   std::fflush(stdout);
+  // Read once and embedded in every candidate and in the result: an edit of the file meanwhile
+  // cannot change the shrink, and the shrunk file runs wherever it is copied.
+  Result<std::string> text = scenarios::Scenario::read_file(o.scenario);
+  if (!text.is_ok()) {
+    std::fprintf(stderr, "dst shrink: %s\n", text.status().message().c_str());
+    return kExitUsage;
+  }
+  schedule.source = std::move(text).value();
   shrink::RunnerConfig config = runner_config(o);
   config.check = check_name(failed);
   config.start_ns = start_ns;

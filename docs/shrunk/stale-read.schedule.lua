@@ -10,7 +10,7 @@
 --   keys 10
 --   rate 50
 --   request kinds 14 -> 12
--- search: 168 runs (170 made with --jobs 2), 29.4 s of wall time; 1-minimal in its fault steps
+-- search: 168 runs (170 made with --jobs 2), 35.3 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/paused_leader.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
@@ -23,3 +23,21 @@ replay{scenario="scenarios/paused_leader.lua", seed="10031", bug="stale-read"}
 -- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):
 reduce{without={"keep_alive", "lease_ttl"}}
 step{at=16240000000, kind="pause", node=3}  -- t=16.240s pause n3
+
+-- The scenario as it ran, embedded: `dst run --schedule THIS_FILE` runs this text, not the
+-- file replay{} names (which may have changed or be elsewhere).
+scenario_source [[
+-- Paused leader: the leader stops (a long GC pause, a VM stall) for longer than an election
+-- timeout, then resumes still believing it leads. Its queued responses and reads must not be
+-- stale: ReadIndex and check-quorum keep a deposed leader from answering linearizable reads.
+cluster{nodes=3}
+workload{profile="etcd-kv", clients=4, rate=50, watchers=2}
+run_for(s(20))
+
+every(s(5), function()
+  local l = leader()
+  if not l then return end
+  pause(l)
+  after(ms(math.random(1500, 3000)), function() resume(l) end)
+end)
+]]

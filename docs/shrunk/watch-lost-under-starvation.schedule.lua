@@ -22,3 +22,16 @@
 replay{scenario="scenarios/swarm.lua", seed="10072", bug="watch-lost-under-starvation"}
 -- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):
 reduce{nodes=1, watchers=1, keys=1, run_for=1100000000, without={"get", "list", "scan", "put", "lease_put", "lease_grant", "lease_revoke", "keep_alive", "lease_ttl", "cas_mod", "cas_value"}}
+
+-- The scenario as it ran, embedded: `dst run --schedule THIS_FILE` runs this text, not the
+-- file replay{} names (which may have changed or be elsewhere).
+scenario_source [[
+-- Swarm: the seed draws the run (FoundationDB's swarm testing): which kinds of fault run and how
+-- often (clock steps and drift among them), the cluster's size and Raft timing, and the workload's mix, keys, values, rate and
+-- watchers; a sweep over seeds covers many different corners. The draw is printed with the seed.
+cluster{nodes=3}
+workload{profile="etcd-kv", clients=4, rate=80, watchers=3}
+run_for(s(20))
+swarm{faults={"partition", "one_way", "crash", "slow_fsync", "fsync_error", "loss", "pause", "failpoint", "clock", "watch", "client", "corrupt"},
+      interval={ms(300), s(2)}, nodes={1, 3, 5}}
+]]
