@@ -3,6 +3,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "base/assert.h"
+
 namespace dst::faults {
 
 namespace {
@@ -130,7 +132,11 @@ std::string source_to_lua(const std::string& text) {
     return text.find(open_end + "]") != std::string::npos ||
            (text.size() >= open_end.size() && text.compare(text.size() - open_end.size(), open_end.size(), open_end) == 0);
   };
-  while (taken(level)) level += "=";
+  DST_ASSERT_MSG(text.find('\r') == std::string::npos, "a long string turns carriage returns into line feeds");
+  while (taken(level)) {
+    level += "=";
+    DST_ASSERT_LE(level.size(), text.size() + 1);
+  }
   // Lua drops a line break right after the opening bracket: the text comes back exactly.
   return "scenario_source [" + level + "[\n" + text + "]" + level + "]\n";
 }

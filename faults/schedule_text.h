@@ -43,7 +43,8 @@ struct Schedule {
 };
 
 // The embedded scenario as a Lua long string, `scenario_source [=...=[` TEXT `]=...=]`, with a
-// bracket level that does not occur in the text.
+// bracket level that does not occur in the text. The text has no carriage return (Lua reads one
+// in a long string as a line feed; asserted): a caller checks before it embeds.
 std::string source_to_lua(const std::string& text);
 
 // `reduce{clients=1, run_for=3200000000, without={"txn"}}` (the fields given only), or "" when

@@ -160,7 +160,8 @@ Status Scenario::set_reduction(const faults::Reduction& r) {
       return Status(StatusCode::kInvalidArgument, where + "unknown request kind '" + kind + "'");
   if (!r.without.empty() && client::kv_kinds_sent(w.kv_mix).empty())
     return Status(StatusCode::kInvalidArgument, where + "without={...} leaves the etcd-kv clients no request kind to send");
-  return check_offered_load();
+  const Status offered = check_offered_load();
+  return offered.is_ok() ? offered : Status(StatusCode::kInvalidArgument, where + offered.message());
 }
 
 Status Scenario::apply_fault(faults::FaultStep step) {

@@ -190,6 +190,16 @@ std::vector<std::string> kinds_field(lua_State* L, Fields& f) {
   std::string known;
   for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
   if (type != LUA_TTABLE) fail(L, "reduce{}: field 'without': expected a list of request kinds such as {\"txn\"}");
+  // A list, nothing else: every key 1..n (a hole or a named field would be skipped unseen).
+  const std::string not_a_list = "reduce{}: field 'without': expected a list of at most " + std::to_string(names.size()) +
+                                 " request kinds such as {\"txn\"}, with no holes and no named fields";
+  size_t keys = 0;
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    lua_pop(L, 1);
+    if (++keys > names.size()) fail(L, not_a_list);
+  }
+  if (keys != lua_rawlen(L, -1)) fail(L, not_a_list);
   for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; ++i) {
     const char* kind = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
     if (std::find(names.begin(), names.end(), kind) == names.end() ||

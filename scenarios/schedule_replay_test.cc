@@ -195,6 +195,7 @@ TEST(ScheduleReplay, AReductionTheScenarioCannotTakeIsRefused) {
   EXPECT_NE(st.message().find("reduce{}: nodes=1, but cluster{clock=} drifts node"), std::string::npos) << st.message();
   st = (*s)->set_reduction(faults::Reduction{.clients = 256, .rate = 10000});
   EXPECT_NE(st.message().find("a run may offer at most"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("reduce{}"), std::string::npos) << st.message();
 }
 
 TEST(ScheduleFile, AReductionReadsBackTheSameAndIsChecked) {
@@ -218,6 +219,8 @@ TEST(ScheduleFile, AReductionReadsBackTheSameAndIsChecked) {
   EXPECT_NE(error(head + "reduce{without={\"gett\"}}\n").find("s.lua:2: reduce{}: field 'without': item 1: expected a request kind"),
             std::string::npos);
   EXPECT_NE(error(head + "reduce{without={\"get\", \"get\"}}\n").find("item 2"), std::string::npos);
+  EXPECT_NE(error(head + "reduce{without={txn=true}}\n").find("no holes and no named fields"), std::string::npos);
+  EXPECT_NE(error(head + "reduce{without={\"txn\", nil, \"put\"}}\n").find("no holes"), std::string::npos);
   EXPECT_NE(error(head + "reduce{run_for=5}\n").find("s.lua:2: reduce{}"), std::string::npos);
   EXPECT_NE(error(head + "reduce{nodes=10}\n").find("s.lua:2: reduce{}"), std::string::npos);
   EXPECT_NE(error(head + "reduce{clientz=1}\n").find("unknown field"), std::string::npos);

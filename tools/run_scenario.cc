@@ -32,6 +32,7 @@ void fork_nemesis(world::KvRunOptions& options, const std::vector<faults::Nemesi
 struct RunVariation {
   Bugs bugs;
   std::optional<faults::Schedule> replay;
+  std::string schedule_file;  // where `replay` was read from
   std::vector<faults::NemesisFork> forks;
   scenarios::SwarmSalts salts;
 };
@@ -77,16 +78,26 @@ bool parse_salt_option(const cli::Args& args, scenarios::SwarmSalts& salts) {
   return true;
 }
 
+// The scenario's text: the schedule's embedded one, or the file's; none after saying why.
+std::optional<std::string> scenario_text(const std::string& path, const RunVariation& v, bool embedded) {
+  if (embedded) return v.replay->source;
+  Result<std::string> text = scenarios::Scenario::read_file(path);
+  if (text.is_ok()) return std::move(text).value();
+  std::fprintf(stderr, "dst run: scenario error: %s\n", text.status().message().c_str());
+  return std::nullopt;
+}
+
 // The schedule's reduce{} on the scenario's configuration; false after saying why on stderr.
 bool take_reduction(scenarios::Scenario& scenario, const RunVariation& v) {
   if (!v.replay) return true;
   const Status st = scenario.set_reduction(v.replay->reduce);
-  if (!st.is_ok()) std::fprintf(stderr, "dst run: --schedule: %s\n", st.message().c_str());
+  if (!st.is_ok()) std::fprintf(stderr, "dst run: --schedule %s: %s\n", v.schedule_file.c_str(), st.message().c_str());
   return st.is_ok();
 }
 
 // --bug and --schedule; false (after saying why on stderr) when either is bad.
-bool parse_bugs_and_schedule(const cli::Args& args, Bugs& bugs, std::optional<faults::Schedule>& replay) {
+bool parse_bugs_and_schedule(const cli::Args& args, Bugs& bugs, std::optional<faults::Schedule>& replay,
+                             std::string& schedule_file) {
   if (auto names = args.value("bug")) {
     Result<Bugs> bits = parse_bugs(*names);
     if (!bits.is_ok()) {
@@ -96,6 +107,7 @@ bool parse_bugs_and_schedule(const cli::Args& args, Bugs& bugs, std::optional<fa
     bugs = *bits;
   }
   if (auto file = args.value("schedule")) {
+    schedule_file = *file;
     Result<faults::Schedule> loaded = scenarios::load_schedule(*file);
     if (!loaded.is_ok()) {
       std::fprintf(stderr, "dst run: --schedule: %s\n", loaded.status().message().c_str());
@@ -170,14 +182,12 @@ int run_scenario_command(const std::string& self, const std::string& path, const
     return kExitUsage;
   }
   RunVariation v;
-  if (!parse_bugs_and_schedule(args, v.bugs, v.replay) || !parse_salt_option(args, v.salts)) return kExitUsage;
+  if (!parse_bugs_and_schedule(args, v.bugs, v.replay, v.schedule_file) || !parse_salt_option(args, v.salts))
+    return kExitUsage;
   // Read once: every load below runs the same text, even if the file changes meanwhile.
   embedded = embedded && v.replay && !v.replay->source.empty();
-  Result<std::string> text = embedded ? Result<std::string>(v.replay->source) : scenarios::Scenario::read_file(path);
-  if (!text.is_ok()) {
-    std::fprintf(stderr, "dst run: scenario error: %s\n", text.status().message().c_str());
-    return kExitUsage;
-  }
+  const std::optional<std::string> text = scenario_text(path, v, embedded);
+  if (!text) return kExitUsage;
   // Loaded once here to report script errors before anything runs (its print() output is not
   // shown: the run's own load prints it); every simulated run loads its own copy (the script's
   // state changes as its functions run).

@@ -12,6 +12,7 @@
 #include <optional>
 #include <variant>
 
+#include "base/limits.h"
 #include "faults/schedule_text.h"
 #include "scenarios/scenario.h"
 #include "scenarios/schedule_file.h"
@@ -231,7 +232,15 @@ int finish(const ShrinkOptions& o, const shrink::Shrunk& r, const RunResultFile&
   const std::string file = o.out_dir + "/shrunk.schedule.lua";
   std::error_code removed;
   std::filesystem::remove(file, removed);
-  std::ofstream(file) << shrunk_header(o, r, original, start_ns) << faults::schedule_to_lua(r.schedule, o.scenario);
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << shrunk_header(o, r, original, start_ns) << faults::schedule_to_lua(r.schedule, o.scenario);
+    out.close();
+    if (!out) {
+      std::fprintf(stderr, "dst shrink: cannot write %s\n", file.c_str());
+      return kExitUsage;
+    }
+  }
   const std::string stem = o.out_dir + "/minimal";
   std::error_code ec;
   std::filesystem::remove_all(stem, ec);
@@ -281,6 +290,25 @@ std::variant<std::pair<RunResultFile, faults::Schedule>, int> original_run_and_s
   return std::make_pair(*failed, std::move(schedule).value());
 }
 
+// The scenario's text, read once (after the original run) and embedded in every candidate and in
+// the result: an edit of the file during the search cannot change it, and the shrunk file runs
+// wherever it is copied. Not embedded (said on stdout) when it could not come back exactly (a
+// carriage return) or would make schedule files too long to read; an exit code when unreadable.
+std::optional<int> embed_scenario(const ShrinkOptions& o, faults::Schedule& schedule) {
+  Result<std::string> text = scenarios::Scenario::read_file(o.scenario);
+  if (!text.is_ok()) {
+    std::fprintf(stderr, "dst shrink: %s\n", text.status().message().c_str());
+    return kExitUsage;
+  }
+  if (text->find('\r') != std::string::npos || text->size() > limits::kScenarioFileBytesMax / 2) {
+    std::printf("note              %s is not embedded in the schedule files (carriage returns, or over %llu bytes): "
+                "they name it\n", o.scenario.c_str(), static_cast<unsigned long long>(limits::kScenarioFileBytesMax / 2));
+    return std::nullopt;
+  }
+  schedule.source = std::move(text).value();
+  return std::nullopt;
+}
+
 // SIGINT and SIGTERM end the search once the batch in flight is done (a terminal's Ctrl-C reaches
 // the children too, in the same process group; a kill of this process alone waits for them); the
 // smallest failing schedule so far is still written and checked.
@@ -315,14 +343,7 @@ int shrink_command(const std::string& self, const std::vector<std::string>& argv
   auto& [failed, schedule] = std::get<0>(original);
   std::printf("original          %s\n", failed.first_failure.c_str());
   std::fflush(stdout);
-  // Read once and embedded in every candidate and in the result: an edit of the file meanwhile
-  // cannot change the shrink, and the shrunk file runs wherever it is copied.
-  Result<std::string> text = scenarios::Scenario::read_file(o.scenario);
-  if (!text.is_ok()) {
-    std::fprintf(stderr, "dst shrink: %s\n", text.status().message().c_str());
-    return kExitUsage;
-  }
-  schedule.source = std::move(text).value();
+  if (std::optional<int> code = embed_scenario(o, schedule)) return *code;
   shrink::RunnerConfig config = runner_config(o);
   config.check = check_name(failed);
   config.start_ns = start_ns;

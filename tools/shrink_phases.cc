@@ -204,7 +204,8 @@ std::vector<Schedule> moved_step(const Schedule& s, size_t step, const RunShape&
   int64_t prev = shape.phase_start_ns, next = shape.phase_start_ns + shape.run_for_ns - kMs;
   for (size_t i : movable_steps(s)) {
     if (i == step) continue;
-    if (s.steps[i].at <= st.at) prev = std::max(prev, s.steps[i].at);
+    if (s.steps[i].at == st.at) return {};  // a replay orders steps by time: moving it could swap them
+    if (s.steps[i].at < st.at) prev = std::max(prev, s.steps[i].at);
     if (s.steps[i].at > st.at) next = std::min(next, s.steps[i].at);
   }
   std::vector<int64_t> times;

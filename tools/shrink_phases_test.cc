@@ -144,6 +144,13 @@ TEST(ShrinkPhases, EveryTimedStepShiftsEarlierTogether) {
   for (size_t i = 1; i < earlier.size(); ++i) EXPECT_GT(earlier[i].steps[1].at, earlier[i - 1].steps[1].at);
 }
 
+TEST(ShrinkPhases, AStepSharingItsTimeWithAnotherStays) {
+  Schedule s = detached(schedule(), 1)[0];
+  s.steps[2].at = s.steps[1].at;  // the heal at the pause's time
+  EXPECT_TRUE(moved_step(s, 1, shape()).empty());
+  EXPECT_TRUE(moved_step(s, 2, shape()).empty());
+}
+
 TEST(ShrinkPhases, WhatEndsAWindow) {
   EXPECT_TRUE(ends_window(FaultStep{.kind = FaultKind::kResume}));
   EXPECT_TRUE(ends_window(FaultStep{.kind = FaultKind::kDrop}));  // all zero: links back to normal

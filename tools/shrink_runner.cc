@@ -36,26 +36,25 @@ class CandidateRunner {
   std::vector<Outcome> run(const std::vector<Schedule>& candidates) {
     std::vector<ChildCommand> commands;
     std::vector<std::string> stems, keys;
+    std::vector<bool> written;
     for (const Schedule& s : candidates) {
       const std::string stem = c_.out_dir + "/runs/c" + std::to_string(next_++);
-      keys.push_back(faults::schedule_to_lua(s, c_.scenario));
-      std::error_code ec;
-      std::filesystem::remove(stem + ".schedule.lua", ec);
-      // A file that cannot be written leaves no schedule: the child's run fails and is not kept.
-      std::ofstream(stem + ".schedule.lua") << keys.back();
-      commands.push_back(run_command(c_, {"--schedule", stem + ".schedule.lua"}, stem));
+      keys.push_back(key(s));
       stems.push_back(stem);
+      written.push_back(write_file(stem + ".schedule.lua", faults::schedule_to_lua(s, c_.scenario)));
+      // A file that could not be written whole is not run: its outcome is kOther, never kept.
+      if (written.back()) commands.push_back(run_command(c_, {"--schedule", stem + ".schedule.lua"}, stem));
     }
     run_children(commands, c_.jobs, kChildTimeoutDefaultNs);
     std::vector<Outcome> out;
-    for (size_t i = 0; i < candidates.size(); ++i) out.push_back(outcome(stems[i], keys[i]));
+    for (size_t i = 0; i < candidates.size(); ++i) out.push_back(written[i] ? outcome(stems[i], keys[i]) : Outcome::kOther);
     made_ += candidates.size();
     return out;
   }
 
   // What the run of `s` showed, if it ran and left a result.
   const RunResultFile* result_of(const Schedule& s) const {
-    auto it = results_.find(faults::schedule_to_lua(s, c_.scenario));
+    auto it = results_.find(key(s));
     return it == results_.end() ? nullptr : &it->second;
   }
   size_t made() const { return made_; }
@@ -68,6 +67,22 @@ class CandidateRunner {
     if (kept.verdict == "pass") return Outcome::kPasses;
     if (kept.verdict != "violation") return Outcome::kOther;
     return c_.any_violation || deciding_check(kept) == c_.check ? Outcome::kFails : Outcome::kOther;
+  }
+
+  // A candidate by its steps and reduction (every candidate embeds the same scenario text: left
+  // out, so that remembering thousands of runs stays small).
+  static std::string key(Schedule s) {
+    s.source.clear();
+    return faults::schedule_to_lua(s, "");
+  }
+
+  static bool write_file(const std::string& path, const std::string& text) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    return static_cast<bool>(out);
   }
 
   const RunnerConfig& c_;
