@@ -3,8 +3,9 @@
 #   shrink_cli_test.sh DST SCENARIO_DIR TESTDATA_SHRINK_DIR
 # A planted bug's failing seed shrinks to a smaller schedule that fails the same check when run
 # again; --jobs 1, --jobs 2 and the run database give the same schedule; a spent --budget says
-# so; a passing run and usage errors exit 2. A failure whose minimal cause is known (one crash,
-# among ten faults it does not need: testdata/shrink/known_cause.lua) shrinks to exactly that step.
+# so; a passing run and usage errors exit 2. Failures whose minimal causes are known shrink to
+# exactly them: one crash among ten faults (testdata/shrink/known_cause.lua), a power loss after a
+# vote plus the leader's crash among seven (testdata/shrink/two_causes.lua).
 set -u
 DST=$1
 SCENARIOS=$2
@@ -68,6 +69,16 @@ grep '^step' "$dir/known/shrunk.schedule.lua" >"$dir/known.steps"
 [ "$(wc -l <"$dir/known.steps")" = 1 ] && grep -q 'kind="crash", node=2}' "$dir/known.steps" ||
   { cat "$dir/known.steps"; fail "the known cause (crash n2) was not found exactly"; }
 grep -q '^failure  *member-agreement' "$dir/known.out" || fail "the known cause's failure changed check"
+
+# A cause of two faults, both needed, among seven that cannot cause it: the power loss armed
+# right after n1's vote and the leader's crash that makes n1 vote (testdata/shrink/two_causes.lua).
+"$DST" shrink "$TESTDATA/two_causes.lua" --seed 1 --jobs 2 --out "$dir/two_causes" -- --bug vote-not-persisted \
+  >"$dir/two_causes.out" 2>&1 || { cat "$dir/two_causes.out"; fail "dst shrink of the two causes exited $?"; }
+grep '^step' "$dir/two_causes/shrunk.schedule.lua" >"$dir/two_causes.steps"
+[ "$(wc -l <"$dir/two_causes.steps")" = 2 ] &&
+  grep -q 'kind="failpoint", node=1, point="after-vote", action="power-loss"' "$dir/two_causes.steps" &&
+  grep -q 'kind="crash", node=2}' "$dir/two_causes.steps" ||
+  { cat "$dir/two_causes.steps"; fail "the two causes (n1's power loss after its vote, the leader's crash) were not found exactly"; }
 
 # A run that passes has nothing to shrink; usage errors.
 "$DST" shrink "$SCENARIOS/leader_isolation.lua" --seed 1 --out "$dir/pass" >"$dir/pass.out" 2>&1
