@@ -181,8 +181,14 @@ int run_command(const std::string& self, const std::vector<std::string>& argv) {
   if (!argv.empty() && argv[0] == "raft") return run_raft_command(self, {argv.begin() + 1, argv.end()});
   if (!argv.empty() && argv[0] == "etcd") return run_etcd_command(self, {argv.begin() + 1, argv.end()});
   if (!argv.empty() && argv[0] == "--schedule") return run_schedule_command(self, argv);
-  if (!argv.empty() && argv[0].size() > 4 && argv[0].substr(argv[0].size() - 4) == ".lua")
+  if (!argv.empty() && argv[0].size() > 4 && argv[0].substr(argv[0].size() - 4) == ".lua") {
+    if (is_schedule_file(argv[0])) {  // dst run shrunk.schedule.lua: the replay it describes
+      std::vector<std::string> rest = {"--schedule"};
+      rest.insert(rest.end(), argv.begin(), argv.end());
+      return run_schedule_command(self, rest);
+    }
     return run_scenario_command(self, argv[0], {argv.begin() + 1, argv.end()});
+  }
   return run_demo_command(self, argv);
 }
 

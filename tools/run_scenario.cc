@@ -259,4 +259,17 @@ int run_schedule_command(const std::string& self, const std::vector<std::string>
   return run_scenario_command(self, schedule->scenario, rest, true);
 }
 
+bool is_schedule_file(const std::string& path) {
+  Result<std::string> text = scenarios::Scenario::read_file(path);
+  if (!text.is_ok()) return false;  // run_scenario_command says why
+  for (size_t at = 0; at < text->size();) {
+    const size_t start = text->find_first_not_of(" \t", at);
+    if (start != std::string::npos && text->compare(start, 7, "replay{") == 0) return true;
+    const size_t end = text->find('\n', at);
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return false;
+}
+
 }  // namespace dst

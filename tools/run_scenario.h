@@ -14,5 +14,8 @@ int run_scenario_command(const std::string& self, const std::string& path, const
                          bool embedded = false);
 // `dst run --schedule FILE [options]`: the scenario (and seed, bugs) the schedule names, replayed.
 int run_schedule_command(const std::string& self, const std::vector<std::string>& argv);
+// Whether `path` is a schedule file (a line starts with replay{, which no scenario can call), so
+// that `dst run FILE` runs a shrunk schedule as `dst run --schedule FILE` does.
+bool is_schedule_file(const std::string& path);
 
 }  // namespace dst

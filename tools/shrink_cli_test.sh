@@ -60,6 +60,10 @@ grep -q '^replay{scenario="gone/elsewhere.lua"' "$dir/moved.lua" || fail "could 
 "$DST" run --schedule "$dir/moved.lua" >"$dir/moved.out" 2>&1
 [ $? = 1 ] || { tail -5 "$dir/moved.out"; fail "the shrunk schedule without its scenario file did not exit 1"; }
 grep -q "^seed .*reproduce: .* run --schedule $dir/moved.lua --seed" "$dir/moved.out" || fail "the reproduce line does not name the schedule file"
+# dst run FILE takes a schedule file as the replay it describes (a scenario cannot call replay{}).
+"$DST" run "$dir/moved.lua" >"$dir/moved2.out" 2>&1
+[ $? = 1 ] || { tail -5 "$dir/moved2.out"; fail "dst run SHRUNK.lua did not replay it"; }
+[ "$(tail -1 "$dir/moved.out")" = "$(tail -1 "$dir/moved2.out")" ] || fail "dst run FILE and dst run --schedule FILE differ"
 
 # The known cause, and nothing else: one step, the crash of n2, among a partition, a pause, a slow
 # disk, message loss and a skewed clock.
