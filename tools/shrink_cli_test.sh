@@ -84,6 +84,14 @@ grep '^step' "$dir/two_causes/shrunk.schedule.lua" >"$dir/two_causes.steps"
   grep -q 'kind="crash", node=2}' "$dir/two_causes.steps" ||
   { cat "$dir/two_causes.steps"; fail "the two causes (n1's power loss after its vote, the leader's crash) were not found exactly"; }
 
+# --same-rule keeps the rule inside the check: ack-before-fsync's State Machine Safety (without it,
+# the shrink may end on another Raft invariant of the same lost write).
+"$DST" shrink "$SCENARIOS/lost_unsynced_writes.lua" --seed 10001 --jobs 2 --same-rule --out "$dir/rule" \
+  -- --bug ack-before-fsync >"$dir/rule.out" 2>&1 || { cat "$dir/rule.out"; fail "dst shrink --same-rule exited $?"; }
+grep -q '^failure  *raft-invariants: State Machine Safety' "$dir/rule.out" || fail "--same-rule did not keep the rule"
+"$DST" shrink "$SCENARIOS/leader_isolation.lua" --seed 1 --same-rule --any-violation >/dev/null 2>&1
+[ $? = 2 ] || fail "--same-rule with --any-violation: expected exit 2"
+
 # A run that passes has nothing to shrink; usage errors.
 "$DST" shrink "$SCENARIOS/leader_isolation.lua" --seed 1 --out "$dir/pass" >"$dir/pass.out" 2>&1
 [ $? = 2 ] && grep -q "nothing to shrink" "$dir/pass.out" || fail "a passing run: expected exit 2, nothing to shrink"

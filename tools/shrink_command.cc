@@ -54,6 +54,7 @@ struct ShrinkOptions {
   std::string out_dir;
   std::string dst_path;
   bool any_violation = false;
+  bool same_rule = false;
 };
 
 std::optional<int> parse_options(const std::string& self, const std::vector<std::string>& argv, ShrinkOptions* o) {
@@ -66,6 +67,8 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   args.option("out", "DIR", "where the runs, DIR/shrunk.schedule.lua and DIR/minimal go (default: dst-shrink-out)");
   args.option("dst", "PATH", "the dst binary the runs use (default: this one)");
   args.flag("any-violation", "keep a candidate whatever check it fails (default: only the original's check)");
+  args.flag("same-rule", "keep a candidate only if the same rule inside the check fails (e.g. State Machine Safety, "
+                         "not any Raft invariant)");
   if (std::optional<int> done = args.parse_or_exit(kMoreHelp)) return done;
   const std::string input = *args.positional_value("SCENARIO");
   const bool db = input.size() > 3 && input.compare(input.size() - 3, 3, ".db") == 0;
@@ -109,13 +112,9 @@ std::optional<int> parse_options(const std::string& self, const std::vector<std:
   }
   o->dst_path = args.value("dst").value_or(self);
   o->any_violation = args.has("any-violation");
+  o->same_rule = args.has("same-rule");
+  if (o->any_violation && o->same_rule) return args.usage_error("dst shrink: --any-violation and --same-rule contradict each other");
   return std::nullopt;
-}
-
-// The check a result names (see shrink_runner.cc): its deciding field, or the text before the first
-// ':' of its first failure.
-std::string check_name(const RunResultFile& r) {
-  return r.deciding.empty() ? r.first_failure.substr(0, r.first_failure.find(':')) : r.deciding;
 }
 
 shrink::RunnerConfig runner_config(const ShrinkOptions& o) {
@@ -228,7 +227,8 @@ std::string shrunk_header(const ShrinkOptions& o, const shrink::Shrunk& r, const
 
 // Writes the shrunk schedule, runs it recorded in DIR/minimal and checks that it fails again the
 // same way (same trace hash as its candidate run); the exit code.
-int finish(const ShrinkOptions& o, const shrink::Shrunk& r, const RunResultFile& original, int64_t start_ns) {
+int finish(const ShrinkOptions& o, const shrink::RunnerConfig& config, const shrink::Shrunk& r, const RunResultFile& original,
+           int64_t start_ns) {
   const std::string file = o.out_dir + "/shrunk.schedule.lua";
   std::error_code removed;
   std::filesystem::remove(file, removed);
@@ -251,8 +251,7 @@ int finish(const ShrinkOptions& o, const shrink::Shrunk& r, const RunResultFile&
   std::printf("shrunk schedule   %s  (dst run --schedule %s)\n", file.c_str(), file.c_str());
   // The run that showed this schedule fail (for the unedited schedule, the original run: its
   // replay gives the original trace hash).
-  if (!again.is_ok() || again->verdict != "violation" || (!o.any_violation && check_name(*again) != check_name(original)) ||
-      again->trace_hash != r.result.trace_hash) {
+  if (!again.is_ok() || !shrink::same_failure(config, *again) || again->trace_hash != r.result.trace_hash) {
     std::printf("verdict           NOT REPRODUCED: the shrunk schedule's run in %s did not fail the same way again\n",
                 stem.c_str());
     return kExitViolation;
@@ -345,12 +344,13 @@ int shrink_command(const std::string& self, const std::vector<std::string>& argv
   std::fflush(stdout);
   if (std::optional<int> code = embed_scenario(o, schedule)) return *code;
   shrink::RunnerConfig config = runner_config(o);
-  config.check = check_name(failed);
+  config.check = shrink::deciding_check(failed);
+  if (o.same_rule) config.rule = shrink::deciding_rule(failed);
   config.start_ns = start_ns;
   catch_interrupts();
   config.stop = [&] { return g_interrupted != 0 || (o.budget_ns > 0 && sim::wall_clock_ns() - start_ns >= o.budget_ns); };
   const shrink::Shrunk r = shrink::shrink_schedule(config, schedule, failed);
-  return finish(o, r, failed, start_ns);
+  return finish(o, config, r, failed, start_ns);
 }
 
 }  // namespace dst

@@ -20,12 +20,8 @@ using faults::Schedule;
 // Rounds of the reduction phases: each but the last changed something (bounded: every change
 // makes the run smaller, but a bound is cheaper to trust).
 constexpr size_t kRoundsMax = 3;
-
-// The check a result names: its deciding field, or (from an older dst) the text before the first
-// ':' of its first failure ("linearizability: stale-read: ..." -> "linearizability").
-std::string deciding_check(const RunResultFile& r) {
-  return r.deciding.empty() ? r.first_failure.substr(0, r.first_failure.find(':')) : r.deciding;
-}
+// A rule's name is short ("State Machine Safety", "stale-read"); a longer text before a ':' is not one.
+constexpr size_t kRuleBytesMax = 64;
 
 // Runs candidate schedules as child `dst run --schedule` and remembers what each showed, by the
 // schedule's text (so the same schedule is never run twice and its result is found again).
@@ -65,8 +61,7 @@ class CandidateRunner {
     if (!r.is_ok()) return Outcome::kOther;  // crashed or refused the schedule: never kept
     const RunResultFile& kept = results_.insert_or_assign(key, *r).first->second;
     if (kept.verdict == "pass") return Outcome::kPasses;
-    if (kept.verdict != "violation") return Outcome::kOther;
-    return c_.any_violation || deciding_check(kept) == c_.check ? Outcome::kFails : Outcome::kOther;
+    return same_failure(c_, kept) ? Outcome::kFails : Outcome::kOther;
   }
 
   // A candidate by its steps and reduction (every candidate embeds the same scenario text: left
@@ -216,9 +211,11 @@ bool reduce_round(Driver& d, Shrunk& best) {
   d.try_first("run_for", shorter_run(best.schedule, *shape()));
   d.try_first("clients", fewer_clients(best.schedule, *shape()));
   d.try_first("watchers", fewer_watchers(best.schedule, *shape()));
-  d.try_first("rate", lower_rate(best.schedule, *shape()));
-  d.try_first("keys", fewer_keys(best.schedule, *shape()));
-  if (shape()->profile == "etcd-kv") d.drop_kinds(shape()->kinds);
+  if (shape()->clients > 0) {  // without clients the rate, keys and kinds change nothing
+    d.try_first("rate", lower_rate(best.schedule, *shape()));
+    d.try_first("keys", fewer_keys(best.schedule, *shape()));
+    if (shape()->profile == "etcd-kv") d.drop_kinds(shape()->kinds);
+  }
   // Each step in turn; indices stay valid (a step only moves between its neighbours).
   for (size_t i : movable_steps(best.schedule)) d.try_first("step times", moved_step(best.schedule, i, *shape()));
   return true;
@@ -233,6 +230,28 @@ void reduce_run(Driver& d, Shrunk& best) {
 }
 
 }  // namespace
+
+std::string deciding_check(const RunResultFile& r) {
+  return r.deciding.empty() ? r.first_failure.substr(0, r.first_failure.find(':')) : r.deciding;
+}
+
+std::string deciding_rule(const RunResultFile& r) {
+  const std::string check = deciding_check(r);
+  for (const history::CheckRow& row : r.checks) {
+    if (row.name != check) continue;
+    if (!row.first_rule.empty()) return row.first_rule;
+    // Checks that name no rule write it first in their message: "State Machine Safety: node 1 ...".
+    const size_t colon = row.first_message.find(':');
+    return colon == std::string::npos || colon > kRuleBytesMax ? "" : row.first_message.substr(0, colon);
+  }
+  return "";
+}
+
+bool same_failure(const RunnerConfig& c, const RunResultFile& r) {
+  if (r.verdict != "violation") return false;
+  if (c.any_violation) return true;
+  return deciding_check(r) == c.check && (c.rule.empty() || deciding_rule(r) == c.rule);
+}
 
 ChildCommand run_command(const RunnerConfig& c, std::vector<std::string> args, const std::string& stem) {
   std::error_code ec;

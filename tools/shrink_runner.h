@@ -31,6 +31,7 @@ struct RunnerConfig {
   size_t max_runs = 1000;
   bool any_violation = false;
   std::string check;                // the check that must fail (the original's deciding one)
+  std::string rule;                 // and, when not empty, the rule inside it (--same-rule)
   int64_t start_ns = 0;             // wall clock at the start, for the progress line
   std::function<bool()> stop;       // an interrupt or --budget
 };
@@ -43,6 +44,15 @@ struct Shrunk {
   bool budget_spent = false, stopped = false;
   std::vector<std::string> notes;  // phases skipped, and why
 };
+
+// The deciding check of a run's result (its `deciding` field, or from an older dst the text before
+// the first ':' of its first failure), and that check's first rule (its first_rule, else the text
+// before the first ':' of its message, as Raft invariants write theirs; "" when it names none).
+std::string deciding_check(const RunResultFile& r);
+std::string deciding_rule(const RunResultFile& r);
+// Whether a run shows the failure the shrink keeps: a violation of config.check (of any check with
+// any_violation), and of config.rule inside it when that is set.
+bool same_failure(const RunnerConfig& config, const RunResultFile& r);
 
 // `dst run ARGS --result STEM.result EXTRA`, logged to STEM.log; a result file left by an earlier
 // shrink in the same directory is removed first, so it cannot pass for this run's.
