@@ -10,7 +10,7 @@
 --   keys 10 -> 1
 --   rate 60 -> 7.5
 --   request kinds 14 -> 1
--- search: 37 runs (53 made with --jobs 2), 4.8 s of wall time; 1-minimal in its fault steps
+-- search: 37 runs (53 made with --jobs 2), 5.4 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/lost_unsynced_writes.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

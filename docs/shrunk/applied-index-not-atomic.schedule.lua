@@ -10,7 +10,7 @@
 --   keys 10 -> 1
 --   rate 50 -> 6.25
 --   request kinds 14 -> 1
--- search: 45 runs (62 made with --jobs 2), 5.9 s of wall time; 1-minimal in its fault steps
+-- search: 45 runs (62 made with --jobs 2), 6.5 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/crash_restart_storm.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

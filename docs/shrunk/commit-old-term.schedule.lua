@@ -10,7 +10,7 @@
 --   keys 50 -> 1
 --   rate 80
 --   request kinds 11 -> 2
--- search: 102 runs (116 made with --jobs 2), 14.1 s of wall time; 1-minimal in its fault steps
+-- search: 102 runs (116 made with --jobs 2), 11.3 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/swarm.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

@@ -10,7 +10,7 @@
 --   keys 10 -> 1
 --   rate 60 -> 15
 --   request kinds 14 -> 2
--- search: 161 runs (185 made with --jobs 2), 17.4 s of wall time; 1-minimal in its fault steps
+-- search: 161 runs (185 made with --jobs 2), 17.3 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/fault_points.lua (3 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

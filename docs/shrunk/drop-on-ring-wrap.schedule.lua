@@ -7,9 +7,9 @@
 --   nodes 3 -> 1
 --   clients 4 -> 0
 --   watchers 2
---   keys 30 -> 1
---   rate 30 -> 0.1171875
--- search: 44 runs (52 made with --jobs 2), 6.5 s of wall time; 1-minimal in its fault steps
+--   keys 30
+--   rate 30
+-- search: 30 runs (34 made with --jobs 2), 8.1 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/kube_apiserver_faults.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
@@ -20,7 +20,7 @@
 -- steps are the scenario's own configuration and are set by it again (listed, not replayed).
 replay{scenario="scenarios/kube_apiserver_faults.lua", seed="10001", bug="drop-on-ring-wrap"}
 -- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):
-reduce{nodes=1, clients=0, keys=1, rate=0.1171875, run_for=3400000000}
+reduce{nodes=1, clients=0, run_for=3400000000}
 step{at=1340000000, kind="controller_pause", node=2}  -- t=1.340s controller_pause controller2
 
 -- The scenario as it ran, embedded: `dst run --schedule THIS_FILE` runs this text, not the

@@ -7,9 +7,9 @@
 --   nodes 3 -> 1
 --   clients 4 -> 0
 --   watchers 2 -> 0
---   keys 30 -> 1
---   rate 30 -> 0.1171875
--- search: 33 runs (52 made with --jobs 2), 7.9 s of wall time; 1-minimal in its fault steps
+--   keys 30
+--   rate 30
+-- search: 29 runs (44 made with --jobs 2), 9.7 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/kube_apiserver_faults.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
@@ -20,7 +20,7 @@
 -- steps are the scenario's own configuration and are set by it again (listed, not replayed).
 replay{scenario="scenarios/kube_apiserver_faults.lua", seed="10001", bug="informer-resume-skip"}
 -- reduce{} replaces these parts of the scenario's configuration (run_for in virtual ns):
-reduce{nodes=1, clients=0, watchers=0, keys=1, rate=0.1171875, run_for=1400000000}
+reduce{nodes=1, clients=0, watchers=0, run_for=1400000000}
 
 -- The scenario as it ran, embedded: `dst run --schedule THIS_FILE` runs this text, not the
 -- file replay{} names (which may have changed or be elsewhere).

@@ -10,7 +10,7 @@
 --   keys 30 -> 1
 --   rate 50 -> 6.25
 --   request kinds 14 -> 1
--- search: 55 runs (66 made with --jobs 2), 5.8 s of wall time; 1-minimal in its fault steps
+-- search: 55 runs (66 made with --jobs 2), 6.4 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/clock_skew_leases.lua (2 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

@@ -9,7 +9,7 @@
 --   watchers 2
 --   keys 30 -> 1
 --   rate 30
--- search: 166 runs (176 made with --jobs 2), 50.7 s of wall time; 1-minimal in its fault steps
+-- search: 166 runs (176 made with --jobs 2), 47.6 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/kube_apiserver_faults.lua (6 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

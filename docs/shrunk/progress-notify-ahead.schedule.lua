@@ -10,7 +10,7 @@
 --   keys 10 -> 1
 --   rate 50 -> 6.25
 --   request kinds 14 -> 1
--- search: 56 runs (66 made with --jobs 2), 6.2 s of wall time; 1-minimal in its fault steps
+-- search: 56 runs (66 made with --jobs 2), 6.8 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/crash_restart_storm.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

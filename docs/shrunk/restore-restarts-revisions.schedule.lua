@@ -10,7 +10,7 @@
 --   keys 10 -> 1
 --   rate 60 -> 0.1171875
 --   request kinds 14 -> 1
--- search: 29 runs (37 made with --jobs 2), 3.5 s of wall time; 1-minimal in its fault steps
+-- search: 29 runs (37 made with --jobs 2), 3.1 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/disaster_recovery.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

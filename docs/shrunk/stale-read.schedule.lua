@@ -10,7 +10,7 @@
 --   keys 10
 --   rate 50
 --   request kinds 14 -> 12
--- search: 168 runs (170 made with --jobs 2), 35.3 s of wall time; 1-minimal in its fault steps
+-- search: 168 runs (170 made with --jobs 2), 27.5 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/paused_leader.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

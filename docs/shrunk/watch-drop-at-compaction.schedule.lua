@@ -10,7 +10,7 @@
 --   keys 10 -> 1
 --   rate 80 -> 40
 --   request kinds 14 -> 2
--- search: 82 runs (89 made with --jobs 2), 14.9 s of wall time; 1-minimal in its fault steps
+-- search: 82 runs (89 made with --jobs 2), 11.7 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/compaction_watch.lua (1 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

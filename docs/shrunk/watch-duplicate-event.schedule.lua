@@ -10,7 +10,7 @@
 --   keys 10 -> 5
 --   rate 80 -> 5
 --   request kinds 14 -> 2
--- search: 45 runs (47 made with --jobs 2), 4.8 s of wall time; 1-minimal in its fault steps
+-- search: 45 runs (47 made with --jobs 2), 4.9 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/compaction_watch.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

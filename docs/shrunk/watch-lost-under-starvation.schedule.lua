@@ -10,7 +10,7 @@
 --   keys 10 -> 1
 --   rate 80
 --   request kinds 12 -> 1
--- search: 38 runs (42 made with --jobs 2), 10.9 s of wall time; 1-minimal in its fault steps
+-- search: 38 runs (42 made with --jobs 2), 10.4 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/swarm.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)

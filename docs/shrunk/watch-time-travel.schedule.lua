@@ -10,7 +10,7 @@
 --   keys 10 -> 1
 --   rate 50
 --   request kinds 14 -> 4
--- search: 91 runs (101 made with --jobs 2), 10.9 s of wall time; 1-minimal in its fault steps
+-- search: 91 runs (101 made with --jobs 2), 9.9 s of wall time; 1-minimal in its fault steps
 --
 -- The fault schedule of scenarios/flapping_partitions.lua (0 steps).
 -- Replay it:  dst run --schedule THIS_FILE      (the scenario and seed below)
