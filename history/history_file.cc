@@ -66,14 +66,44 @@ const char* history_format_name(HistoryFormat f) {
   return "?";
 }
 
+namespace {
+
+// Jepsen's log (its loggers are jepsen.core, jepsen.util, ...: "INFO  jepsen.util - ...", or
+// "...{GMT}<tab>INFO<tab>[jepsen worker 0] jepsen.util: ..."), or bare op lines as Jepsen prints
+// them ("0<tab>:invoke<tab>:read<tab>nil", ":nemesis<tab>:info<tab>:start<tab>nil").
+bool looks_like_jepsen_log(std::string_view head) {
+  for (std::string_view level : {"INFO", "WARN", "DEBUG", "ERROR"}) {
+    const size_t at = head.find(level);
+    if (at != std::string_view::npos && head.find("jepsen.", at) != std::string_view::npos) return true;
+  }
+  const size_t start = head.find_first_not_of(" \t\r\n");
+  const std::string_view line = head.substr(start, head.find('\n', start) - start);
+  const size_t gap = line.find_first_of(" \t");
+  if (gap == std::string_view::npos || gap == 0) return false;
+  const std::string_view process = line.substr(0, gap);
+  const bool number = process.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!number && process[0] != ':') return false;
+  const size_t type_at = line.find_first_not_of(" \t", gap);
+  if (type_at == std::string_view::npos) return false;
+  const std::string_view rest = line.substr(type_at);
+  for (std::string_view type : {":invoke", ":ok", ":fail", ":info"})
+    if (rest.substr(0, type.size()) == type && rest.size() > type.size() && (rest[type.size()] == '\t' || rest[type.size()] == ' '))
+      return true;
+  return false;
+}
+
+}  // namespace
+
 Result<HistoryFormat> sniff_history_format(std::string_view head, const std::string& path) {
   static const char kSqlite[] = "SQLite format 3";  // with its NUL: the first 16 bytes of every SQLite file
   if (head.size() >= sizeof kSqlite && std::memcmp(head.data(), kSqlite, sizeof kSqlite) == 0) return HistoryFormat::kRunDb;
   const std::string expected =
       "; expected a Jepsen or Porcupine history (one event map per line, such as {:process 0, :type :invoke, :f "
-      ":read, :value nil}) or a dst run database";
+      ":read, :value nil}), Jepsen's log lines (INFO  jepsen.util - 0<tab>:invoke<tab>:read<tab>nil) or a dst run "
+      "database";
   if (head.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return Status(StatusCode::kInvalidArgument, path + ": the file is empty" + expected);
+  if (looks_like_jepsen_log(head)) return HistoryFormat::kJepsen;
   const size_t open = head.find('{');
   if (open == std::string_view::npos || head.substr(0, open).find('\0') != std::string_view::npos)
     return Status(StatusCode::kInvalidArgument, path + ": no event map in its first bytes" + expected);

@@ -2,6 +2,7 @@
 // file, line and what was expected.
 #include <gtest/gtest.h>
 
+#include "history/history_file.h"
 #include "history/import_jepsen.h"
 #include "history/import_porcupine.h"
 
@@ -65,6 +66,112 @@ TEST(ImportJepsen, BadInputNamesFileLineAndExpectation) {
   expect_error("{:type :invoke, :f :read}\n", "x.edn:1:", ":process");
   expect_error("{:type :invoke, :f :write, :value 99999999999999999999, :process 0}\n", "x.edn:1:", "64-bit integer");
   expect_error("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n", "x.edn:1:", "nesting");
+}
+
+// A Jepsen log with every kind of line: op lines after `prefix` (their logger), the op's fields
+// separated by tabs, or by `spaces` instead when given; other loggers' lines and a stack trace.
+std::string jepsen_log(const std::string& prefix, const std::string& spaces = "") {
+  const char* ops[] = {"0\t:invoke\t:write\t3", "1\t:invoke\t:cas\t[3 4]", "0\t:ok\t:write\t3",
+                       ":nemesis\t:info\t:start\tnil", ":nemesis\t:info\t:start\t\"Cut off {:n1 #{:n2}}\"",
+                       "1\t:info\t:cas\t:timed-out", "2\t:invoke\t:read\tnil", "2\t:ok\t:read\t4",
+                       "3\t:invoke\t:read\tnil", "3\t:fail\t:read\t:timed-out", "6\t:invoke\t:write\t5",
+                       "6\t:ok\t:write\t5", "2\t:invoke\t:cas\t[4 5]", "2\t:fail\t:cas\t[4 5]", "8\t:invoke\t:read\tnil"};
+  std::string out = "INFO  jepsen.core - Running test\n";
+  for (const char* op : ops) {
+    std::string line = op;
+    if (!spaces.empty())
+      for (size_t at = line.find('\t'); at != std::string::npos; at = line.find('\t', at)) line.replace(at, 1, spaces);
+    out += prefix + line + "\n";
+    if (line.find(":fail") != std::string::npos && line.find(":cas") != std::string::npos)
+      out += "WARN  jepsen.core - Process 7 crashed\n\tat clojure.core$eval.invoke(core.clj:1)\n";
+  }
+  return out;
+}
+
+void expect_the_log_ops(const Result<ImportedHistory>& h) {
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  ASSERT_EQ(h->ops.size(), 7u);
+  EXPECT_EQ(h->ops[0].argument, ImportedValue::integer(3));
+  EXPECT_EQ(h->ops[0].outcome, ImportedOutcome::kOk);
+  EXPECT_EQ(h->ops[0].invoke_line, 2u);
+  EXPECT_EQ(h->ops[0].return_line, 4u);
+  EXPECT_EQ(h->ops[1].argument, ImportedValue::pair(3, 4));
+  EXPECT_EQ(h->ops[1].outcome, ImportedOutcome::kUnknown);  // :info :timed-out in the value's place
+  EXPECT_EQ(h->ops[1].return_at, kImportedNeverReturned);
+  EXPECT_EQ(h->ops[2].result, ImportedValue::integer(4));
+  EXPECT_EQ(h->ops[3].outcome, ImportedOutcome::kFailed);  // a read that timed out: :fail
+  EXPECT_EQ(h->ops[4].process, 6u);  // process 1 crashed (:info) and came back as 1 + 5
+  EXPECT_EQ(h->ops[4].outcome, ImportedOutcome::kOk);
+  EXPECT_EQ(h->ops[5].fn, ImportedFn::kCas);
+  EXPECT_EQ(h->ops[5].outcome, ImportedOutcome::kFailed);
+  EXPECT_EQ(h->ops[6].outcome, ImportedOutcome::kUnknown);  // never completed
+}
+
+TEST(ImportJepsenLog, ReadsEveryEventKindInEveryLayout) {
+  SCOPED_TRACE("2014-15 log4j layout");
+  expect_the_log_ops(import_jepsen(jepsen_log("INFO  jepsen.util - "), "old.log"));
+  SCOPED_TRACE("jepsen.log since 2016");
+  expect_the_log_ops(import_jepsen(jepsen_log("2021-02-26 23:39:01,526{GMT}\tINFO\t[jepsen worker 0] jepsen.util: "), "new.log"));
+  SCOPED_TRACE("jepsen.print, console");
+  expect_the_log_ops(import_jepsen(jepsen_log("INFO\t[jepsen worker 1] jepsen.print: "), "print.log"));
+  SCOPED_TRACE("tabs turned into spaces");
+  expect_the_log_ops(import_jepsen(jepsen_log("INFO  jepsen.util - ", "   "), "spaces.log"));
+}
+
+TEST(ImportJepsenLog, AnErrorFieldAfterTheValue) {
+  auto h = import_jepsen("INFO  jepsen.util - 0\t:invoke\t:write\t3\n"
+                         "INFO  jepsen.util - 0\t:info\t:write\t3\t:timeout\n"
+                         "INFO  jepsen.util - 1\t:invoke\t:cas\t[2 3]\n"
+                         "INFO  jepsen.util - 1\t:fail\t:cas\t[2 3]\t[:timeout nil]\n"
+                         "INFO  jepsen.util - 2\t:invoke\t:write\t4\n"
+                         "INFO  jepsen.util - 2\t:info\t:write\t4\tindeterminate: Connection refused (\n",
+                         "err.log");
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  ASSERT_EQ(h->ops.size(), 3u);
+  EXPECT_EQ(h->ops[0].outcome, ImportedOutcome::kUnknown);
+  EXPECT_EQ(h->ops[1].outcome, ImportedOutcome::kFailed);
+  EXPECT_EQ(h->ops[2].outcome, ImportedOutcome::kUnknown);
+}
+
+TEST(ImportJepsenLog, BareOperationLinesWithoutALogger) {
+  auto h = import_jepsen("0\t:invoke\t:read\tnil\n0\t:ok\t:read\t7\n", "bare.txt");
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  ASSERT_EQ(h->ops.size(), 1u);
+  EXPECT_EQ(h->ops[0].result, ImportedValue::integer(7));
+}
+
+TEST(ImportJepsenLog, BadLinesNameFileLineAndExpectation) {
+  const auto error = [](const std::string& text) {
+    auto h = import_jepsen(text, "x.log");
+    return h.is_ok() ? std::string("accepted") : h.status().message();
+  };
+  const std::string p = "INFO  jepsen.util - ";
+  EXPECT_NE(error(p + "1\t:invoke\t:cas\tfoo\n").find("x.log:1: expected :value [old new]"), std::string::npos)
+      << error(p + "1\t:invoke\t:cas\tfoo\n");
+  EXPECT_NE(error("INFO  jepsen.core - hi\n" + p + "1\t:invoke\t:frob\t3\n").find("x.log:2: expected :read, :write or :cas"),
+            std::string::npos);
+  EXPECT_NE(error(p + "1\t:invoke\t:write\n").find("x.log:1: expected the operation's value after :write"), std::string::npos);
+  EXPECT_NE(error(p + "-1\t:invoke\t:write\t3\n").find("x.log:1: expected the process"), std::string::npos);
+  EXPECT_NE(error(p + ":nemesis\t:info\t:start\tnil\n").find("x.log: a Jepsen log with no client operation"),
+            std::string::npos);
+  EXPECT_NE(error(p + "1\t:invoke\t:write\t3\n" + p + "1\t:invoke\t:write\t4\n").find("x.log:2: process 1 invokes again"),
+            std::string::npos);
+  EXPECT_NE(error("hello world\n").find("x.log:1:"), std::string::npos) << "neither EDN nor a log line";
+}
+
+TEST(SniffHistoryFormat, JepsenLogLinesAreJepsen) {
+  const auto sniff = [](std::string_view head) {
+    Result<HistoryFormat> f = sniff_history_format(head, "h");
+    return f.is_ok() ? std::string(history_format_name(*f)) : f.status().message();
+  };
+  EXPECT_EQ(sniff("INFO  jepsen.core - Running test\n"), "jepsen");
+  EXPECT_EQ(sniff("2021-02-26 23:39:01,526{GMT}\tINFO\t[jepsen worker 0] jepsen.util: 0\t:invoke\t:read\tnil\n"), "jepsen");
+  EXPECT_EQ(sniff("0\t:invoke\t:read\tnil\n"), "jepsen");
+  EXPECT_EQ(sniff(":nemesis :info :start nil\n"), "jepsen");
+  EXPECT_EQ(sniff("{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}\n"), "porcupine-kv");
+  EXPECT_NE(sniff("0\t:invoked\n").find("Jepsen's log lines"), std::string::npos);
+  EXPECT_NE(sniff("0\n").find("no event map"), std::string::npos);
+  EXPECT_NE(sniff("7 \n").find("no event map"), std::string::npos);
 }
 
 TEST(ImportPorcupine, ReadsTheTestdataFiles) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <span>
 
 #include "base/limits.h"
@@ -332,6 +333,74 @@ Result<Event> parse_event(std::string_view line, const std::string& where, Impor
   return e;
 }
 
+// --- Jepsen's log lines ------------------------------------------------------------------------
+// Jepsen logs every operation it invokes and completes as `PROCESS<tab>TYPE<tab>F<tab>VALUE`, then
+// `<tab>ERROR` when the op has one (op->str in jepsen.util, later jepsen.print), after a logger
+// prefix that changed with its versions: "INFO  jepsen.util - " (2014-15, the published etcd
+// logs), "2021-02-26 23:39:01,526{GMT}<tab>INFO<tab>[jepsen worker 0] jepsen.util: " (since 2016),
+// "jepsen.print: " (0.3.12 on). docs/research/history-formats.md has the sources.
+
+constexpr std::string_view kJepsenLoggers[] = {"jepsen.util - ", "jepsen.util: ", "jepsen.print - ", "jepsen.print: "};
+
+// The operation text after a Jepsen logger prefix; nullopt when the line has none.
+std::optional<std::string_view> after_jepsen_logger(std::string_view line) {
+  for (std::string_view logger : kJepsenLoggers)
+    if (size_t at = line.find(logger); at != std::string_view::npos) return line.substr(at + logger.size());
+  return std::nullopt;
+}
+
+// A Jepsen log (rather than EDN): some line names a Jepsen logger.
+bool is_jepsen_log(std::string_view text) {
+  for (std::string_view logger : kJepsenLoggers)
+    if (text.find(logger) != std::string_view::npos) return true;
+  return false;
+}
+
+std::optional<EventType> event_type(const Edn& v) {
+  if (v.kind != Edn::Kind::kKeyword) return std::nullopt;
+  if (v.text == "invoke") return EventType::kInvoke;
+  if (v.text == "ok") return EventType::kOk;
+  if (v.text == "fail") return EventType::kFail;
+  if (v.text == "info") return EventType::kInfo;
+  return std::nullopt;
+}
+
+// One log line's operation text, `PROCESS TYPE F VALUE [ERROR]` (tabs, or the spaces some copies
+// have instead). kNotFound for text that is not a client operation: another message, or a
+// :nemesis op. The value of an :info or :fail completion is not read: old logs put :timed-out
+// there, newer ones repeat the invocation's value and add the error; neither says what happened.
+Result<Event> parse_log_op(std::string_view text, const std::string& where) {
+  EdnReader r(text);
+  Edn process, type;
+  const Status skip(StatusCode::kNotFound, "skip");
+  if (!r.read(process, 0) || !r.read(type, 0)) return skip;
+  const std::optional<EventType> t = event_type(type);
+  if (!t || process.kind == Edn::Kind::kKeyword || process.kind != Edn::Kind::kInt) return skip;
+  auto bad = [&](const std::string& what) { return Status(StatusCode::kInvalidArgument, where + ": " + what); };
+  if (process.integer < 0 || process.integer > UINT32_MAX) return bad("expected the process as a non-negative integer");
+  Event e;
+  e.process = static_cast<uint32_t>(process.integer);
+  e.type = *t;
+  Edn f, value;
+  bool known = false;
+  if (r.read(f, 0) && f.kind == Edn::Kind::kKeyword) {
+    for (const FnName& n : kJepsenFns) {
+      if (f.text == n.name) {
+        e.fn = n.fn;
+        known = true;
+      }
+    }
+  }
+  if (!known) return bad("expected :read, :write or :cas after the process and the type");
+  if (r.at_end() || !r.read(value, 0)) return bad("expected the operation's value after :" + std::string(imported_fn_name(e.fn)));
+  if (e.type == EventType::kInvoke || e.type == EventType::kOk) {
+    Result<ImportedValue> v = convert_value(&value, e.fn, e.type, where);
+    if (!v.is_ok()) return v.status();
+    e.value = std::move(*v);
+  }
+  return e;  // what follows the value is the error, if any: an :info or :fail outcome says enough
+}
+
 // Pairs events into operations.
 class Pairing {
  public:
@@ -395,10 +464,21 @@ class Pairing {
   std::map<uint32_t, uint64_t> open_;  // process -> op awaiting its completion
 };
 
+// A line of a Jepsen log or a bare operation line: the event, or kNotFound for a line to skip (in
+// a log, every line that is not a client operation; outside one, what is not an op line at all).
+Result<Event> parse_jepsen_line(std::string_view line, const std::string& where, bool log) {
+  if (!log) return parse_log_op(line, where);
+  const std::optional<std::string_view> op = after_jepsen_logger(line);
+  if (!op) return Status(StatusCode::kNotFound, "skip");  // other loggers, stack traces
+  return parse_log_op(*op, where);
+}
+
 }  // namespace
 
 Result<ImportedHistory> import_event_lines(std::string_view text, const std::string& source, ImportFormat format) {
   Pairing pairing(source);
+  // Jepsen's EDN (a map per line) and its log lines are told apart by the logger names in the text.
+  const bool log = format == ImportFormat::kJepsen && is_jepsen_log(text);
   int64_t at = 0;
   uint32_t line_no = 0;
   size_t pos = 0;
@@ -416,6 +496,16 @@ Result<ImportedHistory> import_event_lines(std::string_view text, const std::str
     if (first == std::string_view::npos) continue;
     line = line.substr(first);
     if (line[0] == ';') continue;
+    if (format == ImportFormat::kJepsen && line[0] != '{' && line[0] != '[' && line[0] != ']') {
+      Result<Event> e = parse_jepsen_line(line, where, log);
+      if (e.is_ok()) {
+        if (Status st = pairing.add(*e, at++, line_no, where); !st.is_ok()) return st;
+        continue;
+      }
+      if (e.status().code() != StatusCode::kNotFound) return e.status();
+      if (log) continue;
+      // Not an op line either: read as EDN below, whose error says what was expected.
+    }
     // A whole history printed as one vector: "[{...}" ... "{...}]"; drop the brackets.
     if (line[0] == '[') line = line.substr(1);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.remove_suffix(1);
@@ -428,6 +518,9 @@ Result<ImportedHistory> import_event_lines(std::string_view text, const std::str
     }
     if (Status st = pairing.add(*e, at++, line_no, where); !st.is_ok()) return st;
   }
+  if (log && at == 0)
+    return Status(StatusCode::kInvalidArgument, source + ": a Jepsen log with no client operation (expected lines such as "
+                                                         "'INFO  jepsen.util - 3<tab>:invoke<tab>:read<tab>nil')");
   return pairing.finish();
 }
 
