@@ -285,6 +285,16 @@ struct FnName {
 constexpr FnName kJepsenFns[] = {{"read", ImportedFn::kRead}, {"write", ImportedFn::kWrite}, {"cas", ImportedFn::kCas}};
 constexpr FnName kPorcupineFns[] = {{"get", ImportedFn::kGet}, {"put", ImportedFn::kPut}, {"append", ImportedFn::kAppend}};
 
+// :invoke, :ok, :fail or :info.
+std::optional<EventType> event_type(const Edn& v) {
+  if (v.kind != Edn::Kind::kKeyword) return std::nullopt;
+  if (v.text == "invoke") return EventType::kInvoke;
+  if (v.text == "ok") return EventType::kOk;
+  if (v.text == "fail") return EventType::kFail;
+  if (v.text == "info") return EventType::kInfo;
+  return std::nullopt;
+}
+
 // Parses one line's map into an Event. Returns kNotFound for events to skip (Jepsen's nemesis).
 Result<Event> parse_event(std::string_view line, const std::string& where, ImportFormat format) {
   EdnReader reader(line);
@@ -304,12 +314,9 @@ Result<Event> parse_event(std::string_view line, const std::string& where, Impor
   }
   e.process = static_cast<uint32_t>(process->integer);
   const Edn* type = map_get(m, "type");
-  if (type == nullptr || type->kind != Edn::Kind::kKeyword) return missing(":type :invoke, :ok, :fail or :info");
-  if (type->text == "invoke") e.type = EventType::kInvoke;
-  else if (type->text == "ok") e.type = EventType::kOk;
-  else if (type->text == "fail") e.type = EventType::kFail;
-  else if (type->text == "info") e.type = EventType::kInfo;
-  else return missing(":type :invoke, :ok, :fail or :info");
+  const std::optional<EventType> t = type ? event_type(*type) : std::nullopt;
+  if (!t) return missing(":type :invoke, :ok, :fail or :info");
+  e.type = *t;
   const Edn* f = map_get(m, "f");
   bool known = false;
   if (f != nullptr && f->kind == Edn::Kind::kKeyword) {
@@ -356,14 +363,6 @@ bool is_jepsen_log(std::string_view text) {
   return false;
 }
 
-std::optional<EventType> event_type(const Edn& v) {
-  if (v.kind != Edn::Kind::kKeyword) return std::nullopt;
-  if (v.text == "invoke") return EventType::kInvoke;
-  if (v.text == "ok") return EventType::kOk;
-  if (v.text == "fail") return EventType::kFail;
-  if (v.text == "info") return EventType::kInfo;
-  return std::nullopt;
-}
 
 // One log line's operation text, `PROCESS TYPE F VALUE [ERROR]` (tabs, or the spaces some copies
 // have instead). kNotFound for text that is not a client operation: another message, or a
@@ -375,7 +374,7 @@ Result<Event> parse_log_op(std::string_view text, const std::string& where) {
   const Status skip(StatusCode::kNotFound, "skip");
   if (!r.read(process, 0) || !r.read(type, 0)) return skip;
   const std::optional<EventType> t = event_type(type);
-  if (!t || process.kind == Edn::Kind::kKeyword || process.kind != Edn::Kind::kInt) return skip;
+  if (!t || process.kind != Edn::Kind::kInt) return skip;  // :nemesis, or not an operation at all
   auto bad = [&](const std::string& what) { return Status(StatusCode::kInvalidArgument, where + ": " + what); };
   if (process.integer < 0 || process.integer > UINT32_MAX) return bad("expected the process as a non-negative integer");
   Event e;

@@ -332,9 +332,11 @@ std::map<std::string, std::string> run_shape(const world::KvRunOptions& options,
   char rate[40];
   std::snprintf(rate, sizeof rate, "%.17g", w.rate);
   shape["rate"] = rate;
-  std::string kinds;
-  for (const std::string& k : client::kv_kinds_sent(w.kv_mix)) kinds += (kinds.empty() ? "" : ",") + k;
-  if (w.profile == client::Profile::kEtcdKv) shape["kinds"] = kinds;
+  if (w.profile == client::Profile::kEtcdKv) {  // the other profiles send no KvMix kinds
+    std::string kinds;
+    for (const std::string& k : client::kv_kinds_sent(w.kv_mix)) kinds += (kinds.empty() ? "" : ",") + k;
+    shape["kinds"] = kinds;
+  }
   return shape;
 }
 
