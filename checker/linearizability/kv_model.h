@@ -297,6 +297,12 @@ class KvModel {
   bool is_read_only(const Op& op) const {
     return op.kind == Op::Kind::kGet || (op.kind == Op::Kind::kAppend && op.value == kEmpty);
   }
+  // Values are interned (one id per text) except non-empty appends' (stored per operation):
+  // those are never told equal, which is only less pruning.
+  bool same_effect(const Op& a, const Op& b) const {
+    if (a.kind != b.kind || a.key != b.key) return false;
+    return a.kind == Op::Kind::kAppend ? a.value == kEmpty && b.value == kEmpty : a.value == b.value;
+  }
   // A get whose value does not extend the key's current value can only become legal through a put
   // (of a prefix of that value) among the operations that may still come before it. (The
   // common answers inline: the search asks at every node.)

@@ -42,6 +42,9 @@ class RegisterModel {
   std::optional<State> step(const State& s, const Op& op) const;
   uint64_t hash_state(const State& s) const { return s.nil ? 0x6e696cull : mix64(static_cast<uint64_t>(s.value)); }
   bool is_read_only(const Op& op) const { return op.kind == Op::Kind::kRead; }
+  bool same_effect(const Op& a, const Op& b) const {
+    return a.kind == b.kind && a.nil == b.nil && a.value == b.value && a.to == b.to;
+  }
   // One register: one partition.
   uint32_t partition_count() const { return 1; }
   uint32_t partition_of(const Op&) const { return 0; }

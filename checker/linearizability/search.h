@@ -27,6 +27,15 @@
 //
 // Operations with unknown outcome have no return entry: they may be linearized at any point after
 // their call, or never; the search succeeds once every definite operation is linearized.
+//
+// - Interchangeable unknown operations (the model's optional same_effect: two writes of one value,
+//   say) are linearized in call order only: j is tried only once every earlier such i is in the
+//   linearized set. Complete: given a linearization that places j while an earlier i is still out,
+//   swap them (i is placed where j was, which is after i's call since it is after j's; j goes where
+//   i went, later, or nowhere); neither has a return to respect and both act alike on every
+//   state. So the memo meets one set per combination instead of every choice among equals: a
+//   history with a dozen timed-out writes of five values (Jepsen's etcd logs; the minimiser's
+//   weakened operations) no longer searches 2^12 subsets.
 #pragma once
 
 #include <algorithm>
@@ -76,6 +85,8 @@ struct Operation {
 //   from window() (a span of the calls before target's return, target among them) taken from s
 //   can make target legal. The search asks it about the first few operations to return, and
 //   prunes; window is a callable so that the list is only walked when the model needs it.
+// Optional: same_effect(a, b) -> bool: true only if step(s, a) == step(s, b) for every s (the
+//   interchangeable unknown operations above).
 // Optional: set_partitioned(bool), called once before initial_state(): with true, each search
 //   sees only one group's operations, so a state need only describe that group's part.
 template <typename M>
@@ -210,7 +221,7 @@ class PartitionSearch {
 
   // Allocator-aware: a pmr vector of searches gives each one's memo the check's resource.
   using allocator_type = std::pmr::polymorphic_allocator<>;
-  explicit PartitionSearch(const allocator_type& a) : visited_(a) {}
+  explicit PartitionSearch(const allocator_type& a) : visited_(a), prev_same_(a) {}
   PartitionSearch(const PartitionSearch&) = delete;
   PartitionSearch& operator=(const PartitionSearch&) = delete;
 
@@ -232,6 +243,9 @@ class PartitionSearch {
     best_state_ = state_;
     visited_.configure(words_, cache_bytes_used, options.cache_bytes_max, spare_memo);
     sequential_ = options.replay_sequential && at.sequential;
+    if constexpr (kHasSameEffect) {
+      if (!sequential_) link_interchangeable();
+    }
     if (at.entries_built) {
       definite_left_ = at.definite;
       cursor_ = ent_[kHead].next;
@@ -256,6 +270,12 @@ class PartitionSearch {
       if (!ent_[e].call) {
         if (!backtrack()) return done_ = Progress::kViolation;
         continue;
+      }
+      if constexpr (kHasSameEffect) {
+        if (waits_for_earlier_equal(e)) {
+          cursor_ = ent_[e].next;
+          continue;
+        }
       }
       ++steps_;
       std::optional<State> next = model_->step(state_, ops_[ent_[e].op].op);
@@ -328,6 +348,45 @@ class PartitionSearch {
   static constexpr bool kPrunes = requires(M& m, const State& s, const Op* op) {
     { m.may_become_legal(s, op, WindowProbe{}) } -> std::same_as<bool>;
   };
+  static constexpr bool kHasSameEffect = requires(const M& m, const Op& a) {
+    { m.same_effect(a, a) } -> std::same_as<bool>;
+  };
+  static constexpr uint32_t kNoEarlier = UINT32_MAX;
+  // Classes of interchangeable operations tracked per partition: past it, an unknown operation
+  // that matches none of them keeps no link (sound, only less pruning), which bounds the work
+  // at partition size x this.
+  static constexpr size_t kInterchangeableClassesMax = 64;
+
+  // prev_same_[j]: the latest unknown operation called before j (ties: lower index) with the same
+  // effect, or kNoEarlier. Chains in call order, so "every earlier equal one is linearized" is
+  // "the previous one is" (the linearized ones of a chain are always a prefix of it).
+  void link_interchangeable() {
+    prev_same_.assign(n_, kNoEarlier);
+    std::pmr::vector<uint32_t> unknown(prev_same_.get_allocator());
+    for (uint32_t i = 0; i < n_; ++i)
+      if (ops_[i].ret == kNeverReturns) unknown.push_back(i);
+    if (unknown.size() < 2) return;
+    std::stable_sort(unknown.begin(), unknown.end(), [&](uint32_t a, uint32_t b) { return ops_[a].call < ops_[b].call; });
+    std::pmr::vector<uint32_t> last_of_class(prev_same_.get_allocator());  // the latest member of each class
+    for (const uint32_t j : unknown) {
+      bool placed = false;
+      for (uint32_t& last : last_of_class) {
+        if (!model_->same_effect(ops_[last].op, ops_[j].op)) continue;
+        prev_same_[j] = last;
+        last = j;
+        placed = true;
+        break;
+      }
+      if (!placed && last_of_class.size() < kInterchangeableClassesMax) last_of_class.push_back(j);
+    }
+  }
+
+  // Call entry e is an unknown operation whose earlier equal is not linearized yet: skip it.
+  bool waits_for_earlier_equal(uint32_t e) const {
+    if (ent_[e].match != 0 || prev_same_.empty()) return false;
+    const uint32_t earlier = prev_same_[ent_[e].op];
+    return earlier != kNoEarlier && (set_[earlier / 64] >> (earlier % 64) & 1) == 0;
+  }
 
   // The search of a sequential partition: each operation in turn (depth_ of them done). The
   // prefix before a failing one is the longest linearizable prefix (the search without the
@@ -552,6 +611,7 @@ class PartitionSearch {
   size_t diverged_ = 0;
   State best_state_{};
   VisitedSet<State> visited_;
+  std::pmr::vector<uint32_t> prev_same_;  // link_interchangeable; empty when the model cannot tell
 };
 
 // lay_out_partitions' one pass: every partition's entry list from the events in time order
