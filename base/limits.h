@@ -235,6 +235,13 @@ inline constexpr size_t kImportNestingMax = 16;
 inline constexpr uint64_t kCheckerStepsDefault = 50'000'000;
 // Largest budget a caller may ask for (hours of search); bigger is a typo.
 inline constexpr uint64_t kCheckerStepsMax = 100'000'000'000;
+// Histories one `dst check` takes (files given and found in directories): a directory of a
+// night's Jepsen runs is thousands; a million is a wrong directory (/, say).
+inline constexpr size_t kCheckBatchFilesMax = 100'000;
+// Directory levels `dst check DIR/` descends (Jepsen's store is store/TEST/TIME/history.edn).
+inline constexpr size_t kCheckBatchDepthMax = 16;
+// Workers `dst check --jobs` forks.
+inline constexpr size_t kCheckBatchJobsMax = 256;
 // Steps one partition runs before the search moves on to the next (round-robin): small enough
 // that an easily failing key is found after a few thousand steps even when another key would take
 // millions (the c50-bad trap), large enough that switching costs nothing measurable.
@@ -253,16 +260,21 @@ inline constexpr size_t kCheckerArenaBlockBytesMax = 16ull * 1024 * 1024;
 // placed: enough to see the conflict, few enough to read.
 inline constexpr size_t kCounterexampleOpsShownMax = 12;
 // Counterexample minimisation (checker/linearizability/minimize.h) re-checks weakened copies of
-// the failing partition. All its checks together may take this many times the original check's
-// steps, or the floor if that is more (a violation found in a few hundred steps still deserves a
-// few thousand re-checks of a short history); past it the core is reported as not 1-minimal.
-inline constexpr uint64_t kMinimizeStepsFactor = 10;
-inline constexpr uint64_t kMinimizeStepsFloor = 5'000'000;
-// One re-check may take this many times the steps the failing partition took in the original
-// check, or the floor: weakening writes into unknown outcome can make the search much harder, and
-// a re-check that runs out counts as "not shown" (the operation is kept, sound but less minimal).
-inline constexpr uint64_t kMinimizeCheckStepsFactor = 4;
-inline constexpr uint64_t kMinimizeCheckStepsFloor = 200'000;
+// the failing partition, after the verdict is printed. By default all its checks together may take
+// kMinimizeStepsFactor times the original check's steps plus kMinimizeStepsPerOp per operation in
+// the history, or the floor if that is more: about twice what reading and deciding took (on
+// Porcupine's Jepsen etcd logs a model step costs ~50 ns and reading and parsing ~1.5 us per
+// operation), so an explanation never delays a batch of verdicts much. Past it the core is
+// reported as not shown 1-minimal; `dst check --explain-budget` gives more.
+inline constexpr uint64_t kMinimizeStepsFactor = 2;
+inline constexpr uint64_t kMinimizeStepsPerOp = 60;
+inline constexpr uint64_t kMinimizeStepsFloor = 1'000;
+// One re-check may take this many times the steps the last re-check shown NOT linearizable took
+// (at first, the failing partition's own check), or the floor: weakening writes into unknown
+// outcome can make the search much harder, and a re-check that runs out counts as "not shown"
+// (the operation is kept, sound but less minimal).
+inline constexpr uint64_t kMinimizeCheckStepsFloor = 500;
+inline constexpr uint64_t kMinimizeProofStepsFactor = 8;
 
 // --- scenarios: the Lua sandbox (scenarios/lua_host.h, docs/scenarios.md "The sandbox") ------
 // Bytes one scenario's Lua state may hold (tables, strings, closures) at any moment. Scenarios

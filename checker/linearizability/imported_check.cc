@@ -46,14 +46,15 @@ Operation<Op> timed(const ImportedOp& src, Op op) {
 // memo size; an unpartitioned check is minimised per partition, see Minimizer::locate_partition).
 template <typename MakeModel, typename Op>
 void minimize_into(CheckResult& r, MakeModel&& make_model, std::span<const Operation<Op>> ops,
-                   const SearchOptions& options) {
+                   const SearchOptions& options, uint64_t budget) {
   if (r.verdict != Verdict::kViolation) return;
   MinimizeOptions mo;
   mo.search = options;
+  mo.steps_budget = budget;
   r.minimal = minimize_counterexample(make_model, ops, r, mo);
 }
 
-Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions& options, bool minimize) {
+Result<std::vector<Operation<RegisterOp>>> register_operations(const ImportedHistory& h) {
   std::vector<Operation<RegisterOp>> ops;
   ops.reserve(h.ops.size());
   for (const ImportedOp& op : h.ops) {
@@ -72,10 +73,21 @@ Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions
     }
     ops.push_back(timed(op, r));
   }
+  return ops;
+}
+
+Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions& options) {
+  Result<std::vector<Operation<RegisterOp>>> ops = register_operations(h);
+  if (!ops.is_ok()) return ops.status();
   RegisterModel model;
-  CheckResult r = check_linearizable(model, std::span<const Operation<RegisterOp>>(ops), options);
-  if (minimize) minimize_into(r, [] { return RegisterModel{}; }, std::span<const Operation<RegisterOp>>(ops), options);
-  return r;
+  return check_linearizable(model, std::span<const Operation<RegisterOp>>(*ops), options);
+}
+
+Status explain_register(const ImportedHistory& h, const SearchOptions& options, uint64_t budget, CheckResult& r) {
+  Result<std::vector<Operation<RegisterOp>>> ops = register_operations(h);
+  if (!ops.is_ok()) return ops.status();
+  minimize_into(r, [] { return RegisterModel{}; }, std::span<const Operation<RegisterOp>>(*ops), options, budget);
+  return Status();
 }
 
 size_t text_bytes_of(const ImportedHistory& h) {
@@ -106,14 +118,14 @@ Status kv_operations_sized(const ImportedHistory& h, size_t text_bytes, KvModel&
 
 }  // namespace
 
-// Deterministic, which is how minimisation gets a model that no search has used (check_kv).
+// Deterministic, which is how minimisation gets a model that no search has used (explain_kv).
 Status kv_operations(const ImportedHistory& h, KvModel& model, std::pmr::vector<Operation<KvOp>>& ops) {
   return kv_operations_sized(h, text_bytes_of(h), model, ops);
 }
 
 namespace {
 
-Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& options, bool minimize) {
+Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& options) {
   // One block for the model's tables, the operations and the search. The partitions are the
   // keys, not known yet: room for a few dozen (more spill to the heap).
   const size_t n = h.ops.size(), text_bytes = text_bytes_of(h);
@@ -122,18 +134,17 @@ Result<CheckResult> check_kv(const ImportedHistory& h, const SearchOptions& opti
   KvModel model(&arena);
   std::pmr::vector<Operation<KvOp>> ops(&arena);
   if (Status st = kv_operations_sized(h, text_bytes, model, ops); !st.is_ok()) return st;
-  CheckResult r = check_linearizable(model, std::span<const Operation<KvOp>>(ops), options, &arena);
-  if (!minimize || r.verdict != Verdict::kViolation) return r;
-  // `model` has served its search; a second conversion gives an unused one with the same ids, and
-  // each re-check copies it (copying is cheaper than converting again).
+  return check_linearizable(model, std::span<const Operation<KvOp>>(ops), options, &arena);
+}
+
+// The check's model has served its search; a fresh conversion gives an unused one with the same
+// ids (kv_operations is deterministic), and each re-check copies it (cheaper than converting again).
+Status explain_kv(const ImportedHistory& h, const SearchOptions& options, uint64_t budget, CheckResult& r) {
   KvModel pristine;
-  std::pmr::vector<Operation<KvOp>> again;
-  const Status st = kv_operations(h, pristine, again);
-  DST_ASSERT_MSG(st.is_ok(), st.to_string());
-  DST_ASSERT_EQ(again.size(), ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) DST_ASSERT_EQ(again[i].op.index, ops[i].op.index);
-  minimize_into(r, [&pristine] { return pristine; }, std::span<const Operation<KvOp>>(ops), options);
-  return r;
+  std::pmr::vector<Operation<KvOp>> ops;
+  if (Status st = kv_operations(h, pristine, ops); !st.is_ok()) return st;
+  minimize_into(r, [&pristine] { return pristine; }, std::span<const Operation<KvOp>>(ops), options, budget);
+  return Status();
 }
 
 std::string lines_of(const ImportedHistory& h, uint64_t id) {
@@ -191,10 +202,24 @@ std::string format_minimal(const ImportedHistory& h, const MinimalCounterexample
 
 Result<CheckResult> check_imported(const ImportedHistory& h, ImportedModel model, const SearchOptions& options,
                                    bool minimize) {
-  return model == ImportedModel::kRegister ? check_register(h, options, minimize) : check_kv(h, options, minimize);
+  Result<CheckResult> r = model == ImportedModel::kRegister ? check_register(h, options) : check_kv(h, options);
+  if (!r.is_ok() || !minimize) return r;
+  if (Status st = explain_imported(h, model, options, 0, *r); !st.is_ok()) return st;
+  return r;
+}
+
+Status explain_imported(const ImportedHistory& h, ImportedModel model, const SearchOptions& options, uint64_t budget,
+                        CheckResult& r) {
+  if (r.verdict != Verdict::kViolation) return Status();
+  return model == ImportedModel::kRegister ? explain_register(h, options, budget, r)
+                                           : explain_kv(h, options, budget, r);
 }
 
 std::string format_check_report(const ImportedHistory& h, const CheckResult& r) {
+  return format_verdict_report(r) + format_explanation(h, r);
+}
+
+std::string format_verdict_report(const CheckResult& r) {
   std::string out;
   out += "verdict           " + std::string(verdict_name(r.verdict));
   if (r.verdict == Verdict::kUnknown) out += " (" + r.unknown_reason + ")";
@@ -213,6 +238,11 @@ std::string format_check_report(const ImportedHistory& h, const CheckResult& r) 
     out += "  " + p.name + ": " + std::to_string(p.ops) + " ops, " + std::to_string(p.steps) + " steps, " +
            (p.verdict == Verdict::kUnknown ? "undecided" : verdict_name(p.verdict)) + "\n";
   }
+  return out;
+}
+
+std::string format_explanation(const ImportedHistory& h, const CheckResult& r) {
+  std::string out;
   if (r.minimal) out += format_minimal(h, *r.minimal);
   if (!r.counterexample) return out;
   const Counterexample& c = *r.counterexample;

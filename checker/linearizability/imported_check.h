@@ -24,13 +24,26 @@ const char* imported_model_name(ImportedModel m);
 Result<CheckResult> check_imported(const history::ImportedHistory& h, ImportedModel model,
                                    const SearchOptions& options = {}, bool minimize = true);
 
+// The explanation of a violation that check_imported(h, model, options, false) found: sets
+// r.minimal (left empty when the minimiser proved nothing within its budget; nothing to do for
+// other verdicts). `budget` caps all the minimiser's re-checks together, 0 for its default
+// (MinimizeOptions). Verdict first, explanation after: `dst check` prints the verdict before
+// calling this.
+Status explain_imported(const history::ImportedHistory& h, ImportedModel model, const SearchOptions& options,
+                        uint64_t budget, CheckResult& r);
+
 // The kv model's operations of a Porcupine history, interned in `model` (left sealed, unsearched),
 // as check_imported converts them: the same history gives the same operations in every fresh
 // model. For tests and tools that re-check parts of the history.
 Status kv_operations(const history::ImportedHistory& h, KvModel& model, std::pmr::vector<Operation<KvOp>>& ops);
 
 // The verdict, steps per partition (the busiest few), the minimal counterexample and the
-// prefix counterexample, with line numbers.
+// prefix counterexample, with line numbers: format_verdict_report then format_explanation.
 std::string format_check_report(const history::ImportedHistory& h, const CheckResult& r);
+// The verdict and the steps per partition (the busiest few).
+std::string format_verdict_report(const CheckResult& r);
+// The minimal counterexample (when r.minimal) and the longest linearizable prefix (when
+// r.counterexample), with line numbers; empty for a linearizable history.
+std::string format_explanation(const history::ImportedHistory& h, const CheckResult& r);
 
 }  // namespace dst::checker

@@ -101,10 +101,10 @@ class Minimizer {
     if (!locate_partition()) return std::nullopt;
     select_partition();
     if (items_.empty()) return std::nullopt;
+    // (0): the failing partition alone is NOT linearizable: the partitioned check (the original,
+    // or locate_partition's) decided it on its own. initial_fates only drops operations with
+    // unknown outcome, which keeps it so (the fact above): no re-check needed.
     std::vector<Fate> fates = initial_fates();
-    // (0): the failing partition alone; the original check said so, the re-check proves it with
-    // the operations exactly as the minimiser builds them.
-    if (test(fates) != Shown::kViolation) return std::nullopt;
     fates = binary_search_cut(fates);
     fates = weaken_in_chunks(fates);
     fates = weaken_singly(fates);
@@ -131,7 +131,7 @@ class Minimizer {
     if (search_.partition || probe_.partition_count() <= 1) return true;
     SearchOptions o = search_;
     o.partition = true;
-    o.step_budget = std::min(check_budget_, total_budget_);
+    o.step_budget = std::min(check_budget(), total_budget_);
     M model = make_();
     const CheckResult r = check_linearizable(model, all_, o);
     steps_ += r.steps;
@@ -162,7 +162,17 @@ class Minimizer {
                      [&](const Item& a, const Item& b) { return all_[a.src].call < all_[b.src].call; });
   }
 
-  // The failing partition's steps in the original check scale the budget of one re-check.
+  // One re-check's budget: what the user gave, else a multiple of what the last violation shown
+  // took (at first, the failing partition's own check). A weakening whose proof would take many
+  // times that is not worth its steps, and one hard weakening cannot spend the whole budget: it
+  // counts as undecided, the operation stays, and the result says it is not shown 1-minimal.
+  uint64_t check_budget() const {
+    if (options_.check_steps_budget != 0) return options_.check_steps_budget;
+    return std::max(limits::kMinimizeCheckStepsFloor, limits::kMinimizeProofStepsFactor * proof_steps_);
+  }
+
+  // The whole history's steps and size scale the total (an explanation should cost about as much
+  // as reading and deciding did: limits.h); the failing partition's steps the first re-check's.
   void set_budgets() {
     uint64_t partition_steps = 0;
     for (const PartitionStats& p : original_.partitions) {
@@ -170,13 +180,10 @@ class Minimizer {
     }
     total_budget_ = options_.steps_budget != 0
                         ? options_.steps_budget
-                        : std::max(limits::kMinimizeStepsFloor, limits::kMinimizeStepsFactor * original_.steps);
-    check_budget_ = options_.check_steps_budget != 0
-                        ? options_.check_steps_budget
-                        : std::max(limits::kMinimizeCheckStepsFloor,
-                                   limits::kMinimizeCheckStepsFactor * partition_steps);
+                        : std::max(limits::kMinimizeStepsFloor, limits::kMinimizeStepsFactor * original_.steps +
+                                                                    limits::kMinimizeStepsPerOp * all_.size());
     DST_ASSERT_GT(total_budget_, 0u);
-    DST_ASSERT_GT(check_budget_, 0u);
+    proof_steps_ = partition_steps;
   }
 
   // As recorded, except that read-only operations with unknown outcome are dropped (1): they
@@ -218,12 +225,15 @@ class Minimizer {
       if (f[i] == Fate::kUnknown) h.back().ret = kNeverReturns;
     }
     SearchOptions o = search_;
-    o.step_budget = std::min(check_budget_, total_budget_ - steps_);
+    o.step_budget = std::min(check_budget(), total_budget_ - steps_);
     M model = make_();
     const CheckResult r = check_linearizable(model, std::span<const Operation<Op>>(h), o);
     steps_ += r.steps;
     ++checks_;
-    if (r.verdict == Verdict::kViolation) return Shown::kViolation;
+    if (r.verdict == Verdict::kViolation) {
+      proof_steps_ = r.steps;
+      return Shown::kViolation;
+    }
     if (r.verdict == Verdict::kLinearizable) return Shown::kLinearizable;
     if (steps_ >= total_budget_) out_of_budget_ = true;
     return Shown::kUndecided;
@@ -326,8 +336,10 @@ class Minimizer {
     if (budget_ran_out) {
       m.cut_short = "the minimisation's budget of " + std::to_string(total_budget_) + " steps ran out";
     } else if (undecided_ > 0) {
-      m.cut_short = std::to_string(undecided_) + " weakening(s) not decided within " + std::to_string(check_budget_) +
-                    " steps each";
+      m.cut_short = std::to_string(undecided_) + " weakening(s) not decided within their budget (" +
+                    (options_.check_steps_budget != 0 ? std::to_string(options_.check_steps_budget) + " steps"
+                                                      : std::to_string(limits::kMinimizeProofStepsFactor) +
+                                                            "x the steps of the last proof") + ")";
     }
     m.steps = steps_;
     m.checks = checks_;
@@ -354,8 +366,8 @@ class Minimizer {
   std::string failing_;   // the failing partition's name
   std::vector<Item> items_;
   uint64_t total_budget_ = 0;
-  uint64_t check_budget_ = 0;
   uint64_t steps_ = 0;
+  uint64_t proof_steps_ = 0;  // the last re-check shown NOT linearizable took this many
   size_t checks_ = 0;
   size_t undecided_ = 0;
   bool out_of_budget_ = false;
