@@ -92,6 +92,33 @@ bool looks_like_jepsen_log(std::string_view head) {
   return false;
 }
 
+// A JSON object or an array of them: '{' (or '[' then '{') then, past whitespace, '"'.
+bool looks_like_json(std::string_view head) {
+  auto next = [head](size_t from) { return head.find_first_not_of(" \t\r\n", from); };
+  size_t at = next(0);
+  if (at == std::string_view::npos) return false;
+  if (head[at] == '[') at = next(at + 1);
+  if (at == std::string_view::npos || head[at] != '{') return false;
+  at = next(at + 1);
+  return at != std::string_view::npos && head[at] == '"';
+}
+
+// What a file that is no known history starts with, for the error: the reader sees at once whether
+// it was handed the wrong file (binary, JSON, an HTML report) or a history in a format we lack.
+std::string what_it_starts_with(std::string_view head) {
+  const std::string_view first = head.substr(0, 512);
+  if (first.find('\0') != std::string_view::npos) return "binary data (NUL bytes in its first bytes)";
+  const size_t start = head.find_first_not_of(" \t\r\n");
+  const std::string_view rest = head.substr(start);
+  std::string kind = "text";
+  if (rest[0] == '{' || rest[0] == '[') kind = "JSON-like text";
+  else if (rest[0] == '<') kind = "markup (HTML or XML?)";
+  std::string line(rest.substr(0, std::min(rest.find('\n'), size_t{60})));
+  for (char& c : line)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  return kind + " starting '" + line + (rest.size() > line.size() && rest[line.size()] != '\n' ? "...'" : "'");
+}
+
 }  // namespace
 
 Result<HistoryFormat> sniff_history_format(std::string_view head, const std::string& path) {
@@ -104,11 +131,19 @@ Result<HistoryFormat> sniff_history_format(std::string_view head, const std::str
   if (head.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return Status(StatusCode::kInvalidArgument, path + ": the file is empty" + expected);
   if (looks_like_jepsen_log(head)) return HistoryFormat::kJepsen;
+  if (looks_like_json(head))  // EDN maps start {:key, JSON objects {"key"
+    return Status(StatusCode::kInvalidArgument,
+                  path + ": it is " + what_it_starts_with(head) + ", JSON, which is no history format dst reads" + expected);
   const size_t open = head.find('{');
   if (open == std::string_view::npos || head.substr(0, open).find('\0') != std::string_view::npos)
-    return Status(StatusCode::kInvalidArgument, path + ": no event map in its first bytes" + expected);
+    return Status(StatusCode::kInvalidArgument,
+                  path + ": no event map in its first bytes (it is " + what_it_starts_with(head) + ")" + expected);
   const size_t close = head.find('}', open);
   const std::string_view first = head.substr(open, close == std::string_view::npos ? std::string_view::npos : close - open);
+  if (first.find(":type") == std::string_view::npos)  // {:results {:valid? true}}: Jepsen's results.edn, say
+    return Status(StatusCode::kInvalidArgument,
+                  path + ": its first map has no :type, so it is no event map (it is " + what_it_starts_with(head) + ")" +
+                      expected);
   if (first.find(":key") != std::string_view::npos) return HistoryFormat::kPorcupineKv;
   return HistoryFormat::kJepsen;
 }

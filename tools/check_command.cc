@@ -1,19 +1,13 @@
 // See check_command.h.
 #include "tools/check_command.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <optional>
 
-#include "checker/kube/kube_checker.h"
-#include "checker/linearizability/etcd_checker.h"
-#include "checker/linearizability/imported_check.h"
-#include "checker/watch/watch_checker.h"
-#include "history/history_file.h"
-#include "history/import_jepsen.h"
-#include "history/import_porcupine.h"
-#include "history/run_db.h"
-#include "reports/violation_html.h"
-#include "sim/wall_clock.h"
+#include "tools/check_batch.h"
+#include "tools/check_history.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 
@@ -27,163 +21,89 @@ int fail_usage(const std::string& message) {
   return kExitUsage;
 }
 
-// --html FILE: the violation's page, written only when there is one; a write error is reported
-// but does not change the verdict's exit code.
-void write_html(const std::string& path, const std::optional<std::string>& page) {
-  if (path.empty() || !page) return;
-  if (Status st = reports::write_report_file(path, *page); !st.is_ok()) {
-    std::fprintf(stderr, "dst check: --html: %s\n", st.message().c_str());
-    return;
-  }
-  std::printf("html report       %s\n", path.c_str());
+void declare(cli::Args& args) {
+  args.positional("FILE", "the history to check; several files, or directories (their histories, recursively), "
+                          "are checked one line each with a total", false);
+  args.more_positionals(limits::kCheckBatchFilesMax);
+  args.option("model", "M", "register (Jepsen cas-register), kv (Porcupine's get/put/append) or etcd (with run-db); "
+                             "default: the format's own");
+  args.option("format", "F", "auto (the default: told from the file), jepsen (EDN maps or log lines), porcupine-kv, "
+                             "or run-db (a dst run database)");
+  args.option("budget", "STEPS", "model steps before giving up with exit 3 (default " +
+                                     std::to_string(limits::kCheckerStepsDefault) + ")");
+  args.option("explain-budget", "STEPS", "model steps the explanation (the minimal core of a violation) may take in "
+                                         "all, after the verdict is printed (default: scaled to the decision's)");
+  args.flag("no-explain", "print the verdict and the longest linearizable prefix only, without minimising");
+  args.option("jobs", "J", "with several histories, check this many at once in forked workers (default: the "
+                           "number of online CPUs); never changes a verdict");
+  args.option("html", "OUT", "on a violation, write a page showing the history around it to OUT (an .html file)");
+  args.flag("no-partition", "search the whole history at once instead of per key (slow; for comparison)");
 }
 
-// A run database recorded by `dst run etcd --out DIR`: the etcd model and the watch guarantees.
-int check_run_db(const std::string& self, const std::string& file, uint64_t budget, const std::string& html) {
-  if (!history::is_regular_file(file)) return fail_usage(file + ": a run database must be a regular file");
-  std::printf("check %s   format run-db   model etcd   budget %llu steps\nreproduce: %s check %s --format run-db --budget %llu\n",
-              file.c_str(), static_cast<unsigned long long>(budget), self.c_str(), file.c_str(),
-              static_cast<unsigned long long>(budget));
-  std::fflush(stdout);
-  Result<history::History> h = history::read_history(file);
-  if (!h.is_ok()) return fail_usage(h.status().message());
-  Result<history::RunRecord> run = history::read_run(file);
-  if (!run.is_ok()) return fail_usage(run.status().message());
-  if (!run->result)
-    std::printf("run               did not finish: no verdict was recorded (killed or crashed while running?); "
-                "its history stops where the recording stopped, and operations still in flight count as unknown\n");
-  const int64_t start_ns = sim::wall_clock_ns();
-  checker::etcd::EtcdCheckOptions options;
-  options.step_budget = budget;
-  Result<checker::etcd::EtcdVerdict> lin = checker::etcd::check_etcd(*h, options);
-  checker::watch::Report watch = checker::watch::check(*h);
-  std::optional<checker::kube::Report> kube;  // only when the run had informers
-  if (!h->informers.empty()) kube = checker::kube::check(*h);
-  const double ms = static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e6;
-  if (!lin.is_ok()) return fail_usage(lin.status().message());
-  std::printf("operations        %zu, watches %zu, faults %zu\n", h->operations.size(), h->watches.size(),
-              h->faults.size());
-  std::printf("linearizability   %s\n", lin->summary().c_str());
-  std::printf("watch guarantees  %s\n", watch.ok() ? "ok" : "VIOLATED");
-  if (!watch.ok()) std::printf("%s", watch.to_string().c_str());
-  const bool kube_ok = !kube || kube->ok();
-  if (kube && kube_ok) {
-    std::printf("kube checks       ok (%zu lists, %zu events, %zu informers)\n", kube->lists, kube->events, kube->informers);
-  } else if (kube) {
-    std::printf("kube checks       VIOLATED\n%s", kube->to_string().c_str());
-  }
-  std::printf("check time        %.3f ms\n", ms);
-  write_html(html, reports::render_run_violation_html(*h, &*lin, watch));
-  if (!watch.ok() || !kube_ok || lin->verdict == checker::Verdict::kViolation) return kExitViolation;
-  return lin->exit_code();
+Result<uint64_t> steps_option(const cli::Args& args, const char* name, uint64_t fallback) {
+  Result<uint64_t> v = args.u64(name, fallback);
+  if (!v.is_ok()) return v;
+  if ((*v == 0 && fallback != 0) || *v > limits::kCheckerStepsMax)
+    return Status(StatusCode::kInvalidArgument, std::string("--") + name + " must be between 1 and " +
+                                                    std::to_string(limits::kCheckerStepsMax));
+  if (args.has(name) && *v == 0)
+    return Status(StatusCode::kInvalidArgument, std::string("--") + name + " must be at least 1 (--no-explain for none)");
+  return v;
 }
 
-}  // namespace
-
-namespace {
-
-struct CheckRequest {
-  std::string file, format, model, html;
-  uint64_t budget = limits::kCheckerStepsDefault;
-  bool partition = true;
-  std::optional<std::string> text;  // the file's contents, when they had to be read to tell its format
-};
-
-// --format, or the file's own: a SQLite header is a run database, an event map with :key a
-// Porcupine kv log, any other event map a Jepsen register history.
-Status resolve_format(const cli::Args& args, CheckRequest& r) {
-  const std::string model_name = args.value("model").value_or("");
-  if (args.has("format")) {
-    r.format = *args.value("format");
-    if (r.format != "jepsen" && r.format != "porcupine-kv" && r.format != "run-db")
-      return Status(StatusCode::kInvalidArgument, "unknown --format '" + r.format + "'; expected jepsen, porcupine-kv, run-db");
-  } else {
-    std::string head;
-    if (history::is_regular_file(r.file)) {
-      Result<std::string> h = history::read_file_head(r.file, 64 * 1024);
-      if (!h.is_ok()) return h.status();
-      head = std::move(*h);
-    } else {  // a pipe can be read once: keep what was read for the importer
-      Result<std::string> all = history::read_history_file(r.file, limits::kImportFileBytesMax);
-      if (!all.is_ok()) return all.status();
-      r.text = std::move(*all);
-      head = r.text->substr(0, 64 * 1024);
-    }
-    Result<history::HistoryFormat> f = history::sniff_history_format(head, r.file);
-    if (!f.is_ok()) return f.status();
-    r.format = history::history_format_name(*f);
-  }
-  r.model = model_name.empty() ? (r.format == "jepsen" ? "register" : r.format == "run-db" ? "etcd" : "kv") : model_name;
-  if (r.model != "register" && r.model != "kv" && r.model != "etcd")
-    return Status(StatusCode::kInvalidArgument, "unknown --model '" + r.model + "'; expected register, kv, etcd");
-  if ((r.model == "etcd") != (r.format == "run-db"))
-    return Status(StatusCode::kInvalidArgument,
-                  "--model etcd goes with --format run-db (a history recorded by dst run ... --out DIR), and only with "
-                  "it; " + r.file + " is read as " + r.format);
-  return Status::ok();
+Result<size_t> jobs_option(const cli::Args& args) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  Result<uint64_t> jobs = args.u64("jobs", cpus > 0 ? static_cast<uint64_t>(cpus) : 1);
+  if (!jobs.is_ok()) return jobs.status();
+  if (*jobs < 1 || *jobs > limits::kCheckBatchJobsMax)
+    return Status(StatusCode::kInvalidArgument, "--jobs must be 1.." + std::to_string(limits::kCheckBatchJobsMax));
+  return static_cast<size_t>(std::min<uint64_t>(*jobs, limits::kCheckBatchJobsMax));
 }
 
-int check_imported_file(const std::string& self, const CheckRequest& r) {
-  std::printf("check %s   format %s   model %s   budget %llu steps\nreproduce: %s check %s --format %s --model %s --budget %llu%s\n",
-              r.file.c_str(), r.format.c_str(), r.model.c_str(), static_cast<unsigned long long>(r.budget), self.c_str(),
-              r.file.c_str(), r.format.c_str(), r.model.c_str(), static_cast<unsigned long long>(r.budget),
-              r.partition ? "" : " --no-partition");
-  std::fflush(stdout);
-  Result<std::string> text = r.text ? Result<std::string>(*r.text) : history::read_history_file(r.file, limits::kImportFileBytesMax);
-  if (!text.is_ok()) return fail_usage(text.status().message());
-  Result<history::ImportedHistory> h =
-      r.format == "jepsen" ? history::import_jepsen(*text, r.file) : history::import_porcupine_kv(*text, r.file);
-  if (!h.is_ok()) return fail_usage(h.status().message());
-  if (h->ops.empty())
-    return fail_usage(r.file + ": no operations: nothing to check (an empty history, or one with only nemesis events?)");
-  checker::SearchOptions options;
-  options.step_budget = r.budget;
-  options.partition = r.partition;
-  const int64_t start_ns = sim::wall_clock_ns();
-  Result<checker::CheckResult> result = checker::check_imported(
-      *h, r.model == "register" ? checker::ImportedModel::kRegister : checker::ImportedModel::kKv, options);
-  const double ms = static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e6;
-  if (!result.is_ok()) return fail_usage(result.status().message());
-  std::printf("operations        %zu\n", h->ops.size());
-  std::printf("%s", checker::format_check_report(*h, *result).c_str());
-  std::printf("check time        %.3f ms\n", ms);
-  if (result->verdict == checker::Verdict::kViolation) write_html(r.html, reports::render_imported_html(*h, *result));
-  switch (result->verdict) {
-    case checker::Verdict::kLinearizable: return kExitPass;
-    case checker::Verdict::kViolation: return kExitViolation;
-    case checker::Verdict::kUnknown: return kExitGaveUp;
-  }
-  return kExitGaveUp;
+Result<CheckRequest> request_of(const cli::Args& args) {
+  CheckRequest r;
+  r.format = args.value("format").value_or("auto");
+  r.model = args.value("model").value_or("");
+  Result<uint64_t> budget = steps_option(args, "budget", limits::kCheckerStepsDefault);
+  if (!budget.is_ok()) return budget.status();
+  r.budget = *budget;
+  Result<uint64_t> explain_budget = steps_option(args, "explain-budget", 0);
+  if (!explain_budget.is_ok()) return explain_budget.status();
+  r.explain_budget = *explain_budget;
+  r.explain = !args.has("no-explain");
+  if (!r.explain && args.has("explain-budget"))
+    return Status(StatusCode::kInvalidArgument, "--explain-budget and --no-explain contradict each other");
+  r.html = args.value("html").value_or("");
+  if (args.has("html") && r.html.empty())
+    return Status(StatusCode::kInvalidArgument, "--html expects a file name (OUT.html), got ''");
+  r.partition = !args.has("no-partition");
+  return r;
 }
 
 }  // namespace
 
 int check_command(const std::string& self, const std::vector<std::string>& argv) {
   cli::Args args("dst check", argv);
-  args.positional("FILE", "the history to check", false);
-  args.option("model", "M", "register (Jepsen cas-register), kv (Porcupine's get/put/append) or etcd (with run-db); "
-                             "default: the format's own");
-  args.option("format", "F", "jepsen, porcupine-kv or run-db (a dst run database); default: told from the file "
-                             "(a SQLite file is a run database, event maps with :key a Porcupine kv log, others Jepsen)");
-  args.option("budget", "STEPS", "model steps before giving up with exit 3 (default " +
-                                     std::to_string(limits::kCheckerStepsDefault) + ")");
-  args.option("html", "OUT", "on a violation, write a page showing the history around it to OUT (an .html file)");
-  args.flag("no-partition", "search the whole history at once instead of per key (slow; for comparison)");
+  declare(args);
   if (std::optional<int> done = args.parse_or_exit()) return *done;
-  CheckRequest r;
-  r.file = *args.positional_value("FILE");
-  if (Status st = resolve_format(args, r); !st.is_ok()) return fail_usage(st.message());
-  Result<uint64_t> budget = args.u64("budget", limits::kCheckerStepsDefault);
-  if (!budget.is_ok()) return fail_usage(budget.status().message());
-  if (*budget == 0 || *budget > limits::kCheckerStepsMax) {
-    return fail_usage("--budget must be between 1 and " + std::to_string(limits::kCheckerStepsMax));
+  Result<CheckRequest> r = request_of(args);
+  if (!r.is_ok()) return fail_usage(r.status().message());
+  std::vector<std::string> paths{*args.positional_value("FILE")};
+  paths.insert(paths.end(), args.more().begin(), args.more().end());
+  Result<std::vector<BatchFile>> files = expand_check_paths(paths);
+  if (!files.is_ok()) return fail_usage(files.status().message());
+  const bool one = files->size() == 1 && !files->front().found_in_directory;
+  if (!one) {
+    if (!r->html.empty()) return fail_usage("--html writes the page of one history; name a single file");
+    if (files->empty()) return fail_usage(paths.front() + ": no files to check");
+    Result<size_t> jobs = jobs_option(args);
+    if (!jobs.is_ok()) return fail_usage(jobs.status().message());
+    return check_batch(self, *files, *r, *jobs);
   }
-  r.budget = *budget;
-  r.html = args.value("html").value_or("");
-  if (args.has("html") && r.html.empty()) return fail_usage("--html expects a file name (OUT.html), got ''");
-  r.partition = !args.has("no-partition");
-  if (r.format == "run-db") return check_run_db(self, r.file, r.budget, r.html);
-  return check_imported_file(self, r);
+  r->file = files->front().path;
+  const CheckOutcome o = check_history(self, *r, /*verbose=*/true);
+  if (o.exit_code == kExitUsage) return fail_usage(o.error);
+  return o.exit_code;
 }
 
 }  // namespace dst

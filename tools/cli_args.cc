@@ -24,6 +24,8 @@ void Args::positional(const std::string& name, const std::string& help, bool opt
   positional_specs_.push_back(PositionalSpec{name, help, optional});
 }
 
+void Args::more_positionals(size_t max) { more_max_ = max; }
+
 Status Args::parse() {
   size_t next_positional = 0;
   for (size_t i = 0; i < argv_.size(); ++i) {
@@ -69,8 +71,13 @@ Status Args::parse() {
       }
       continue;
     }
+    if (next_positional >= positional_specs_.size() && more_.size() < more_max_) {
+      more_.push_back(a);
+      continue;
+    }
     if (next_positional >= positional_specs_.size()) {
-      return Status(StatusCode::kInvalidArgument, command_ + ": unexpected argument '" + a + "'");
+      return Status(StatusCode::kInvalidArgument, command_ + ": unexpected argument '" + a + "'" +
+                                                      (more_max_ > 0 ? " (at most " + std::to_string(more_max_) + " more)" : ""));
     }
     positionals_[positional_specs_[next_positional++].name] = a;
   }
@@ -133,6 +140,7 @@ int Args::usage_error(const std::string& message) const {
 std::string Args::usage() const {
   std::string out = "usage: " + command_ + " [options]";
   for (const PositionalSpec& p : positional_specs_) out += p.optional ? " [" + p.name + "]" : " " + p.name;
+  if (more_max_ > 0) out += " ...";
   out += "\n";
   for (const PositionalSpec& p : positional_specs_) out += "  " + p.name + "\n      " + p.help + "\n";
   for (const auto& [name, spec] : specs_) {

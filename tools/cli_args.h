@@ -23,6 +23,9 @@ class Args {
   void flag(const std::string& name, const std::string& help);                     // --name
   void option(const std::string& name, const std::string& value_name, const std::string& help);  // --name V
   void positional(const std::string& name, const std::string& help, bool optional);
+  // After the last positional: any number more of the same kind (`dst check FILE...`), at most
+  // `max`; more is a usage error.
+  void more_positionals(size_t max);
 
   Status parse();
   // What every subcommand does first: parse; on a usage error print it and the usage on stderr
@@ -36,6 +39,8 @@ class Args {
   // A duration such as 500ms or 2m, in [min, max] (0s is as much a value as 0).
   Result<int64_t> duration_ns(const std::string& name, int64_t default_value, int64_t min, int64_t max) const;
   std::optional<std::string> positional_value(const std::string& name) const;
+  // The arguments beyond the declared positionals (more_positionals), in order.
+  const std::vector<std::string>& more() const { return more_; }
   // Arguments after "--", passed through untouched.
   const std::vector<std::string>& passthrough() const { return passthrough_; }
 
@@ -62,6 +67,8 @@ class Args {
   std::map<std::string, std::string> values_;
   std::map<std::string, std::string> positionals_;
   std::vector<std::string> passthrough_;
+  std::vector<std::string> more_;
+  size_t more_max_ = 0;
 };
 
 }  // namespace dst::cli

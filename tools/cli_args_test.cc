@@ -122,6 +122,28 @@ TEST(CliArgs, RequiredPositionalsInOrder) {
   EXPECT_EQ(args.positional_value("REPORT"), "out.html");
 }
 
+TEST(CliArgs, MorePositionalsAreKeptInOrderUpToTheirBound) {
+  Args args("dst check", {"a.edn", "--budget", "5", "b.edn", "c.edn"});
+  args.positional("FILE", "a history", false);
+  args.option("budget", "STEPS", "steps");
+  args.more_positionals(2);
+  ASSERT_TRUE(args.parse().is_ok());
+  EXPECT_EQ(args.positional_value("FILE"), "a.edn");
+  EXPECT_EQ(args.more(), (std::vector<std::string>{"b.edn", "c.edn"}));
+  EXPECT_NE(args.usage().find("FILE ..."), std::string::npos);
+
+  Args over("dst check", {"a", "b", "c", "d"});
+  over.positional("FILE", "a history", false);
+  over.more_positionals(2);
+  const Status st = over.parse();
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.message(), "dst check: unexpected argument 'd' (at most 2 more)");
+
+  Args none("dst check", {"a", "b"});
+  none.positional("FILE", "a history", false);
+  EXPECT_EQ(none.parse().message(), "dst check: unexpected argument 'b'");
+}
+
 TEST(CliArgs, MissingRequiredPositionalNamesIt) {
   Args args("dst check", {"run.db"});
   args.positional("DB", "the run database", false);

@@ -32,7 +32,7 @@ expect 2 "empty.txt: the file is empty" -- "$DST" check empty.txt
 expect 2 "blank.txt: the file is empty" -- "$DST" check blank.txt
 expect 2 "/dev/null: not a regular file or a pipe" -- "$DST" check /dev/null
 expect 2 "/dev/urandom: not a regular file or a pipe" -- "$DST" check /dev/urandom
-expect 2 "adir: is a directory" -- "$DST" check adir
+expect 2 "adir: no files to check" -- "$DST" check adir
 expect 2 "binary.lua: no event map" -- "$DST" check binary.lua
 expect 2 "^dst check: --budget expects" -- "$DST" check "$DATA/porcupine-kv/c01-ok.txt" --budget x
 expect 2 "html expects a file name" -- "$DST" check "$DATA/porcupine-kv/c01-ok.txt" --html ''

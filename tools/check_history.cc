@@ -1,0 +1,220 @@
+// See check_history.h.
+#include "tools/check_history.h"
+
+#include <cstdio>
+
+#include "checker/kube/kube_checker.h"
+#include "checker/linearizability/etcd_checker.h"
+#include "checker/linearizability/imported_check.h"
+#include "checker/watch/watch_checker.h"
+#include "history/history_file.h"
+#include "history/import_jepsen.h"
+#include "history/import_porcupine.h"
+#include "history/run_db.h"
+#include "reports/violation_html.h"
+#include "sim/wall_clock.h"
+#include "tools/exit_codes.h"
+
+namespace dst {
+
+namespace {
+
+double ms_since(int64_t start_ns) { return static_cast<double>(sim::wall_clock_ns() - start_ns) / 1e6; }
+
+CheckOutcome input_error(CheckOutcome o, const std::string& message) {
+  o.exit_code = kExitUsage;
+  o.error = message;
+  return o;
+}
+
+int exit_code_of(checker::Verdict v) {
+  switch (v) {
+    case checker::Verdict::kLinearizable: return kExitPass;
+    case checker::Verdict::kViolation: return kExitViolation;
+    case checker::Verdict::kUnknown: return kExitGaveUp;
+  }
+  return kExitGaveUp;
+}
+
+// --html FILE: the violation's page, written only when there is one; a write error is reported
+// but does not change the verdict's exit code.
+void write_html(const std::string& path, const std::optional<std::string>& page) {
+  if (path.empty() || !page) return;
+  if (Status st = reports::write_report_file(path, *page); !st.is_ok()) {
+    std::fprintf(stderr, "dst check: --html: %s\n", st.message().c_str());
+    return;
+  }
+  std::printf("html report       %s\n", path.c_str());
+}
+
+void print_header(const std::string& self, const CheckRequest& r) {
+  const auto budget = static_cast<unsigned long long>(r.budget);
+  std::printf("check %s   format %s   model %s   budget %llu steps\n", r.file.c_str(), r.format.c_str(),
+              r.model.c_str(), budget);
+  std::printf("reproduce: %s check %s --format %s --model %s --budget %llu%s", self.c_str(), r.file.c_str(),
+              r.format.c_str(), r.model.c_str(), budget, r.partition ? "" : " --no-partition");
+  if (r.explain_budget != 0) std::printf(" --explain-budget %llu", static_cast<unsigned long long>(r.explain_budget));
+  std::printf("%s\n", r.explain ? "" : " --no-explain");
+  std::fflush(stdout);
+}
+
+// The etcd model's, the watch guarantees' and (with informers) the kube checks' report. The
+// etcd checker explains as it decides (its violations carry their operations): no separate
+// explanation phase.
+int print_run_db_report(const history::History& h, const checker::etcd::EtcdVerdict& lin,
+                        const checker::watch::Report& watch, const std::optional<checker::kube::Report>& kube) {
+  std::printf("operations        %zu, watches %zu, faults %zu\n", h.operations.size(), h.watches.size(),
+              h.faults.size());
+  std::printf("linearizability   %s\n", lin.summary().c_str());
+  std::printf("watch guarantees  %s\n", watch.ok() ? "ok" : "VIOLATED");
+  if (!watch.ok()) std::printf("%s", watch.to_string().c_str());
+  const bool kube_ok = !kube || kube->ok();
+  if (kube && kube_ok) {
+    std::printf("kube checks       ok (%zu lists, %zu events, %zu informers)\n", kube->lists, kube->events, kube->informers);
+  } else if (kube) {
+    std::printf("kube checks       VIOLATED\n%s", kube->to_string().c_str());
+  }
+  if (!watch.ok() || !kube_ok || lin.verdict == checker::Verdict::kViolation) return kExitViolation;
+  return lin.exit_code();
+}
+
+// A run database recorded by `dst run etcd --out DIR`: the etcd model and the watch guarantees.
+CheckOutcome check_run_db(const std::string& self, const CheckRequest& r, bool verbose) {
+  CheckOutcome o{.format = r.format, .model = r.model};
+  if (!history::is_regular_file(r.file)) return input_error(o, r.file + ": a run database must be a regular file");
+  if (verbose) print_header(self, r);
+  const int64_t start_ns = sim::wall_clock_ns();
+  Result<history::History> h = history::read_history(r.file);
+  if (!h.is_ok()) return input_error(o, h.status().message());
+  Result<history::RunRecord> run = history::read_run(r.file);
+  if (!run.is_ok()) return input_error(o, run.status().message());
+  if (verbose && !run->result)
+    std::printf("run               did not finish: no verdict was recorded (killed or crashed while running?); "
+                "its history stops where the recording stopped, and operations still in flight count as unknown\n");
+  checker::etcd::EtcdCheckOptions options;
+  options.step_budget = r.budget;
+  Result<checker::etcd::EtcdVerdict> lin = checker::etcd::check_etcd(*h, options);
+  if (!lin.is_ok()) return input_error(o, lin.status().message());
+  checker::watch::Report watch = checker::watch::check(*h);
+  std::optional<checker::kube::Report> kube;  // only when the run had informers
+  if (!h->informers.empty()) kube = checker::kube::check(*h);
+  o.verdict_ms = ms_since(start_ns);
+  o.operations = h->operations.size();
+  o.steps = lin->stats.steps;
+  const bool watch_ok = watch.ok(), kube_ok = !kube || kube->ok();
+  o.exit_code = (!watch_ok || !kube_ok || lin->verdict == checker::Verdict::kViolation) ? kExitViolation
+                                                                                          : lin->exit_code();
+  o.explanation = !watch_ok ? "watch guarantees violated" : !kube_ok ? "kube checks violated" : lin->summary();
+  if (!verbose) return o;
+  print_run_db_report(*h, *lin, watch, kube);
+  std::printf("check time        %.3f ms\n", o.verdict_ms);
+  write_html(r.html, reports::render_run_violation_html(*h, &*lin, watch));
+  return o;
+}
+
+// One line on the explanation, for a summary: the core's size and whether it is 1-minimal.
+std::string explanation_line(const checker::CheckResult& r, bool explained) {
+  if (r.verdict != checker::Verdict::kViolation) return "";
+  if (!explained) return "not explained (--no-explain)";
+  if (!r.minimal) return "no minimal core shown within the explanation's budget";
+  const checker::MinimalCounterexample& m = *r.minimal;
+  return std::to_string(m.core.size()) + " operation(s) in " + m.partition + " cannot be ordered" +
+         (m.one_minimal ? " (1-minimal)" : " (not shown 1-minimal)");
+}
+
+Result<history::ImportedHistory> import_file(const CheckRequest& r, const std::optional<std::string>& piped) {
+  Result<std::string> text =
+      piped ? Result<std::string>(*piped) : history::read_history_file(r.file, limits::kImportFileBytesMax);
+  if (!text.is_ok()) return text.status();
+  Result<history::ImportedHistory> h =
+      r.format == "jepsen" ? history::import_jepsen(*text, r.file) : history::import_porcupine_kv(*text, r.file);
+  if (!h.is_ok()) return h.status();
+  if (h->ops.empty())
+    return Status(StatusCode::kInvalidArgument,
+                  r.file + ": no operations: nothing to check (an empty history, or one with only nemesis events?)");
+  return h;
+}
+
+// Verdict first: printed (and flushed) as soon as the search decides, before the minimiser runs.
+CheckOutcome check_imported_file(const std::string& self, const CheckRequest& r, const std::optional<std::string>& piped,
+                                 bool verbose) {
+  CheckOutcome o{.format = r.format, .model = r.model};
+  if (verbose) print_header(self, r);
+  const int64_t start_ns = sim::wall_clock_ns();
+  Result<history::ImportedHistory> h = import_file(r, piped);
+  if (!h.is_ok()) return input_error(o, h.status().message());
+  checker::SearchOptions options;
+  options.step_budget = r.budget;
+  options.partition = r.partition;
+  const checker::ImportedModel model = r.model == "register" ? checker::ImportedModel::kRegister : checker::ImportedModel::kKv;
+  Result<checker::CheckResult> result = checker::check_imported(*h, model, options, /*minimize=*/false);
+  if (!result.is_ok()) return input_error(o, result.status().message());
+  o.verdict_ms = ms_since(start_ns);
+  o.operations = h->ops.size();
+  o.steps = result->steps;
+  o.exit_code = exit_code_of(result->verdict);
+  if (verbose) {
+    std::printf("operations        %zu\n%s", h->ops.size(), checker::format_verdict_report(*result).c_str());
+    std::printf("verdict time      %.3f ms (reading, parsing and the search)\n", o.verdict_ms);
+    std::fflush(stdout);
+  }
+  const bool explain = r.explain && result->verdict == checker::Verdict::kViolation;
+  if (explain) {
+    const int64_t explain_start_ns = sim::wall_clock_ns();
+    if (Status st = checker::explain_imported(*h, model, options, r.explain_budget, *result); !st.is_ok())
+      return input_error(o, st.message());
+    o.explain_ms = ms_since(explain_start_ns);
+  }
+  o.explanation = explanation_line(*result, r.explain);
+  if (!verbose) return o;
+  std::printf("%s", checker::format_explanation(*h, *result).c_str());
+  if (explain) std::printf("explain time      %.3f ms (the minimal core: %s)\n", o.explain_ms, o.explanation.c_str());
+  if (result->verdict == checker::Verdict::kViolation) write_html(r.html, reports::render_imported_html(*h, *result));
+  return o;
+}
+
+}  // namespace
+
+Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text) {
+  if (r.format == "auto") {
+    std::string head;
+    if (history::is_regular_file(r.file)) {
+      Result<std::string> h = history::read_file_head(r.file, 64 * 1024);
+      if (!h.is_ok()) return h.status();
+      head = std::move(*h);
+    } else {  // a pipe can be read once: keep what was read for the importer
+      Result<std::string> all = history::read_history_file(r.file, limits::kImportFileBytesMax);
+      if (!all.is_ok()) return all.status();
+      text = std::move(*all);
+      head = text->substr(0, 64 * 1024);
+    }
+    Result<history::HistoryFormat> f = history::sniff_history_format(head, r.file);
+    if (!f.is_ok()) return f.status();
+    r.format = history::history_format_name(*f);
+  } else if (r.format != "jepsen" && r.format != "porcupine-kv" && r.format != "run-db") {
+    return Status(StatusCode::kInvalidArgument,
+                  "unknown --format '" + r.format + "'; expected auto, jepsen, porcupine-kv, run-db");
+  }
+  if (r.model.empty()) r.model = r.format == "jepsen" ? "register" : r.format == "run-db" ? "etcd" : "kv";
+  if (r.model != "register" && r.model != "kv" && r.model != "etcd")
+    return Status(StatusCode::kInvalidArgument, "unknown --model '" + r.model + "'; expected register, kv, etcd");
+  if ((r.model == "etcd") != (r.format == "run-db"))
+    return Status(StatusCode::kInvalidArgument,
+                  "--model etcd goes with --format run-db (a history recorded by dst run ... --out DIR), and only with "
+                  "it; " + r.file + " is read as " + r.format);
+  return Status::ok();
+}
+
+CheckOutcome check_history(const std::string& self, CheckRequest r, bool verbose) {
+  std::optional<std::string> text;
+  const bool sniffing = r.format == "auto";
+  if (Status st = resolve_check_format(r, text); !st.is_ok()) {
+    CheckOutcome o = input_error(CheckOutcome{.format = r.format, .model = r.model}, st.message());
+    o.not_a_history = sniffing && r.format == "auto";
+    return o;
+  }
+  if (r.format == "run-db") return check_run_db(self, r, verbose);
+  return check_imported_file(self, r, text, verbose);
+}
+
+}  // namespace dst
