@@ -15,6 +15,7 @@
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/check_command.h"
+#include "tools/export_command.h"
 #include "tools/run_etcd.h"
 #include "tools/run_raft.h"
 #include "tools/coverage_command.h"
@@ -52,12 +53,15 @@ const char* kTopUsage =
     "  schedule RUN.db  the run's fault schedule as Lua; dst run --schedule FILE replays it exactly\n"
     "  shrink SCENARIO --seed N  the smallest fault schedule that still fails the same check (--jobs,\n"
     "                 --max-runs, --out; arguments after -- go to every run)\n"
-    "  check FILE     check a recorded history (Jepsen or Porcupine logs) for linearizability\n"
+    "  check FILE...  check recorded histories (run databases, Jepsen or Porcupine logs; files or\n"
+    "                 directories): the verdict first, then a minimal explanation\n"
+    "  export RUN.db --format jepsen-log  a run's registers as Jepsen's log lines, for other tools\n"
     "  shell          etcdctl command lines on stdin against a simulated cluster, etcdctl's output\n"
     "  bench sim      benchmark the simulation kernel (fiber switches, events/s, messages/s)\n"
     "  bench raft     committed Raft entries per wall second, 3 and 5 nodes in simulation\n"
     "  bench kv       etcd KV requests applied per wall second through a 3-node cluster\n"
-    "  bench checker  the linearizability checker on the Porcupine kv histories\n"
+    "  bench checker  the linearizability checker on Porcupine's kv logs and on Jepsen register sets\n"
+    "                 next to Porcupine itself (ci/porcupine-helper.sh)\n"
     "  bench cluster  a 3-node cluster at 1,000 QPS with watches and recording: x real time, checked ops/s\n"
     "  help           this text\n"
     "\n"
@@ -224,6 +228,7 @@ int main(int argc, char** argv) {
   if (command == "bench") return dst::bench_command(rest);
   if (command == "shell") return dst::shell_command(self, rest);
   if (command == "check") return dst::check_command(self, rest);
+  if (command == "export") return dst::export_command(rest);
   if (command == "report") return dst::report_command(self, rest);
   if (command == "schedule") return dst::schedule_command(rest);
   if (command == "sweep") return dst::sweep_command(self, rest);

@@ -1,0 +1,94 @@
+// See export_command.h.
+#include "tools/export_command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "history/export_jepsen.h"
+#include "history/history_file.h"
+#include "history/run_db.h"
+#include "tools/cli_args.h"
+#include "tools/exit_codes.h"
+
+namespace dst {
+
+namespace {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "dst export: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// A key as a file name: letters, digits, '-' and '.' as they are (not a leading '.'), the rest _XX.
+std::string file_name_of(const std::string& key) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < key.size() && out.size() < 200; ++i) {
+    const unsigned char c = static_cast<unsigned char>(key[i]);
+    if (std::isalnum(c) || c == '-' || (c == '.' && i > 0)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '_';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return (out.empty() ? "_" : out) + ".log";
+}
+
+Status write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Status(StatusCode::kIoError, path + ": cannot write the file");
+  return Status::ok();
+}
+
+int write_logs(const std::vector<history::JepsenKeyLog>& logs, const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool one_file = logs.size() == 1 && !fs::is_directory(out, ec);
+  if (one_file) {
+    if (Status st = write_file(out, logs.front().text); !st.is_ok()) return fail(st.message());
+    std::printf("%s   key %s, %zu operations\n", out.c_str(), logs.front().key.c_str(), logs.front().operations);
+    return kExitPass;
+  }
+  fs::create_directories(out, ec);
+  if (ec) return fail(out + ": cannot create the directory: " + ec.message());
+  for (const history::JepsenKeyLog& log : logs) {
+    const std::string path = (fs::path(out) / file_name_of(log.key)).string();
+    if (Status st = write_file(path, log.text); !st.is_ok()) return fail(st.message());
+    std::printf("%s   key %s, %zu operations\n", path.c_str(), log.key.c_str(), log.operations);
+  }
+  return kExitPass;
+}
+
+}  // namespace
+
+int export_command(const std::vector<std::string>& argv) {
+  cli::Args args("dst export", argv);
+  args.positional("RUN.db", "a run database (dst run ... --out DIR writes DIR/run.db)", false);
+  args.option("format", "F", "jepsen-log: Jepsen's log lines, each key a register (the register workload)");
+  args.option("out", "PATH", "the log file (one key), or a directory for one KEY.log per key; default: stdout, "
+                             "for a run with one key");
+  if (std::optional<int> done = args.parse_or_exit()) return *done;
+  const std::string db = *args.positional_value("RUN.db");
+  const std::string format = args.value("format").value_or("");
+  if (format != "jepsen-log") return fail("--format must be jepsen-log (the only export so far), got '" + format + "'");
+  if (!history::is_regular_file(db)) return fail(db + ": not a regular file; expected a run database");
+  Result<history::History> h = history::read_history(db);
+  if (!h.is_ok()) return fail(h.status().message());
+  Result<std::vector<history::JepsenKeyLog>> logs = history::export_jepsen_log(*h);
+  if (!logs.is_ok()) return fail(db + ": " + logs.status().message());
+  if (logs->empty()) return fail(db + ": no key was read or written: nothing to export");
+  const std::string out = args.value("out").value_or("");
+  if (args.has("out") && out.empty()) return fail("--out expects a file or directory name, got ''");
+  if (!out.empty()) return write_logs(*logs, out);
+  if (logs->size() > 1)
+    return fail(db + ": " + std::to_string(logs->size()) + " keys, one log each: give --out DIR");
+  std::fwrite(logs->front().text.data(), 1, logs->front().text.size(), stdout);
+  return kExitPass;
+}
+
+}  // namespace dst
