@@ -193,8 +193,9 @@ std::string format_minimal(const ImportedHistory& h, const MinimalCounterexample
     }
   }
   out += "  (reduced from the " + std::to_string(m.partition_ops) + " operations of " + m.partition +
-         ", those invoked after " + cut + " left out; " + std::to_string(m.checks) + " re-checks, " +
-         std::to_string(m.steps) + " steps)\n";
+         ", those invoked after " + cut + " left out";
+  if (!m.unobserved.empty()) out += ", and " + std::to_string(m.unobserved.size()) + " write(s) whose value nothing reads";
+  out += "; " + std::to_string(m.checks) + " re-checks, " + std::to_string(m.steps) + " steps)\n";
   return out;
 }
 

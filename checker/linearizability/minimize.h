@@ -22,6 +22,13 @@
 //     of W and cut it just before its first operation called after T: every operation that
 //     returned by T precedes every operation called after T in real time, so it is in the cut;
 //     the rest of the cut were running at T and are unknown (or read-only and dropped, by (1)).
+// (4) Dropping a write nobody reads, for models that tell effect_value/observed_value (a register):
+//     an operation w that leaves value x (a write of x, a cas to x) when no other operation needs
+//     the state to be x (no read of x, no cas from x). In a linearization of W, every operation
+//     between w and the next plain write would see x; none can (each needs another value), so
+//     nothing lies between them, and removing w changes no step. Like every weakening it is kept
+//     only if the re-check still shows NOT linearizable; tried for all such writes at once, then
+//     by halves: on a long run most writes were overwritten unread, and one re-check drops them.
 //
 // Monotonicity, used twice: a weakening of a linearizable history is linearizable. So (a) the cut
 // is monotone in T (the cut at T' < T is the cut at T' of the cut at T), and the smallest T whose
@@ -35,9 +42,10 @@
 // the final cut at the core's last return needs no new proof (see finish()).
 //
 // The algorithm: restrict to the failing partition (0), found by a partitioned check if the
-// original check ran unpartitioned; binary-search the smallest cut (3);
-// weaken the remaining definite operations (1)/(2) in chunks, halving their size (ddmin-like: a
-// violation usually involves a handful of operations, so big chunks go first), then singly. A
+// original check ran unpartitioned; drop the writes nobody reads (4); binary-search the smallest
+// cut (3); drop the definite reads (1) in chunks, halving their size (ddmin-like: a violation
+// usually involves a handful of operations, so big chunks go first); (4) again; weaken the
+// remaining definite operations (1)/(2) in chunks; (4) again; then each one singly; (4) again. A
 // weakening is kept only when the re-check says NOT linearizable; a re-check that runs out of its
 // step budget is "not shown" and the operation stays. All re-checks share a total budget; when it
 // runs out, what was shown so far is the result, marked as not 1-minimal.
@@ -46,6 +54,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <span>
 #include <string>
@@ -104,10 +113,11 @@ class Minimizer {
     // (0): the failing partition alone is NOT linearizable: the partitioned check (the original,
     // or locate_partition's) decided it on its own. initial_fates only drops operations with
     // unknown outcome, which keeps it so (the fact above): no re-check needed.
-    std::vector<Fate> fates = initial_fates();
+    std::vector<Fate> fates = drop_unobserved(initial_fates());
     fates = binary_search_cut(fates);
-    fates = weaken_in_chunks(fates);
-    fates = weaken_singly(fates);
+    fates = drop_unobserved(weaken_in_chunks(fates, /*reads_only=*/true));
+    fates = drop_unobserved(weaken_in_chunks(fates, /*reads_only=*/false));
+    fates = drop_unobserved(weaken_singly(fates));  // last: the weakened writes nothing reads now
     return finish(fates);
   }
 
@@ -196,6 +206,51 @@ class Minimizer {
     return f;
   }
 
+  static constexpr bool kTellsValues = requires(const M& m, const Op& op) {
+    { m.effect_value(op) } -> std::same_as<std::optional<int64_t>>;
+    { m.observed_value(op) } -> std::same_as<std::optional<int64_t>>;
+  };
+
+  // Weakening (4) of the writes whose value nothing in `f` reads, all at once, then by halves down
+  // to single ones: each kept only when the re-check still shows NOT linearizable (a weakening can
+  // make the history linearizable: a write of 2 nobody reads is what makes a later read of 1
+  // stale). On a long run most writes were overwritten unread, and one re-check drops them all.
+  std::vector<Fate> drop_unobserved(std::vector<Fate> f) {
+    if constexpr (kTellsValues) {
+      std::set<int64_t> observed;
+      for (size_t i = 0; i < items_.size(); ++i) {
+        if (f[i] == Fate::kDropped) continue;
+        if (const std::optional<int64_t> v = probe_.observed_value(op_of(i).op)) observed.insert(*v);
+      }
+      std::vector<size_t> candidates;
+      for (size_t i = 0; i < items_.size(); ++i) {
+        const std::optional<int64_t> v = f[i] == Fate::kDropped ? std::nullopt : probe_.effect_value(op_of(i).op);
+        if (v && observed.count(*v) == 0) candidates.push_back(i);
+      }
+      // All of them, then halves, quarters, ... down to single writes; each chunk of those not
+      // dropped yet. Dropping shrinks the re-checks, so even the single ones are cheap.
+      std::vector<bool> gone(candidates.size(), false);
+      for (size_t size = candidates.size(); size >= 1 && !out_of_budget_; size /= 2) {
+        for (size_t begin = 0; begin < candidates.size() && !out_of_budget_; begin += size) {
+          std::vector<Fate> g = f;
+          size_t fresh = 0;
+          for (size_t k = begin; k < std::min(begin + size, candidates.size()); ++k) {
+            if (gone[k]) continue;
+            g[candidates[k]] = Fate::kDropped;
+            ++fresh;
+          }
+          if (fresh == 0 || test(g) != Shown::kViolation) continue;
+          f = std::move(g);
+          for (size_t k = begin; k < std::min(begin + size, candidates.size()); ++k) {
+            if (!gone[k]) unobserved_.push_back(candidates[k]);
+            gone[k] = true;
+          }
+        }
+      }
+    }
+    return f;
+  }
+
   // Weakening (1) or (2) of one definite operation.
   Fate weakened(size_t item) const { return items_[item].read_only ? Fate::kDropped : Fate::kUnknown; }
 
@@ -262,10 +317,10 @@ class Minimizer {
     return cut_at(f, returns[hi]);
   }
 
-  std::vector<size_t> definite_items(const std::vector<Fate>& f) const {
+  std::vector<size_t> definite_items(const std::vector<Fate>& f, bool read_only_only = false) const {
     std::vector<size_t> d;
     for (size_t i = 0; i < items_.size(); ++i) {
-      if (f[i] == Fate::kDefinite) d.push_back(i);
+      if (f[i] == Fate::kDefinite && (!read_only_only || items_[i].read_only)) d.push_back(i);
     }
     return d;
   }
@@ -273,9 +328,11 @@ class Minimizer {
   // ddmin's reduction phase without its complements: chunks of half the definite operations, then
   // quarters, ... down to pairs; a chunk whose weakening is still shown NOT linearizable is
   // weakened for good. Only an optimisation: weaken_singly decides 1-minimality on its own.
-  std::vector<Fate> weaken_in_chunks(std::vector<Fate> f) {
-    for (size_t size = definite_items(f).size() / 2; size >= 2; size /= 2) {
-      const std::vector<size_t> d = definite_items(f);
+  // `reads_only` first: dropping reads makes every re-check smaller, where turning writes into
+  // unknown outcome makes it larger; and the writes they read become droppable by (4).
+  std::vector<Fate> weaken_in_chunks(std::vector<Fate> f, bool reads_only) {
+    for (size_t size = definite_items(f, reads_only).size() / 2; size >= 2; size /= 2) {
+      const std::vector<size_t> d = definite_items(f, reads_only);
       for (size_t begin = 0; begin + size <= d.size() && !out_of_budget_; begin += size) {
         std::vector<Fate> g = f;
         for (size_t k = begin; k < begin + size; ++k) g[d[k]] = weakened(d[k]);
@@ -332,6 +389,8 @@ class Minimizer {
       m.may_have_happened.push_back(
           describe(i, was_definite ? "returned; taken as may or may not have happened" : "outcome unknown"));
     }
+    std::sort(unobserved_.begin(), unobserved_.end());
+    for (size_t i : unobserved_) m.unobserved.push_back(op_of(i).id);
     m.one_minimal = !budget_ran_out && undecided_ == 0;
     if (budget_ran_out) {
       m.cut_short = "the minimisation's budget of " + std::to_string(total_budget_) + " steps ran out";
@@ -365,6 +424,7 @@ class Minimizer {
   SearchOptions search_;  // the re-checks' (step_budget set per check)
   std::string failing_;   // the failing partition's name
   std::vector<Item> items_;
+  std::vector<size_t> unobserved_;  // items dropped by weakening (4)
   uint64_t total_budget_ = 0;
   uint64_t steps_ = 0;
   uint64_t proof_steps_ = 0;  // the last re-check shown NOT linearizable took this many

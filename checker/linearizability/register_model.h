@@ -45,6 +45,18 @@ class RegisterModel {
   bool same_effect(const Op& a, const Op& b) const {
     return a.kind == b.kind && a.nil == b.nil && a.value == b.value && a.to == b.to;
   }
+  // The value an operation leaves, whatever the state was (a write's, a cas's new one), and the
+  // value it needs the state to have (a read's, a cas's expected one; a nil read needs no written
+  // value): what the minimiser's weakening (4) asks.
+  std::optional<int64_t> effect_value(const Op& op) const {
+    if (op.kind == Op::Kind::kWrite) return op.value;
+    if (op.kind == Op::Kind::kCas) return op.to;
+    return std::nullopt;
+  }
+  std::optional<int64_t> observed_value(const Op& op) const {
+    if (op.kind == Op::Kind::kCas || (op.kind == Op::Kind::kRead && !op.nil)) return op.value;
+    return std::nullopt;
+  }
   // One register: one partition.
   uint32_t partition_count() const { return 1; }
   uint32_t partition_of(const Op&) const { return 0; }

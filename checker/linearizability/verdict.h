@@ -59,6 +59,9 @@ struct MinimalCounterexample {
   // after its call, or never, and still no order of the core exists. By call time; note says which.
   std::vector<CounterexampleOp> may_have_happened;
   size_t weakened = 0;         // how many of may_have_happened were definite in the history
+  // Writes left out because nothing in the weakened history reads their value (minimize.h,
+  // weakening (4)), by id.
+  std::vector<uint64_t> unobserved;
   int64_t cut_time = 0;        // operations called after it are left out (the core's last return)
   size_t partition_ops = 0;    // operations of the failing partition in the history
   bool one_minimal = false;    // every single further weakening was checked: each is linearizable
