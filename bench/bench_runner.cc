@@ -104,7 +104,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   bool print_checker_summary() const {
     bool any = false;
     for (const auto& [name, ns] : ns_per_item_) {
-      if (name.rfind("checker/", 0) != 0 || name.rfind(kHistoryScale, 0) == 0) continue;
+      if (name.rfind("checker/", 0) != 0 || name.rfind(kHistoryScale, 0) == 0 || name.rfind(kSets, 0) == 0) continue;
       if (!any) {
         std::printf("\nsummary (issue #5: >= 10x faster than Porcupine, same verdicts):\n");
         std::printf("  %-28s %6s %-13s %10s %10s %12s %9s\n", "benchmark", "ops", "verdict", "ms", "steps",
@@ -131,7 +131,40 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                   speedup);
       if (!as_expected && v != 2) std::printf("  ^ WRONG VERDICT\n");
     }
-    return print_history_scale_summary() || any;
+    const bool sets = print_set_summary();
+    return print_history_scale_summary() || sets || any;
+  }
+  // Sets of small Jepsen register histories next to Porcupine on the same files (issue 25).
+  static constexpr const char* kSets = "checker/sets/";
+  bool print_set_summary() const {
+    bool any = false;
+    for (const auto& [name, ns] : ns_per_item_) {
+      if (name.rfind(kSets, 0) != 0) continue;
+      auto counter = [&, prefix = name + ":"](const char* key) {
+        auto it = counters_.find(prefix + key);
+        return it == counters_.end() ? -1.0 : it->second;
+      };
+      if (!any) {
+        std::printf("\nsummary (issue #25: same verdicts as Porcupine; verdicts >= 10x faster, verdict + explanation "
+                    ">= 3x faster than Porcupine's verdict; sums of per-file medians):\n");
+        std::printf("  %-44s %6s %5s %8s %12s %14s %13s %9s %13s %11s\n", "set", "files", "fail", "gave up", "verdict ms",
+                    "+ explain ms", "porcupine ms", "verdicts", "+ explain", "disagree");
+        any = true;
+      }
+      const double porcupine = counter("porcupine_ms"), verdict = counter("verdict_ms"),
+                   explained = counter("explained_ms");
+      char ratio_v[32] = "-", ratio_e[32] = "-";
+      if (porcupine > 0) {
+        std::snprintf(ratio_v, sizeof ratio_v, "%.1fx", porcupine / verdict);
+        std::snprintf(ratio_e, sizeof ratio_e, "%.1fx", porcupine / explained);
+      }
+      std::printf("  %-44s %6.0f %5.0f %8.0f %12.2f %14.2f %13.2f %9s %13s %11.0f\n", name.c_str(), counter("files"),
+                  counter("violations"), counter("gave_up"), verdict, explained, porcupine, ratio_v, ratio_e,
+                  counter("disagreements"));
+      if (porcupine <= 0) std::printf("  ^ no Porcupine helper: build it with ci/porcupine-helper.sh PORCUPINE_DIR\n");
+      if (counter("disagreements") > 0) std::printf("  ^ VERDICTS DIFFER FROM PORCUPINE'S\n");
+    }
+    return any;
   }
   // The checkers on long recorded histories: time and memory per size (issue 23).
   static constexpr const char* kHistoryScale = "checker/etcd_history/";

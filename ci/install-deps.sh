@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dst needs, only those that are missing. Idempotent; safe to run often.
 # Runs apt-get through sudo when not root.
+#   --porcupine  also golang-go: to build bench/porcupine_helper (ci/porcupine-helper.sh), which times
+#                Porcupine's own checker next to ours in `dst bench checker`. Not needed to build or
+#                test dst, so CI does not install it.
 set -euo pipefail
 
 PACKAGES=(
@@ -17,6 +20,13 @@ PACKAGES=(
   python3                  # ci/check-function-length.py (a test: no function over 70 lines)
   clang libclang-rt-14-dev # the sanitizer build and its fuzz targets (libFuzzer: ci/fuzz.sh)
 )
+
+for arg in "$@"; do
+  case "$arg" in
+    --porcupine) PACKAGES+=(golang-go) ;;  # Go 1.19: Porcupine's module (go 1.16, no dependencies) builds offline
+    *) echo "install-deps: unknown option '$arg' (known: --porcupine)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do
