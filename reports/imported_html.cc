@@ -35,17 +35,33 @@ std::string tooltip_of(const ImportedOp& op) {
   return s;
 }
 
+// What the timeline marks: with a minimal core, the core (red) and the operations it is stated
+// against (outlined); without one, the operations that cannot come next (red) and the end of the
+// longest linearizable prefix (outlined). The prefix's operations are numbered by their place in
+// that partial linearization either way, as Porcupine's visualizer numbers its linearizations.
 struct Involved {
   std::set<uint64_t> unplaced, prefix;
-  std::vector<uint64_t> order;  // unplaced first, then the prefix tail
+  std::vector<uint64_t> order;             // the red ones first, then the outlined ones
+  std::map<uint64_t, size_t> linearized;   // prefix operation -> its place (1-based)
 };
 
-Involved involved_of(const ImportedHistory& h, const checker::Counterexample& c) {
+Involved involved_of(const ImportedHistory& h, const checker::CheckResult& r) {
   Involved inv;
-  for (const auto& op : c.unplaced)
-    if (op.id < h.ops.size() && inv.unplaced.insert(op.id).second) inv.order.push_back(op.id);
-  for (const auto& op : c.prefix_tail)
-    if (op.id < h.ops.size() && !inv.unplaced.count(op.id) && inv.prefix.insert(op.id).second) inv.order.push_back(op.id);
+  auto add = [&](const std::vector<checker::CounterexampleOp>& ops, std::set<uint64_t>& into) {
+    for (const auto& op : ops)
+      if (op.id < h.ops.size() && !inv.unplaced.count(op.id) && into.insert(op.id).second) inv.order.push_back(op.id);
+  };
+  if (!r.counterexample) return inv;
+  const checker::Counterexample& c = *r.counterexample;
+  if (r.minimal) {
+    add(r.minimal->core, inv.unplaced);
+    add(r.minimal->may_have_happened, inv.prefix);
+  } else {
+    add(c.unplaced, inv.unplaced);
+    add(c.prefix_tail, inv.prefix);
+  }
+  const size_t first = c.prefix_length - c.prefix_tail.size() + 1;
+  for (size_t k = 0; k < c.prefix_tail.size(); ++k) inv.linearized[c.prefix_tail[k].id] = first + k;
   return inv;
 }
 
@@ -67,6 +83,26 @@ std::string counterexample_table(const ImportedHistory& h, const std::vector<che
            (notes ? "<td>" + html_escape(truncate_text(c.note, kCellCharsMax)) + "</td>" : "") + "</tr>";
   }
   return out + "</table>";
+}
+
+TimelineBar bar_of(const ImportedOp& op, size_t lane, const Involved& inv, int64_t window_end) {
+  TimelineBar b;
+  b.id = op.id;
+  b.lane = lane;
+  b.start = op.invoke_at;
+  b.outcome = op.outcome == ImportedOutcome::kOk       ? BarOutcome::kOk
+              : op.outcome == ImportedOutcome::kFailed ? BarOutcome::kFailed
+                                                       : BarOutcome::kUnknown;
+  b.open_right = op.outcome == ImportedOutcome::kUnknown;
+  b.end_known = op.return_at != history::kImportedNeverReturned;
+  b.end = b.end_known ? op.return_at : window_end;
+  b.mark = inv.unplaced.count(op.id) ? Mark::kInvolved : inv.prefix.count(op.id) ? Mark::kContext : Mark::kNone;
+  const auto place = inv.linearized.find(op.id);
+  b.label = truncate_text((place != inv.linearized.end() ? "#" + std::to_string(place->second) + " " : std::string()) +
+                              history::describe_imported_op(op),
+                          kLabelCharsMax);
+  b.tooltip = truncate_text(tooltip_of(op), kTooltipCharsMax);
+  return b;
 }
 
 Timeline imported_timeline(const ImportedHistory& h, const Involved& inv, std::string& meta) {
@@ -114,21 +150,8 @@ Timeline imported_timeline(const ImportedHistory& h, const Involved& inv, std::s
     const ImportedOp& op = h.ops[id];
     const size_t l = lanes.at(op.process);
     if (l == SIZE_MAX) continue;
-    TimelineBar b;
-    b.id = id;
-    b.lane = l;
-    b.start = op.invoke_at;
-    b.outcome = op.outcome == ImportedOutcome::kOk       ? BarOutcome::kOk
-                : op.outcome == ImportedOutcome::kFailed ? BarOutcome::kFailed
-                                                         : BarOutcome::kUnknown;
-    b.open_right = op.outcome == ImportedOutcome::kUnknown;
-    b.end_known = op.return_at != history::kImportedNeverReturned;
-    b.end = b.end_known ? op.return_at : t.window_end;
-    b.mark = inv.unplaced.count(id) ? Mark::kInvolved : inv.prefix.count(id) ? Mark::kContext : Mark::kNone;
-    if (b.mark == Mark::kInvolved) t.lanes[l].highlighted = true;
-    b.label = truncate_text(history::describe_imported_op(op), kLabelCharsMax);
-    b.tooltip = truncate_text(tooltip_of(op), kTooltipCharsMax);
-    t.bars.push_back(std::move(b));
+    t.bars.push_back(bar_of(op, l, inv, t.window_end));
+    if (t.bars.back().mark == Mark::kInvolved) t.lanes[l].highlighted = true;
     ++drawn;
   }
   meta = "events #" + std::to_string(t.window_start) + " .. #" + std::to_string(t.window_end) +
@@ -138,6 +161,23 @@ Timeline imported_timeline(const ImportedHistory& h, const Involved& inv, std::s
   return t;
 }
 
+// The minimal core first: what a reader needs (highlighted on the timeline), then what it is
+// stated against (outlined).
+void add_core_sections(const ImportedHistory& h, const checker::MinimalCounterexample& m, PageParts& p) {
+  p.explanation = "These " + std::to_string(m.core.size()) + " operation(s) in " + m.partition +
+                  " cannot be ordered (highlighted; " +
+                  (m.one_minimal ? "1-minimal: weakening any one of them makes the rest linearizable"
+                                 : "not shown 1-minimal: " + m.cut_short) +
+                  "), even when each outlined operation may take effect at any time after its call, or never. " +
+                  p.explanation;
+  p.sections.push_back({"The operations that cannot be ordered", counterexample_table(h, m.core, false)});
+  if (!m.may_have_happened.empty())
+    p.sections.push_back({"Allowed to take effect at any time after their call, or never",
+                          counterexample_table(h, m.may_have_happened, true)});
+  p.evidence.push_back("minimal core: " + std::to_string(m.core.size()) + " operation(s), " +
+                       std::to_string(m.checks) + " re-checks, " + std::to_string(m.steps) + " steps");
+}
+
 }  // namespace
 
 std::string render_imported_html(const ImportedHistory& h, const checker::CheckResult& r) {
@@ -145,10 +185,14 @@ std::string render_imported_html(const ImportedHistory& h, const checker::CheckR
   p.imported = true;
   p.title = "History " + h.source + ": " + checker::verdict_name(r.verdict);
   p.rule = "linearizability";
-  Involved inv;
-  if (r.counterexample) inv = involved_of(h, *r.counterexample);
+  const Involved inv = involved_of(h, r);
   std::string meta;
-  p.timeline_svg = render_timeline_svg(imported_timeline(h, inv, meta));
+  Timeline t = imported_timeline(h, inv, meta);
+  if (r.minimal) {  // where the core ends: everything called after it is left out
+    t.marker_at = r.minimal->cut_time;
+    t.marker_label = "the core's last return";
+  }
+  p.timeline_svg = render_timeline_svg(t);
   p.meta = meta;
   if (!r.counterexample) {
     p.explanation = r.verdict == checker::Verdict::kUnknown ? "The search gave up without a verdict: " + r.unknown_reason
@@ -157,9 +201,10 @@ std::string render_imported_html(const ImportedHistory& h, const checker::CheckR
   }
   const checker::Counterexample& c = *r.counterexample;
   p.explanation = "In " + c.partition + ", the longest linearizable prefix found has " +
-                  std::to_string(c.prefix_length) + " operation(s) (its last ones outlined) and leaves the state " +
-                  c.state_after_prefix + ". None of the operations that could come next (highlighted) can: each " +
-                  "is either not legal from that state or leads only to dead ends.";
+                  std::to_string(c.prefix_length) + " operation(s) (its last ones numbered by their place in it) " +
+                  "and leaves the state " + c.state_after_prefix + ". None of the operations that could come next " +
+                  "can: each is either not legal from that state or leads only to dead ends.";
+  if (r.minimal) add_core_sections(h, *r.minimal, p);
   p.sections.push_back({"Operations that cannot come next", counterexample_table(h, c.unplaced, true)});
   p.sections.push_back({"End of the longest linearizable prefix (in linearization order)",
                         counterexample_table(h, c.prefix_tail, false)});

@@ -7,6 +7,7 @@
 
 #include "checker/linearizability/etcd_test_builder.h"
 #include "checker/linearizability/imported_check.h"
+#include "history/import_jepsen.h"
 #include "history/import_porcupine.h"
 #include "reports/html_text.h"
 #include "reports/report_limits.h"
@@ -158,6 +159,28 @@ TEST(ViolationHtml, ImportedCounterexamplePage) {
   EXPECT_NE(page.find(" ctx\" data-op="), std::string::npos);  // the prefix outlined
   EXPECT_LE(count(page, "<g class=\"bar"), kOpsDrawnMax);
   EXPECT_NE(page.find(">p"), std::string::npos);  // process lanes
+}
+
+// A stale read in a Jepsen log: the page leads with the minimal core, marks where it ends, and
+// numbers the prefix's operations by their place in the partial linearization.
+TEST(ViolationHtml, ImportedPageShowsTheMinimalCore) {
+  const std::string log =
+      "0\t:invoke\t:write\t1\n0\t:ok\t:write\t1\n"
+      "1\t:invoke\t:write\t9\n"  // never returns, nothing reads 9: left out
+      "2\t:invoke\t:write\t2\n2\t:ok\t:write\t2\n"
+      "0\t:invoke\t:read\tnil\n0\t:ok\t:read\t1\n";
+  auto h = history::import_jepsen(log, "stale.log");
+  ASSERT_TRUE(h.is_ok()) << h.status().message();
+  auto r = checker::check_imported(*h, checker::ImportedModel::kRegister);
+  ASSERT_TRUE(r.is_ok());
+  ASSERT_TRUE(r->minimal.has_value());
+  const std::string page = render_imported_html(*h, *r);
+  EXPECT_NE(page.find("These 3 operation(s) in register cannot be ordered"), std::string::npos);
+  EXPECT_NE(page.find("<h2>The operations that cannot be ordered</h2>"), std::string::npos);
+  EXPECT_LT(page.find("The operations that cannot be ordered</h2>"), page.find("Operations that cannot come next</h2>"));
+  EXPECT_NE(page.find("the core&#39;s last return"), std::string::npos) << "the cut is marked";
+  EXPECT_NE(page.find(">#1 write(1)<"), std::string::npos) << "the prefix numbered";
+  EXPECT_EQ(count(page, " inv\" data-op="), 3u);  // the core, highlighted
 }
 
 }  // namespace
