@@ -1,9 +1,10 @@
 #!/bin/sh
 # `dst check` of many histories and its verdict-first output (issue 25), and `dst export
-# --format jepsen-log` checked back. Usage: check_cli_test.sh DST WORKDIR
+# --format jepsen-log` checked back. Usage: check_cli_test.sh DST WORKDIR TESTDATA
 set -u
 DST=$1
 WORK=$2
+DATA=$3
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 failures=0
 # expect CODE PATTERN -- COMMAND...: the command exits CODE and its stdout+stderr match PATTERN.
@@ -65,5 +66,20 @@ expect 0 "operations" -- "$DST" export run/run.db --format jepsen-log --out jeps
 expect 0 "histories: [0-9]* linearizable, 0 not linearizable, 0 gave up, 0 unreadable" -- "$DST" check jepsen
 expect 2 "give --out DIR" -- "$DST" export run/run.db --format jepsen-log
 expect 2 "--format must be jepsen-log" -- "$DST" export run/run.db --format edn
+# Runs that lose acknowledged writes (ack-before-fsync): on every seed the register model's
+# verdict on the export is the etcd model's on the run (seeds 3 and 8 are NOT linearizable).
+for seed in 1 2 3 4 5 6 7 8; do
+  rm -rf lost && "$DST" run "$DATA/scenarios/register_lost_writes.lua" --seed $seed --bug ack-before-fsync --out lost > lost.txt 2>&1
+  "$DST" export lost/run.db --format jepsen-log --out lost/jepsen > /dev/null 2>&1
+  "$DST" check lost/jepsen --no-explain > lost-check.txt 2>&1
+  register=$?
+  if grep -q "etcd model: NOT linearizable" lost.txt; then etcd=1; else etcd=0; fi
+  if [ "$register" -ne "$etcd" ]; then
+    echo "FAIL: seed $seed: the etcd model says $etcd, the register model on the export $register"; failures=$((failures + 1))
+  else
+    echo "ok: seed $seed: both $etcd"
+  fi
+  case $seed in 3 | 8) [ "$etcd" -eq 1 ] || { echo "FAIL: seed $seed should lose a write"; failures=$((failures + 1)); } ;; esac
+done
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all passed"
