@@ -45,14 +45,25 @@ Result<std::optional<RegOp>> cas_of(const Operation& op) {
   return std::optional<RegOp>(RegOp{&op, RegFn::kCas, c.key(), c.value(), put.value()});
 }
 
+bool filtered_or_sorted(const etcdserverpb::RangeRequest& r) {
+  using etcdserverpb::RangeRequest;
+  const bool by_key_ascending = r.sort_order() == RangeRequest::NONE ||
+                                (r.sort_target() == RangeRequest::KEY && r.sort_order() == RangeRequest::ASCEND);
+  return r.min_mod_revision() != 0 || r.max_mod_revision() != 0 || r.min_create_revision() != 0 ||
+         r.max_create_revision() != 0 || !by_key_ascending;
+}
+
 // The register operation `op` is, nullopt for one that changes no key, or an error. A range over
 // several keys comes back as a read of its first key with `spans` set (split_range does the rest).
 Result<std::optional<RegOp>> register_op(const Operation& op) {
   const ApiRequest& r = op.request;
   switch (r.request_case()) {
     case ApiRequest::kRange:
-      // A serializable read may be stale by design: it constrains nothing linearizable.
-      if (r.range().serializable() || r.range().count_only()) return std::optional<RegOp>();
+      // A serializable read may be stale by design: it constrains nothing linearizable. A filtered
+      // or reordered range shows a subset that says nothing about the keys it hides; dropping a
+      // read only weakens the history.
+      if (r.range().serializable() || r.range().count_only() || filtered_or_sorted(r.range()))
+        return std::optional<RegOp>();
       if (r.range().revision() != 0) return cannot(op, "a read at a past revision");
       if (r.range().keys_only()) return cannot(op, "a keys-only range (its values are not known)");
       return std::optional<RegOp>(RegOp{&op, RegFn::kRead, r.range().key(), "", "", !r.range().range_end().empty()});
@@ -120,13 +131,14 @@ std::string completion(const RegOp& r, const std::string& invoked, ValueNames& n
 }
 
 // One key's operations (in id order: invocation order) as log lines.
-JepsenKeyLog key_log(const std::string& key, const std::vector<RegOp>& ops, uint32_t clients) {
-  // Jepsen numbers a client's process anew after every operation it cannot know the end of.
+JepsenKeyLog key_log(const std::string& key, const std::vector<RegOp>& ops, const std::map<uint32_t, uint64_t>& clients) {
+  // Jepsen numbers a client's process anew after every operation it cannot know the end of:
+  // process = the client's place among all clients + clients x its unknown outcomes so far.
   std::map<uint32_t, uint64_t> generation;  // client -> operations with unknown outcome so far
   std::vector<uint64_t> process(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const Operation& op = *ops[i].op;
-    process[i] = (op.client == 0 ? 0 : op.client - 1) + uint64_t{clients} * generation[op.client];
+    process[i] = clients.at(op.client) + clients.size() * generation[op.client];
     if (op.outcome == Outcome::kUnknown) ++generation[op.client];
   }
   // (time, 0 invoke | 1 completion, index): at one instant invocations first, so touching
@@ -158,11 +170,13 @@ JepsenKeyLog key_log(const std::string& key, const std::vector<RegOp>& ops, uint
 Result<std::vector<JepsenKeyLog>> export_jepsen_log(const History& h) {
   std::vector<RegOp> ops;
   std::set<std::string> keys;  // the registers: every key a single-key operation names
-  uint32_t clients = 1;
+  std::map<uint32_t, uint64_t> clients;  // client id -> its place in id order
+  for (const Operation& op : h.operations) clients.emplace(op.client, 0);
+  uint64_t place = 0;
+  for (auto& [client, index] : clients) index = place++;
   for (const Operation& op : h.operations) {
     Result<std::optional<RegOp>> r = register_op(op);
     if (!r.is_ok()) return r.status();
-    clients = std::max(clients, op.client);
     if (!*r) continue;
     if (!(*r)->spans) keys.insert((*r)->key);
     ops.push_back(std::move(**r));

@@ -14,8 +14,8 @@
 // key some single-key operation names; splitting it only weakens it. Operations a register cannot
 // say (deletes, other txns, keys-only ranges, reads at a past revision, puts with a lease or
 // ignore flags) are an input error naming the operation; those that cannot change a key
-// (compaction, lease grants and reads, status, count-only ranges) and serializable reads (stale by
-// design) are left out.
+// (compaction, lease grants and reads, status, count-only ranges), serializable reads (stale by
+// design) and filtered or reordered ranges (they hide keys) are left out.
 #pragma once
 
 #include <string>

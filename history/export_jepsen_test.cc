@@ -174,12 +174,35 @@ TEST(ExportJepsen, LeavesOutWhatChangesNoKey) {
   serializable.request.mutable_range()->set_serializable(true);  // may be stale by design
   Operation compaction = op(1, 3, 4, Outcome::kOk);
   compaction.request.mutable_compaction()->set_revision(1);
+  // Filtered or reordered ranges hide keys: read as nil they would make up a violation.
+  Operation filtered = get(1, 7, 8, "r/0", std::nullopt);
+  filtered.request.mutable_range()->set_min_mod_revision(99);
+  Operation newest_first = get(1, 9, 10, "r/", std::nullopt);
+  newest_first.request.mutable_range()->set_range_end("r0");
+  newest_first.request.mutable_range()->set_limit(1);
+  newest_first.request.mutable_range()->set_sort_target(etcdserverpb::RangeRequest::MOD);
+  newest_first.request.mutable_range()->set_sort_order(etcdserverpb::RangeRequest::DESCEND);
   History h;
-  h.operations = {serializable, compaction, put(2, 5, 6, "r/0", "y")};
+  h.operations = {serializable, compaction, put(2, 5, 6, "r/0", "y"), filtered, newest_first};
   Result<std::vector<JepsenKeyLog>> logs = export_jepsen_log(h);
   ASSERT_TRUE(logs.is_ok());
   ASSERT_EQ(logs->size(), 1u);
   EXPECT_EQ(logs->front().operations, 1u);
+}
+
+// Processes are the clients' places in id order, client 0 included, whatever the ids are.
+TEST(ExportJepsen, ProcessesAreDenseAndDistinct) {
+  History h;
+  h.operations = {put(0, 1, 2, "r/0", "a"), put(1, 1, 2, "r/0", "b"), put(2000000, 3, kNeverReturned, "r/0", "c",
+                                                                         Outcome::kUnknown),
+                  put(2000000, 5, 6, "r/0", "d")};
+  Result<std::vector<JepsenKeyLog>> logs = export_jepsen_log(h);
+  ASSERT_TRUE(logs.is_ok());
+  const std::string& t = logs->front().text;
+  EXPECT_NE(t.find("- 0\t:invoke\t:write\t1"), std::string::npos) << t;
+  EXPECT_NE(t.find("- 1\t:invoke\t:write\t2"), std::string::npos) << t;
+  EXPECT_NE(t.find("- 2\t:invoke\t:write\t3"), std::string::npos) << t;
+  EXPECT_NE(t.find("- 5\t:invoke\t:write\t4"), std::string::npos) << t;  // 2 + 3 clients after :info
 }
 
 }  // namespace

@@ -111,8 +111,7 @@ std::string what_it_starts_with(std::string_view head) {
   const size_t start = head.find_first_not_of(" \t\r\n");
   const std::string_view rest = head.substr(start);
   std::string kind = "text";
-  if (rest[0] == '{' || rest[0] == '[') kind = "JSON-like text";
-  else if (rest[0] == '<') kind = "markup (HTML or XML?)";
+  if (rest[0] == '<') kind = "markup (HTML or XML?)";
   std::string line(rest.substr(0, std::min(rest.find('\n'), size_t{60})));
   for (char& c : line)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
@@ -133,7 +132,7 @@ Result<HistoryFormat> sniff_history_format(std::string_view head, const std::str
   if (looks_like_jepsen_log(head)) return HistoryFormat::kJepsen;
   if (looks_like_json(head))  // EDN maps start {:key, JSON objects {"key"
     return Status(StatusCode::kInvalidArgument,
-                  path + ": it is " + what_it_starts_with(head) + ", JSON, which is no history format dst reads" + expected);
+                  path + ": it is JSON (" + what_it_starts_with(head) + "), which is no history format dst reads" + expected);
   const size_t open = head.find('{');
   if (open == std::string_view::npos || head.substr(0, open).find('\0') != std::string_view::npos)
     return Status(StatusCode::kInvalidArgument,

@@ -176,9 +176,10 @@ TEST(SniffHistoryFormat, JepsenLogLinesAreJepsen) {
   EXPECT_NE(sniff("hello world\n").find("(it is text starting 'hello world')"), std::string::npos) << sniff("hello world\n");
   EXPECT_NE(sniff(std::string("ab\0cd", 5)).find("binary data"), std::string::npos);
   EXPECT_NE(sniff("<html><body>\n").find("markup"), std::string::npos);
-  EXPECT_NE(sniff("{\n  \"ClientId\": 3,\n").find("JSON-like text starting '{', JSON"), std::string::npos)
+  EXPECT_NE(sniff("{\n  \"ClientId\": 3,\n").find("it is JSON (text starting '{')"), std::string::npos)
       << sniff("{\n  \"ClientId\": 3,\n");
-  EXPECT_NE(sniff("[{\"a\": 1}]").find(", JSON"), std::string::npos);
+  EXPECT_NE(sniff("[{\"a\": 1}]").find("it is JSON"), std::string::npos);
+  EXPECT_NE(sniff("{:results {:valid? true}}\n").find("no :type"), std::string::npos);
   EXPECT_EQ(sniff("{:process 0, :type :invoke, :f :read, :value nil}"), "jepsen");
 }
 

@@ -127,16 +127,22 @@ struct Worker {
 };
 
 // Forks a worker that checks files w, w + jobs, w + 2 jobs, ... and writes one line per file.
+// `earlier`: the workers started before, whose pipes the child must not hold open.
 Result<Worker> start_worker(const std::string& self, const std::vector<BatchFile>& files, const CheckRequest& r,
-                            size_t w, size_t jobs) {
+                            size_t w, size_t jobs, const std::vector<Worker>& earlier) {
   int fds[2];
   if (::pipe(fds) != 0) return Status(StatusCode::kIoError, std::string("pipe: ") + std::strerror(errno));
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = ::fork();
-  if (pid < 0) return Status(StatusCode::kIoError, std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return Status(StatusCode::kIoError, std::string("fork: ") + std::strerror(errno));
+  }
   if (pid == 0) {
     ::close(fds[0]);
+    for (const Worker& e : earlier) ::close(e.fd);
     for (size_t i = w; i < files.size(); i += jobs) {
       const std::string line = encode(i, check_one(self, files[i], r));
       for (size_t done = 0; done < line.size();) {
@@ -212,7 +218,10 @@ void collect(std::vector<Worker>& workers, const std::vector<BatchFile>& files, 
   for (const Worker& w : workers) polls.push_back(pollfd{w.fd, POLLIN, 0});
   size_t open = workers.size();
   while (open > 0) {
-    if (::poll(polls.data(), polls.size(), -1) < 0 && errno != EINTR) break;
+    if (::poll(polls.data(), polls.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;  // the pipes are closed below, which ends the workers' writes
+    }
     for (size_t k = 0; k < polls.size(); ++k) {
       if (polls[k].fd < 0 || polls[k].revents == 0) continue;
       char buf[1 << 14];
@@ -237,6 +246,8 @@ void collect(std::vector<Worker>& workers, const std::vector<BatchFile>& files, 
       std::fflush(stdout);
     }
   }
+  for (pollfd& p : polls)
+    if (p.fd >= 0) ::close(p.fd);
   // A worker that died (a crash of the checker) leaves its files without a line: say so.
   for (; next < files.size(); ++next) {
     auto it = ready.find(next);
@@ -261,7 +272,7 @@ int check_batch(const std::string& self, const std::vector<BatchFile>& files, co
   } else {
     std::vector<Worker> workers;
     for (size_t w = 0; w < jobs; ++w) {
-      Result<Worker> started = start_worker(self, files, request, w, jobs);
+      Result<Worker> started = start_worker(self, files, request, w, jobs, workers);
       if (!started.is_ok()) {
         std::fprintf(stderr, "dst check: %s\n", started.status().message().c_str());
         break;  // the workers started still cover their files; the rest are reported as unchecked

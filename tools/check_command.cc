@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -53,7 +54,8 @@ Result<uint64_t> steps_option(const cli::Args& args, const char* name, uint64_t 
 
 Result<size_t> jobs_option(const cli::Args& args) {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  Result<uint64_t> jobs = args.u64("jobs", cpus > 0 ? static_cast<uint64_t>(cpus) : 1);
+  const uint64_t fallback = std::clamp<uint64_t>(cpus > 0 ? static_cast<uint64_t>(cpus) : 1, 1, limits::kCheckBatchJobsMax);
+  Result<uint64_t> jobs = args.u64("jobs", fallback);
   if (!jobs.is_ok()) return jobs.status();
   if (*jobs < 1 || *jobs > limits::kCheckBatchJobsMax)
     return Status(StatusCode::kInvalidArgument, "--jobs must be 1.." + std::to_string(limits::kCheckBatchJobsMax));
@@ -90,14 +92,14 @@ int check_command(const std::string& self, const std::vector<std::string>& argv)
   if (!r.is_ok()) return fail_usage(r.status().message());
   std::vector<std::string> paths{*args.positional_value("FILE")};
   paths.insert(paths.end(), args.more().begin(), args.more().end());
+  Result<size_t> jobs = jobs_option(args);
+  if (!jobs.is_ok()) return fail_usage(jobs.status().message());
   Result<std::vector<BatchFile>> files = expand_check_paths(paths);
   if (!files.is_ok()) return fail_usage(files.status().message());
   const bool one = files->size() == 1 && !files->front().found_in_directory;
   if (!one) {
     if (!r->html.empty()) return fail_usage("--html writes the page of one history; name a single file");
     if (files->empty()) return fail_usage(paths.front() + ": no files to check");
-    Result<size_t> jobs = jobs_option(args);
-    if (!jobs.is_ok()) return fail_usage(jobs.status().message());
     return check_batch(self, *files, *r, *jobs);
   }
   r->file = files->front().path;

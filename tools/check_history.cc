@@ -175,7 +175,8 @@ CheckOutcome check_imported_file(const std::string& self, const CheckRequest& r,
 
 }  // namespace
 
-Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text) {
+Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text, bool* unrecognized) {
+  if (unrecognized) *unrecognized = false;
   if (r.format == "auto") {
     std::string head;
     if (history::is_regular_file(r.file)) {
@@ -189,7 +190,10 @@ Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text) {
       head = text->substr(0, 64 * 1024);
     }
     Result<history::HistoryFormat> f = history::sniff_history_format(head, r.file);
-    if (!f.is_ok()) return f.status();
+    if (!f.is_ok()) {
+      if (unrecognized) *unrecognized = true;  // read, but no known format: not an I/O error
+      return f.status();
+    }
     r.format = history::history_format_name(*f);
   } else if (r.format != "jepsen" && r.format != "porcupine-kv" && r.format != "run-db") {
     return Status(StatusCode::kInvalidArgument,
@@ -207,10 +211,10 @@ Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text) {
 
 CheckOutcome check_history(const std::string& self, CheckRequest r, bool verbose) {
   std::optional<std::string> text;
-  const bool sniffing = r.format == "auto";
-  if (Status st = resolve_check_format(r, text); !st.is_ok()) {
+  bool unrecognized = false;
+  if (Status st = resolve_check_format(r, text, &unrecognized); !st.is_ok()) {
     CheckOutcome o = input_error(CheckOutcome{.format = r.format, .model = r.model}, st.message());
-    o.not_a_history = sniffing && r.format == "auto";
+    o.not_a_history = unrecognized;
     return o;
   }
   if (r.format == "run-db") return check_run_db(self, r, verbose);

@@ -29,7 +29,7 @@ struct CheckOutcome {
   int exit_code = 0;          // kExitPass, kExitViolation, kExitUsage or kExitGaveUp
   std::string format, model;  // as resolved
   std::string error;          // exit 2: the message (names the file, the line and what was expected)
-  bool not_a_history = false; // the format could not be told: the file is no history
+  bool not_a_history = false; // read, but its format could not be told: no history
   size_t operations = 0;
   uint64_t steps = 0;         // the decision's model steps
   double verdict_ms = 0;      // reading, parsing and deciding
@@ -39,8 +39,9 @@ struct CheckOutcome {
 
 // Resolves r.format ("auto": from the file's first bytes) and r.model (the format's own when empty;
 // checked against the format). A pipe is read whole to be sniffed: its text comes back in `text`
-// for the importer.
-Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text);
+// for the importer. `unrecognized`, when given, tells a file that was read but matched no format
+// from one that could not be read.
+Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text, bool* unrecognized = nullptr);
 
 // Checks r.file as resolve_check_format told. `verbose`: the full report on stdout (the header with
 // the reproduce line, the verdict, then the explanation), as `dst check FILE` prints it; otherwise

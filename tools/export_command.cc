@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "history/export_jepsen.h"
 #include "history/history_file.h"
@@ -56,8 +57,12 @@ int write_logs(const std::vector<history::JepsenKeyLog>& logs, const std::string
   }
   fs::create_directories(out, ec);
   if (ec) return fail(out + ": cannot create the directory: " + ec.message());
+  std::set<std::string> used;  // long keys cut to one name get a number, never overwrite each other
   for (const history::JepsenKeyLog& log : logs) {
-    const std::string path = (fs::path(out) / file_name_of(log.key)).string();
+    const std::string base = file_name_of(log.key);  // "KEY.log"
+    std::string name = base;
+    for (size_t n = 2; !used.insert(name).second; ++n) name = base.substr(0, base.size() - 4) + "-" + std::to_string(n) + ".log";
+    const std::string path = (fs::path(out) / name).string();
     if (Status st = write_file(path, log.text); !st.is_ok()) return fail(st.message());
     std::printf("%s   key %s, %zu operations\n", path.c_str(), log.key.c_str(), log.operations);
   }

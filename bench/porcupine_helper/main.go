@@ -7,9 +7,11 @@
 // over N rounds of reading, parsing and checking that file, then "total<TAB>NANOSECONDS".
 //
 // The logs are read as Porcupine's own tests read Jepsen's etcd logs: a failed cas is a compare
-// that did not match (the register kept another value), a failed read may have returned
-// anything, an :info operation may take effect at any time after its call (its process is never
-// reused: Jepsen gives the next operation a new process number).
+// that did not match (the register held another value: a constraint, where dst check drops every
+// :fail operation as one that did not happen), an :info operation may take effect at any time
+// after its call (its process is never reused: Jepsen gives the next operation a new process
+// number). A failed read or write did not happen: it is left out (Porcupine's tests make a failed
+// read return anything, which is the same).
 package main
 
 import (
@@ -104,6 +106,7 @@ func parse(path string) ([]porcupine.Event, error) {
 	defer file.Close()
 	var events []porcupine.Event
 	pending := map[int]int{} // process -> id of its open operation
+	dropped := map[int]bool{} // ids of failed reads and writes: their calls are left out
 	id := 0
 	scanner := bufio.NewScanner(file)
 	scanner.Buffer(make([]byte, 1<<20), 1<<26)
@@ -128,13 +131,11 @@ func parse(path string) ([]porcupine.Event, error) {
 				return nil, fmt.Errorf("%s:%d: a completion without an invocation", path, line)
 			}
 			delete(pending, proc)
-			if m[2] == "fail" && in.op == 2 {
-				out.ok = false
-			} else if m[2] == "fail" {
-				out.unknown = true
-			} else {
-				out.ok = true
+			if m[2] == "fail" && in.op != 2 {
+				dropped[call] = true
+				continue
 			}
+			out.ok = m[2] == "ok"
 			events = append(events, porcupine.Event{ClientId: proc, Kind: porcupine.ReturnEvent, Value: out, Id: call})
 		case "info":
 			// stays open: it returns after everything else (below)
@@ -151,7 +152,13 @@ func parse(path string) ([]porcupine.Event, error) {
 	for _, p := range procs {
 		events = append(events, porcupine.Event{ClientId: p, Kind: porcupine.ReturnEvent, Value: regOutput{unknown: true}, Id: pending[p]})
 	}
-	return events, nil
+	kept := events[:0]
+	for _, e := range events {
+		if !dropped[e.Id] {
+			kept = append(kept, e)
+		}
+	}
+	return kept, nil
 }
 
 func checkOnce(path string) (string, int, error) {
