@@ -2,25 +2,12 @@
 # `dst check` of many histories and its verdict-first output (issue 25), and `dst export
 # --format jepsen-log` checked back. Usage: check_cli_test.sh DST WORKDIR TESTDATA
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)  # before the cd below: $0 may be relative
 DST=$1
 WORK=$2
 DATA=$3
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-failures=0
-# expect CODE PATTERN -- COMMAND...: the command exits CODE and its stdout+stderr match PATTERN.
-expect() {
-  code=$1 pattern=$2
-  shift 3
-  out=$("$@" 2>&1)
-  got=$?
-  if [ "$got" -ne "$code" ] || ! printf '%s' "$out" | grep -q -- "$pattern"; then
-    echo "FAIL: $* -> exit $got (want $code, output matching '$pattern'), output:"
-    printf '%s\n' "$out" | head -12
-    failures=$((failures + 1))
-  else
-    echo "ok: $*"
-  fi
-}
+. "$HERE/cli_expect.sh"
 
 mkdir -p set/nested set/.hidden only-junk
 # Linearizable: a write, then reads of it; a timed-out write that may or may not have happened.

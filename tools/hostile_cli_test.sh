@@ -2,25 +2,12 @@
 # Hostile and wrong command lines and files (issue #19): each must end in a clear error with the
 # right exit code, never a silent answer. Usage: hostile_cli_test.sh DST WORKDIR TESTDATA
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)  # before the cd below: $0 may be relative
 DST=$1
 WORK=$2
 DATA=$3
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-failures=0
-# expect CODE PATTERN -- COMMAND...: the command exits CODE and its stdout+stderr match PATTERN.
-expect() {
-  code=$1 pattern=$2
-  shift 3
-  out=$("$@" 2>&1)
-  got=$?
-  if [ "$got" -ne "$code" ] || ! printf '%s' "$out" | grep -q -- "$pattern"; then
-    echo "FAIL: $* -> exit $got (want $code), output:"
-    printf '%s\n' "$out" | head -5
-    failures=$((failures + 1))
-  else
-    echo "ok: $*"
-  fi
-}
+. "$HERE/cli_expect.sh"
 
 : > empty.txt
 printf '\n\n  \n' > blank.txt
