@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() { echo "usage: ci/fuzz.sh SECONDS [--engine libfuzzer|driver] [TARGET...]   (targets: ${ALL[*]})" >&2; exit 2; }
-ALL=(lua_scenario jepsen_history porcupine_log run_db etcdctl)
+ALL=(lua_scenario jepsen_history porcupine_log run_db etcdctl json)
 if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then usage; fi
 SECONDS_EACH=$1
 shift
