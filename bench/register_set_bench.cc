@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +27,7 @@
 #include "checker/linearizability/imported_check.h"
 #include "history/history_file.h"
 #include "history/import_jepsen.h"
+#include "sim/wall_clock.h"
 #include "tools/child_pool.h"
 
 namespace dst::bench {
@@ -46,10 +46,8 @@ size_t rounds() {
   return static_cast<size_t>(std::clamp<long>(n, 1, 1000));
 }
 
-// The bench's own clock: a harness measuring itself, as Google Benchmark does.
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+// The project's one wall clock (sim/wall_clock.h): a harness measuring itself.
+double now_ms() { return static_cast<double>(sim::wall_clock_ns()) / 1e6; }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

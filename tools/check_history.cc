@@ -61,7 +61,7 @@ void print_header(const std::string& self, const CheckRequest& r) {
 // The etcd model's, the watch guarantees' and (with informers) the kube checks' report. The
 // etcd checker explains as it decides (its violations carry their operations): no separate
 // explanation phase.
-int print_run_db_report(const history::History& h, const checker::etcd::EtcdVerdict& lin,
+void print_run_db_report(const history::History& h, const checker::etcd::EtcdVerdict& lin,
                         const checker::watch::Report& watch, const std::optional<checker::kube::Report>& kube) {
   std::printf("operations        %zu, watches %zu, faults %zu\n", h.operations.size(), h.watches.size(),
               h.faults.size());
@@ -74,8 +74,6 @@ int print_run_db_report(const history::History& h, const checker::etcd::EtcdVerd
   } else if (kube) {
     std::printf("kube checks       VIOLATED\n%s", kube->to_string().c_str());
   }
-  if (!watch.ok() || !kube_ok || lin.verdict == checker::Verdict::kViolation) return kExitViolation;
-  return lin.exit_code();
 }
 
 // A run database recorded by `dst run etcd --out DIR`: the etcd model and the watch guarantees.
