@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "base/assert.h"
+#include "history/import_etcd_report.h"
 #include "sim/wall_clock.h"
 #include "tools/exit_codes.h"
 
@@ -33,7 +34,8 @@ Status too_many() {
                                                   " files to check; name fewer files or a smaller directory");
 }
 
-// A directory's files, recursively, without hidden entries or symbolic links to directories.
+// A directory's files, recursively, without hidden entries or symbolic links to directories. An
+// etcd robustness report (a directory of client-<N>/*.json) is one history, not its files.
 Status walk_directory(const std::string& dir, std::vector<BatchFile>& out) {
   std::error_code ec;
   std::vector<std::string> found;
@@ -47,7 +49,11 @@ Status walk_directory(const std::string& dir, std::vector<BatchFile>& out) {
       if (is_dir) it.disable_recursion_pending();
       continue;
     }
-    if (is_dir || !e.is_regular_file(ec)) continue;
+    if (is_dir && history::is_etcd_report_dir(e.path().string())) {
+      it.disable_recursion_pending();
+    } else if (is_dir || !e.is_regular_file(ec)) {
+      continue;
+    }
     found.push_back(e.path().string());
     if (found.size() + out.size() > limits::kCheckBatchFilesMax) return too_many();
   }
@@ -64,7 +70,7 @@ Result<std::vector<BatchFile>> expand_check_paths(const std::vector<std::string>
     std::error_code ec;
     const fs::file_status st = fs::status(p, ec);
     if (ec || !fs::exists(st)) return Status(StatusCode::kNotFound, p + ": no such file or directory");
-    if (fs::is_directory(st)) {
+    if (fs::is_directory(st) && !history::is_etcd_report_dir(p)) {
       if (Status s = walk_directory(p, out); !s.is_ok()) return s;
     } else {
       out.push_back(BatchFile{p, false});

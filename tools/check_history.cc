@@ -2,12 +2,14 @@
 #include "tools/check_history.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "checker/kube/kube_checker.h"
 #include "checker/linearizability/etcd_checker.h"
 #include "checker/linearizability/imported_check.h"
 #include "checker/watch/watch_checker.h"
 #include "history/history_file.h"
+#include "history/import_etcd_report.h"
 #include "history/import_jepsen.h"
 #include "history/import_porcupine.h"
 #include "history/run_db.h"
@@ -76,24 +78,55 @@ void print_run_db_report(const history::History& h, const checker::etcd::EtcdVer
   }
 }
 
-// A run database recorded by `dst run etcd --out DIR`: the etcd model and the watch guarantees.
-CheckOutcome check_run_db(const std::string& self, const CheckRequest& r, bool verbose) {
-  CheckOutcome o{.format = r.format, .model = r.model};
-  if (!history::is_regular_file(r.file)) return input_error(o, r.file + ": a run database must be a regular file");
-  if (verbose) print_header(self, r);
-  const int64_t start_ns = sim::wall_clock_ns();
+// The history a run database or an etcd robustness report holds, read; `partial_kvs` for a report
+// (it does not record every field of a key-value: EtcdCheckOptions::partial_kvs).
+struct EtcdHistory {
+  history::History h;
+  bool partial_kvs = false;
+};
+
+Result<EtcdHistory> read_etcd_history(const CheckRequest& r, bool verbose) {
+  if (r.format == "etcd-report") {
+    Result<history::ImportedReport> report = history::import_etcd_report(r.file);
+    if (!report.is_ok()) return report.status();
+    if (verbose) {
+      std::printf("report            %zu client(s); %zu record(s) left out (no effect to check)\n", report->clients,
+                  report->left_out);
+      for (const std::string& note : report->notes) std::printf("assumed           %s\n", note.c_str());
+    }
+    return EtcdHistory{std::move(report->history), true};
+  }
+  if (!history::is_regular_file(r.file))
+    return Status(StatusCode::kInvalidArgument, r.file + ": a run database must be a regular file");
   Result<history::History> h = history::read_history(r.file);
-  if (!h.is_ok()) return input_error(o, h.status().message());
+  if (!h.is_ok()) return h.status();
   Result<history::RunRecord> run = history::read_run(r.file);
-  if (!run.is_ok()) return input_error(o, run.status().message());
+  if (!run.is_ok()) return run.status();
   if (verbose && !run->result)
     std::printf("run               did not finish: no verdict was recorded (killed or crashed while running?); "
                 "its history stops where the recording stopped, and operations still in flight count as unknown\n");
+  return EtcdHistory{std::move(*h), false};
+}
+
+// A run database recorded by `dst run etcd --out DIR`, or an etcd robustness report: the etcd
+// model and the watch guarantees.
+CheckOutcome check_etcd_history(const std::string& self, const CheckRequest& r, bool verbose) {
+  CheckOutcome o{.format = r.format, .model = r.model};
+  if (verbose) print_header(self, r);
+  const int64_t start_ns = sim::wall_clock_ns();
+  Result<EtcdHistory> read = read_etcd_history(r, verbose);
+  if (!read.is_ok()) return input_error(o, read.status().message());
+  const history::History* h = &read->h;
   checker::etcd::EtcdCheckOptions options;
   options.step_budget = r.budget;
+  options.partial_kvs = read->partial_kvs;
   Result<checker::etcd::EtcdVerdict> lin = checker::etcd::check_etcd(*h, options);
   if (!lin.is_ok()) return input_error(o, lin.status().message());
-  checker::watch::Report watch = checker::watch::check(*h);
+  checker::watch::Options watch_options;
+  watch_options.partial_kvs = read->partial_kvs;
+  // As etcd's own validation of its reports: a missing prev_kv is allowed whatever was compacted.
+  watch_options.compactions_recorded = !read->partial_kvs;
+  checker::watch::Report watch = checker::watch::check(*h, watch_options);
   std::optional<checker::kube::Report> kube;  // only when the run had informers
   if (!h->informers.empty()) kube = checker::kube::check(*h);
   o.verdict_ms = ms_since(start_ns);
@@ -173,9 +206,24 @@ CheckOutcome check_imported_file(const std::string& self, const CheckRequest& r,
 
 }  // namespace
 
+// One file of an etcd robustness report (client-<N>/operations.json or watch.json) is one client's
+// part of a history: checked alone, the other clients' writes would look like values nobody wrote.
+Status refuse_report_part(const std::string& file) {
+  namespace fs = std::filesystem;
+  const fs::path p(file);
+  const std::string name = p.filename().string();
+  if (name != "operations.json" && name != "watch.json") return Status::ok();
+  const fs::path root = p.parent_path().parent_path();
+  if (!history::is_etcd_report_dir(root.empty() ? "." : root.string())) return Status::ok();
+  return Status(StatusCode::kInvalidArgument, file + ": one client's part of an etcd robustness report; check the "
+                                                     "whole report: dst check " + (root.empty() ? "." : root.string()));
+}
+
 Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text, bool* unrecognized) {
   if (unrecognized) *unrecognized = false;
+  if (r.format == "auto" && history::is_etcd_report_dir(r.file)) r.format = "etcd-report";
   if (r.format == "auto") {
+    if (Status st = refuse_report_part(r.file); !st.is_ok()) return st;
     std::string head;
     if (history::is_regular_file(r.file)) {
       Result<std::string> h = history::read_file_head(r.file, 64 * 1024);
@@ -193,17 +241,18 @@ Status resolve_check_format(CheckRequest& r, std::optional<std::string>& text, b
       return f.status();
     }
     r.format = history::history_format_name(*f);
-  } else if (r.format != "jepsen" && r.format != "porcupine-kv" && r.format != "run-db") {
+  } else if (r.format != "jepsen" && r.format != "porcupine-kv" && r.format != "run-db" && r.format != "etcd-report") {
     return Status(StatusCode::kInvalidArgument,
-                  "unknown --format '" + r.format + "'; expected auto, jepsen, porcupine-kv, run-db");
+                  "unknown --format '" + r.format + "'; expected auto, jepsen, porcupine-kv, run-db, etcd-report");
   }
-  if (r.model.empty()) r.model = r.format == "jepsen" ? "register" : r.format == "run-db" ? "etcd" : "kv";
+  const bool etcd_format = r.format == "run-db" || r.format == "etcd-report";
+  if (r.model.empty()) r.model = r.format == "jepsen" ? "register" : etcd_format ? "etcd" : "kv";
   if (r.model != "register" && r.model != "kv" && r.model != "etcd")
     return Status(StatusCode::kInvalidArgument, "unknown --model '" + r.model + "'; expected register, kv, etcd");
-  if ((r.model == "etcd") != (r.format == "run-db"))
+  if ((r.model == "etcd") != etcd_format)
     return Status(StatusCode::kInvalidArgument,
-                  "--model etcd goes with --format run-db (a history recorded by dst run ... --out DIR), and only with "
-                  "it; " + r.file + " is read as " + r.format);
+                  "--model etcd goes with --format run-db (a history recorded by dst run ... --out DIR) or etcd-report "
+                  "(an etcd robustness test report directory), and only with them; " + r.file + " is read as " + r.format);
   return Status::ok();
 }
 
@@ -215,7 +264,7 @@ CheckOutcome check_history(const std::string& self, CheckRequest r, bool verbose
     o.not_a_history = unrecognized;
     return o;
   }
-  if (r.format == "run-db") return check_run_db(self, r, verbose);
+  if (r.format == "run-db" || r.format == "etcd-report") return check_etcd_history(self, r, verbose);
   return check_imported_file(self, r, text, verbose);
 }
 

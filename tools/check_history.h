@@ -1,7 +1,7 @@
 // Checking one history file, the part `dst check FILE` and `dst check DIR/` share: telling its
 // format, reading it, the verdict (printed as soon as it is decided), then the explanation within
-// its own budget. A run database is checked with the etcd model and the watch guarantees; Jepsen
-// and Porcupine histories with the register and kv models.
+// its own budget. A run database or an etcd robustness report is checked with the etcd model and the
+// watch guarantees; Jepsen and Porcupine histories with the register and kv models.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace dst {
 
 struct CheckRequest {
   std::string file;
-  std::string format;  // "auto" (told from the file), "jepsen", "porcupine-kv" or "run-db"
+  std::string format;  // "auto" (told from the file), "jepsen", "porcupine-kv", "run-db" or "etcd-report"
   std::string model;   // "" for the format's own; "register", "kv" or "etcd"
   std::string html;    // --html OUT, "" for none
   uint64_t budget = limits::kCheckerStepsDefault;

@@ -60,6 +60,11 @@ struct EtcdCheckOptions {
   // Work units (keys visited, requests executed); past it the verdict is Unknown.
   uint64_t step_budget = limits::kCheckerStepsDefault;
   size_t violations_max = 10;  // violations collected before the check stops looking
+  // The history was imported from a format that does not record every field of a key-value
+  // (etcd's robustness reports: history/import_etcd_report.h): create_revision 0 and version 0
+  // mean "not recorded" (never valid for a present key), and a key-value's lease, a range's `more`
+  // and prev_kv(s) are not compared. Never set for dst's own runs, which record everything.
+  bool partial_kvs = false;
 };
 
 struct EtcdViolation {

@@ -12,14 +12,6 @@ namespace {
 
 using history::Outcome;
 
-bool slot_matches(const Fact& f, const Slot& s) {
-  if (s.uncertain()) return true;
-  if (f.is_delete) return !s.present();
-  if (!s.present()) return false;
-  if (f.kv.value != s.kv.value || f.kv.lease != s.kv.lease || f.kv.mod_revision != s.kv.mod_revision) return false;
-  return !f.full || (f.kv.create_revision == s.kv.create_revision && f.kv.version == s.kv.version);
-}
-
 std::string fact_line(const std::string& key, const Fact& f) {
   if (f.is_delete) return "DELETE " + key + " seen by " + f.source;
   return "PUT " + key + " = " + describe_slot(Slot::present_kv(f.kv)) + " seen by " + f.source;
@@ -176,7 +168,7 @@ void Checker::replay_observed(int64_t r, const std::map<std::string, Fact>& fact
   Execution e = execute(tl_, r - 1, h_.operations[op].request, nullptr, &steps_);
   for (const auto& [key, fact] : facts) {
     auto it = e.changes.find(key);
-    if (it == e.changes.end() ? e.uncertain : slot_matches(fact, it->second)) continue;
+    if (it == e.changes.end() ? e.uncertain : fact_fits(fact, it->second)) continue;
     violation("write-effect",
               "a write with unknown outcome observed at this revision, but on the state before it the write does "
               "something else",
@@ -198,7 +190,7 @@ void Checker::explain_deletes(int64_t r, const std::map<std::string, Fact>& fact
     if (changes.empty()) return false;
     for (const auto& [key, fact] : facts) {
       auto it = changes.find(key);
-      if (it == changes.end() || !slot_matches(fact, it->second)) return false;
+      if (it == changes.end() || !fact_fits(fact, it->second)) return false;
     }
     for (const auto& [key, slot] : changes)
       if (!facts.count(key) && covered(r, key)) return false;  // a watch saw revision r without it

@@ -25,11 +25,19 @@ Result<EtcdVerdict> check_etcd_across_restores(const history::History& history, 
 // Something observed about one (revision, key): a PUT with the key-value after it, or a DELETE.
 struct Fact {
   bool is_delete = false;
-  Kv kv;              // PUT: value, lease, mod_revision; create/version too when `full`
+  Kv kv;              // PUT: value, mod_revision; the others as the flags below say
   bool full = false;  // create_revision and version known
   std::string source;  // "watch 3 seg 1 at 2.1s" / "op 12 ..."
   uint64_t op_id = UINT64_MAX;  // the operation that observed it (UINT64_MAX: a watch)
+  bool lease_known = true;      // false: imported without it (EtcdCheckOptions::partial_kvs)
 };
+
+// The fact for an observed key-value: everything known, unless the history is imported without
+// some fields (partial_kvs: lease never known, create_revision and version when nonzero; a
+// version without create_revision is still compared, see fact_fits).
+Fact observed_put(const mvccpb::KeyValue& kv, bool partial_kvs, std::string source, uint64_t op_id);
+// Whether a fact agrees with a slot of the replayed state (an uncertain slot agrees with anything).
+bool fact_fits(const Fact& f, const Slot& s);
 
 // A watch segment's coverage: every event of [key, end) at revisions [from, to] was delivered.
 struct Coverage {

@@ -339,18 +339,38 @@ etcdserverpb::TxnResponse run_txn(Overlay& o, const etcdserverpb::TxnRequest& r,
   return resp;
 }
 
-void strip(etcdserverpb::TxnResponse* t);
-
-void strip_op(etcdserverpb::ResponseOp* op) {
-  if (op->has_response_range()) op->mutable_response_range()->clear_header();
-  if (op->has_response_put()) op->mutable_response_put()->clear_header();
-  if (op->has_response_delete_range()) op->mutable_response_delete_range()->clear_header();
-  if (op->has_response_txn()) strip(op->mutable_response_txn());
+// What an imported history does not record of a key-value (EtcdCheckOptions::partial_kvs): its
+// create_revision and lease. Cleared on both sides of a comparison, so only what was recorded counts.
+void forget_unrecorded(mvccpb::KeyValue* kv) {
+  kv->clear_create_revision();
+  kv->clear_lease();
 }
 
-void strip(etcdserverpb::TxnResponse* t) {
+void strip_range(etcdserverpb::RangeResponse* r, bool partial_kvs) {
+  r->clear_header();
+  if (!partial_kvs) return;
+  r->clear_more();
+  for (auto& kv : *r->mutable_kvs()) forget_unrecorded(&kv);
+}
+
+void strip_put(etcdserverpb::PutResponse* r, bool partial_kvs) {
+  r->clear_header();
+  if (partial_kvs) r->clear_prev_kv();
+}
+
+void strip_delete(etcdserverpb::DeleteRangeResponse* r, bool partial_kvs) {
+  r->clear_header();
+  if (partial_kvs) r->clear_prev_kvs();
+}
+
+void strip_txn(etcdserverpb::TxnResponse* t, bool partial_kvs) {
   t->clear_header();
-  for (auto& op : *t->mutable_responses()) strip_op(&op);
+  for (auto& op : *t->mutable_responses()) {
+    if (op.has_response_range()) strip_range(op.mutable_response_range(), partial_kvs);
+    if (op.has_response_put()) strip_put(op.mutable_response_put(), partial_kvs);
+    if (op.has_response_delete_range()) strip_delete(op.mutable_response_delete_range(), partial_kvs);
+    if (op.has_response_txn()) strip_txn(op.mutable_response_txn(), partial_kvs);
+  }
 }
 
 }  // namespace
@@ -382,20 +402,20 @@ Execution execute(const Timeline& t, int64_t base, const ApiRequest& req, const 
   return e;
 }
 
-etcdserverpb::ApiResponse strip_headers(const etcdserverpb::ApiResponse& r) {
+etcdserverpb::ApiResponse strip_headers(const etcdserverpb::ApiResponse& r, bool partial_kvs) {
   etcdserverpb::ApiResponse c = r;
   c.clear_call();
-  if (c.has_range()) c.mutable_range()->clear_header();
-  if (c.has_put()) c.mutable_put()->clear_header();
-  if (c.has_delete_range()) c.mutable_delete_range()->clear_header();
-  if (c.has_txn()) strip(c.mutable_txn());
+  if (c.has_range()) strip_range(c.mutable_range(), partial_kvs);
+  if (c.has_put()) strip_put(c.mutable_put(), partial_kvs);
+  if (c.has_delete_range()) strip_delete(c.mutable_delete_range(), partial_kvs);
+  if (c.has_txn()) strip_txn(c.mutable_txn(), partial_kvs);
   return c;
 }
 
-bool same_response(const etcdserverpb::ApiResponse& a, const etcdserverpb::ApiResponse& b) {
+bool same_response(const etcdserverpb::ApiResponse& a, const etcdserverpb::ApiResponse& b, bool partial_kvs) {
   std::string sa, sb;
-  (void)strip_headers(a).SerializeToString(&sa);
-  (void)strip_headers(b).SerializeToString(&sb);
+  (void)strip_headers(a, partial_kvs).SerializeToString(&sa);
+  (void)strip_headers(b, partial_kvs).SerializeToString(&sb);
   return sa == sb;
 }
 

@@ -99,8 +99,10 @@ struct Execution {
 Execution execute(const Timeline& t, int64_t base, const etcdserverpb::ApiRequest& req,
                   const etcdserverpb::ApiResponse* actual, uint64_t* steps);
 
-// The response with every header cleared (the parts the state decides), for comparison.
-etcdserverpb::ApiResponse strip_headers(const etcdserverpb::ApiResponse& r);
-bool same_response(const etcdserverpb::ApiResponse& a, const etcdserverpb::ApiResponse& b);
+// The response with every header cleared (the parts the state decides), for comparison; with
+// `partial_kvs` (EtcdCheckOptions) also what an imported history does not record: key-values'
+// create_revision and lease, a range's `more`, and prev_kv(s).
+etcdserverpb::ApiResponse strip_headers(const etcdserverpb::ApiResponse& r, bool partial_kvs = false);
+bool same_response(const etcdserverpb::ApiResponse& a, const etcdserverpb::ApiResponse& b, bool partial_kvs = false);
 
 }  // namespace dst::checker::etcd

@@ -53,13 +53,28 @@ void put_values(const etcdserverpb::TxnRequest& t, std::vector<std::string>* out
 
 std::string seconds(int64_t ns) { return std::to_string(static_cast<double>(ns) / 1e9) + "s"; }
 
-bool fact_matches(const Fact& f, const Slot& s) {
+}  // namespace
+
+Fact observed_put(const mvccpb::KeyValue& kv, bool partial_kvs, std::string source, uint64_t op_id) {
+  Fact f{false, kv_from_proto(kv), true, std::move(source), op_id};
+  if (!partial_kvs) return f;
+  f.lease_known = false;
+  f.kv.lease = 0;
+  f.full = kv.create_revision() != 0 && kv.version() != 0;
+  return f;
+}
+
+bool fact_fits(const Fact& f, const Slot& s) {
   if (s.uncertain()) return true;
   if (f.is_delete) return !s.present();
   if (!s.present()) return false;
-  if (f.kv.value != s.kv.value || f.kv.lease != s.kv.lease || f.kv.mod_revision != s.kv.mod_revision) return false;
-  return !f.full || (f.kv.create_revision == s.kv.create_revision && f.kv.version == s.kv.version);
+  if (f.kv.value != s.kv.value || f.kv.mod_revision != s.kv.mod_revision) return false;
+  if (f.lease_known && f.kv.lease != s.kv.lease) return false;
+  if ((f.full || f.kv.version != 0) && f.kv.version != s.kv.version) return false;
+  return !f.full || f.kv.create_revision == s.kv.create_revision;
 }
+
+namespace {
 
 std::string fact_text(const std::string& key, const Fact& f) {
   if (f.is_delete) return "DELETE " + key + " seen by " + f.source;
@@ -125,8 +140,10 @@ void Checker::add_fact(int64_t rev, const std::string& key, Fact f) {
     return;
   }
   Fact& old = it->second;
+  const bool leases_agree = !old.lease_known || !f.lease_known || old.kv.lease == f.kv.lease;
+  const bool versions_agree = old.kv.version == 0 || f.kv.version == 0 || old.kv.version == f.kv.version;
   const bool agree = old.is_delete == f.is_delete &&
-                     (f.is_delete || (old.kv.value == f.kv.value && old.kv.lease == f.kv.lease &&
+                     (f.is_delete || (old.kv.value == f.kv.value && leases_agree && versions_agree &&
                                       (!old.full || !f.full || old.kv == f.kv)));
   // A returned key-value that disagrees with a watch is the returning operation's fault, reported
   // by that operation's own check (read-result, write-response): keep the watch's fact.
@@ -148,7 +165,7 @@ void Checker::add_fact(int64_t rev, const std::string& key, Fact f) {
 void Checker::collect_facts() {
   auto add = [&](int64_t rev, const std::string& key, Fact f) { add_fact(rev, key, std::move(f)); };
   auto add_kv = [&](const mvccpb::KeyValue& kv, const std::string& source, uint64_t op_id) {
-    add(kv.mod_revision(), kv.key(), Fact{false, kv_from_proto(kv), true, source, op_id});
+    add(kv.mod_revision(), kv.key(), observed_put(kv, options_.partial_kvs, source, op_id));
   };
   // Key-values in responses: ranges (not keys-only), put prev_kv, delete prev_kvs, nested in txns.
   for (size_t i = 0; i < h_.operations.size(); ++i) {
@@ -201,7 +218,7 @@ void Checker::add_watched(const mvccpb::KeyValue& kv, bool is_delete, const std:
   if (is_delete) {
     add_fact(kv.mod_revision(), kv.key(), Fact{true, {}, false, source(), UINT64_MAX});
   } else {
-    add_fact(kv.mod_revision(), kv.key(), Fact{false, kv_from_proto(kv), true, source(), UINT64_MAX});
+    add_fact(kv.mod_revision(), kv.key(), observed_put(kv, options_.partial_kvs, source(), UINT64_MAX));
   }
 }
 
@@ -215,7 +232,7 @@ bool Checker::repeats_fact(const mvccpb::KeyValue& kv, bool is_delete) const {
   if (it == slot->second.end()) return false;
   const Fact& old = it->second;
   if (old.is_delete || is_delete) return old.is_delete && is_delete;
-  return old.full && old.kv.value == kv.value() && old.kv.create_revision == kv.create_revision() &&
+  return old.full && old.lease_known && old.kv.value == kv.value() && old.kv.create_revision == kv.create_revision() &&
          old.kv.mod_revision == kv.mod_revision() && old.kv.version == kv.version() && old.kv.lease == kv.lease();
 }
 
@@ -326,7 +343,7 @@ void Checker::replay_claimed(int64_t r, size_t op, const std::map<std::string, F
     // Returned key-values are judged by their operation's own check; watches are judged here.
     if (fact.op_id != UINT64_MAX) continue;
     auto it = e.changes.find(key);
-    if (it == e.changes.end() ? e.uncertain : fact_matches(fact, it->second)) continue;
+    if (it == e.changes.end() ? e.uncertain : fact_fits(fact, it->second)) continue;
     violation(!fact.is_delete && !writers_of_value_.count(fact.kv.value) ? "value-never-written" : "write-effect", "what was observed at the write's revision is not what the write does", r, {op},
               {fact_text(key, fact),
                "the write makes " + key + " " + (it == e.changes.end() ? "unchanged" : describe_slot(it->second)),
@@ -374,7 +391,7 @@ void Checker::apply(int64_t r, std::map<std::string, Slot> changes, const std::m
     if (it != changes.end() && !it->second.uncertain()) continue;
     if (it == changes.end() && complete) continue;
     if (fact.is_delete) changes[key] = Slot::absent();
-    else if (fact.full) changes[key] = Slot::present_kv(fact.kv);
+    else if (fact.full && fact.lease_known) changes[key] = Slot::present_kv(fact.kv);
     else changes[key] = Slot::uncertain_slot();
   }
   check_lost(r, writer_[static_cast<size_t>(r)].op, changes);

@@ -126,8 +126,9 @@ int64_t Truth::compaction_revision_max_before(int64_t at_ns) const {
 }
 
 Truth Truth::build(const history::History& history, std::vector<Violation>& conflicts, size_t conflicts_max,
-                   size_t& conflicts_total) {
+                   size_t& conflicts_total, bool partial_kvs) {
   Truth t;
+  t.partial_kvs_ = partial_kvs;
   t.conflicts_ = &conflicts;
   t.conflicts_max_ = conflicts_max;
   t.conflicts_total_ = &conflicts_total;
@@ -221,9 +222,9 @@ void Truth::add_watch(const history::Watch& watch) {
         e.key = ev.kv().key();
         if (ev.type() == mvccpb::Event::PUT) {
           e.value = ev.kv().value();
-          e.lease = ev.kv().lease();
-          e.create_revision = ev.kv().create_revision();
-          e.version = ev.kv().version();
+          if (!partial_kvs_) e.lease = ev.kv().lease();
+          if (!partial_kvs_ || ev.kv().create_revision() != 0) e.create_revision = ev.kv().create_revision();
+          if (!partial_kvs_ || ev.kv().version() != 0) e.version = ev.kv().version();
         }
         e.source = source;
         add_event(revision, std::move(e));

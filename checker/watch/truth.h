@@ -82,8 +82,10 @@ class Truth {
  public:
   // Builds the truth from the history; disagreements between sources go to `conflicts` (at most
   // `conflicts_max` are kept, the rest only counted in `conflicts_total`).
+  // `partial_kvs`: watch events do not record a key's lease, and create_revision / version only
+  // when nonzero (Options::partial_kvs); what is not recorded stays unknown.
   static Truth build(const history::History& history, std::vector<Violation>& conflicts, size_t conflicts_max,
-                     size_t& conflicts_total);
+                     size_t& conflicts_total, bool partial_kvs = false);
 
   const std::map<int64_t, Revision>& revisions() const { return revisions_; }
   const Revision* at(int64_t revision) const;
@@ -105,6 +107,7 @@ class Truth {
   std::vector<Violation>* conflicts_ = nullptr;
   size_t conflicts_max_ = 0;
   size_t* conflicts_total_ = nullptr;
+  bool partial_kvs_ = false;
 };
 
 // "PUT k=v @7 (create 3, version 2, lease 0)" / "DELETE k @8": an event as a report shows it.

@@ -367,17 +367,21 @@ class WatchWalk {
         wrong = "prev_kv is not the key's last version";
       else if (b.value && p.value() != *b.value)
         wrong = "prev_kv has the wrong value";
-      else if (b.lease && p.lease() != *b.lease)
+      else if (b.lease && !options_.partial_kvs && p.lease() != *b.lease)
         wrong = "prev_kv has the wrong lease";
-      else if (b.create_revision && p.create_revision() != *b.create_revision)
+      else if (b.create_revision && recorded(p.create_revision()) && p.create_revision() != *b.create_revision)
         wrong = "prev_kv has the wrong create_revision";
-      else if (b.version && p.version() != *b.version)
+      else if (b.version && recorded(p.version()) && p.version() != *b.version)
         wrong = "prev_kv has the wrong version";
     }
     if (!wrong.empty())
       report(Guarantee::kPrevKv, pos, wrong,
              {shown, "truth before @" + std::to_string(ev.kv().mod_revision()) + ": " + describe_state(b)});
   }
+
+  // Whether an event's create_revision or version was recorded: always in dst's own runs; an
+  // imported one (Options::partial_kvs) records 0 for "not known".
+  bool recorded(int64_t field) const { return !options_.partial_kvs || field != 0; }
 
   void check_is_create(const mvccpb::Event& ev, const TruthEvent* te, const Position& pos, const std::string& shown) {
     const auto& kv = ev.kv();
@@ -389,9 +393,10 @@ class WatchWalk {
                is_create != (te->before.kind == KeyState::Kind::kAbsent)) {
       wrong = is_create ? "marked as a creation but the key existed before"
                         : "not marked as a creation but the key did not exist before";
-    } else if (te != nullptr && te->create_revision && kv.create_revision() != *te->create_revision) {
+    } else if (te != nullptr && te->create_revision && recorded(kv.create_revision()) &&
+               kv.create_revision() != *te->create_revision) {
       wrong = "create_revision differs from the truth's " + std::to_string(*te->create_revision);
-    } else if (te != nullptr && te->version && kv.version() != *te->version) {
+    } else if (te != nullptr && te->version && recorded(kv.version()) && kv.version() != *te->version) {
       wrong = "version differs from the truth's " + std::to_string(*te->version);
     }
     if (!wrong.empty()) {
@@ -495,7 +500,8 @@ Report check_timeline(const history::History& history, const Options& options) {
   Sink sink(report);
   std::vector<Violation> conflicts;
   size_t conflicts_total = 0;
-  const Truth truth = Truth::build(history, conflicts, options.violations_kept, conflicts_total);
+  const Truth truth =
+      Truth::build(history, conflicts, options.violations_kept, conflicts_total, options.partial_kvs);
   sink.add_counted(std::move(conflicts), conflicts_total);
   for (const auto& w : history.watches) {
     ++report.watches;

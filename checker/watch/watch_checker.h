@@ -44,6 +44,10 @@ struct Options {
   // Whether every compaction of the run is an operation of the history; when false (compactions
   // ran by other means), a cancel's compact revision is only checked against the watch's needs.
   bool compactions_recorded = true;
+  // The history was imported from a format that does not record a key-value's lease, nor its
+  // create_revision and version when they are 0 (etcd's robustness reports): those are not
+  // compared. Never set for dst's own runs.
+  bool partial_kvs = false;
 };
 
 struct Report {
