@@ -21,7 +21,7 @@ using report_import::Reader;
 
 enum class FileKind : uint8_t { kOperations, kWatch };
 
-// "client-<N>" -> N (decimal, no sign, below kReportClientsMax); nullopt for any other name.
+// "client-<N>" -> N (decimal, no sign, at most 9 digits); nullopt for any other name.
 std::optional<uint32_t> client_number(std::string_view name) {
   constexpr std::string_view kPrefix = "client-";
   if (name.substr(0, kPrefix.size()) != kPrefix || name.size() == kPrefix.size() || name.size() > kPrefix.size() + 9)
@@ -31,7 +31,6 @@ std::optional<uint32_t> client_number(std::string_view name) {
     if (c < '0' || c > '9') return std::nullopt;
     n = n * 10 + static_cast<uint64_t>(c - '0');
   }
-  if (n >= kReportClientsMax) return std::nullopt;
   return static_cast<uint32_t>(n);
 }
 
@@ -97,7 +96,7 @@ Result<std::vector<std::pair<uint32_t, fs::path>>> client_dirs(const std::string
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   for (size_t seen = 0; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (++seen > 10 * kReportClientsMax)
+    if (++seen > 10 * kReportClientsMax || out.size() > kReportClientsMax)
       return Status(StatusCode::kInvalidArgument, dir + ": too many entries for an etcd robustness report");
     std::optional<uint32_t> n = client_number(it->path().filename().string());
     std::error_code dec;
@@ -145,6 +144,9 @@ Result<ImportedReport> import_etcd_report_files(const std::vector<ReportFile>& f
   ImportedReport out;
   std::vector<Pending> ops;
   std::vector<std::pair<std::pair<uint32_t, FileKind>, const ReportFile*>> ordered;
+  if (files.size() > 2 * kReportClientsMax)
+    return Status(StatusCode::kInvalidArgument, "more than " + std::to_string(kReportClientsMax) +
+                                                    " clients in the report; dst reads at most that many");
   for (const ReportFile& f : files) {
     auto parsed = parse_file_name(f.name);
     if (!parsed)

@@ -1,6 +1,7 @@
 #!/bin/sh
-# `dst check` of many histories and its verdict-first output (issue 25), and `dst export
-# --format jepsen-log` checked back. Usage: check_cli_test.sh DST WORKDIR TESTDATA
+# `dst check` of many histories and its verdict-first output (issue 25), `dst export --format
+# jepsen-log` checked back, etcd robustness reports checked, and `dst export --format etcd-report`
+# checked back. Usage: check_cli_test.sh DST WORKDIR TESTDATA
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)  # before the cd below: $0 may be relative
 DST=$1
@@ -52,7 +53,7 @@ expect 0 "verdict *PASS" -- "$DST" run etcd --profile register --seed 3 --durati
 expect 0 "operations" -- "$DST" export run/run.db --format jepsen-log --out jepsen
 expect 0 "histories: [0-9]* linearizable, 0 not linearizable, 0 gave up, 0 unreadable" -- "$DST" check jepsen
 expect 2 "give --out DIR" -- "$DST" export run/run.db --format jepsen-log
-expect 2 "--format must be jepsen-log" -- "$DST" export run/run.db --format edn
+expect 2 "--format must be jepsen-log or etcd-report" -- "$DST" export run/run.db --format edn
 # Runs that lose acknowledged writes (ack-before-fsync): on every seed the register model's
 # verdict on the export is the etcd model's on the run (seeds 3 and 8 are NOT linearizable).
 for seed in 1 2 3 4 5 6 7 8; do
@@ -68,5 +69,39 @@ for seed in 1 2 3 4 5 6 7 8; do
   fi
   case $seed in 3 | 8) [ "$etcd" -eq 1 ] || { echo "FAIL: seed $seed should lose a write"; failures=$((failures + 1)); } ;; esac
 done
+# etcd robustness reports: a report directory is one history, told by its client-N/*.json; in a
+# directory of reports each is one line; one client's file alone is refused, naming the report.
+R=$DATA/robustness
+expect 0 "format etcd-report   model etcd" -- "$DST" check "$R/basic"
+expect 0 "watch guarantees  ok" -- "$DST" check "$R/basic" --format etcd-report
+expect 1 "stale-read: ordered at revision 2" -- "$DST" check "$R/stale_read"
+expect 1 "lost-write: a watch that covered the revision and key did not see the change" -- "$DST" check "$R/lost_write"
+expect 1 "^total  *3 histories: 1 linearizable, 2 not linearizable, 0 gave up, 0 unreadable" -- "$DST" check "$R" --jobs 2
+expect 1 "^FAIL  *$R/stale_read   etcd-report/etcd" -- "$DST" check "$R" --jobs 1
+expect 2 "one client's part of an etcd robustness report; check the whole report: dst check $R/basic" -- "$DST" check "$R/basic/client-1/operations.json"
+expect 2 "--model etcd goes with --format run-db" -- "$DST" check "$R/basic" --model register
+mkdir -p broken/client-1 && printf '{"ClientId": 0, "Input": {"Type": "watch"}, "Output": {}}\n' > broken/client-1/operations.json
+expect 2 "broken/client-1/operations.json:1: Type: expected range, txn" -- "$DST" check broken
+
+# A run exported as etcd's robustness report checks back with the run's verdict (the etcd model
+# on both; the report reads as partial key-values). Seeds 3 and 11 lose acknowledged writes.
+for seed in 1 2 3 11; do
+  rm -rf rep rep-report && "$DST" run "$DATA/scenarios/report_lost_writes.lua" --seed $seed --bug ack-before-fsync --out rep > /dev/null 2>&1
+  "$DST" export rep/run.db --format etcd-report --out rep-report > rep-export.txt 2>&1 || { echo "FAIL: seed $seed: export"; cat rep-export.txt; failures=$((failures + 1)); }
+  "$DST" check rep/run.db --no-explain > /dev/null 2>&1
+  run=$?
+  "$DST" check rep-report > rep-check.txt 2>&1
+  report=$?
+  if [ "$run" -ne "$report" ]; then
+    echo "FAIL: seed $seed: the run database checks $run, its etcd report $report"; head -20 rep-check.txt; failures=$((failures + 1))
+  else
+    echo "ok: seed $seed: run and report both $run"
+  fi
+  case $seed in 3 | 11) [ "$run" -eq 1 ] || { echo "FAIL: seed $seed should lose a write"; failures=$((failures + 1)); } ;; esac
+done
+expect 2 "give --out DIR" -- "$DST" export rep/run.db --format etcd-report
+expect 2 "exists and is not an empty directory" -- "$DST" export rep/run.db --format etcd-report --out rep-report
+expect 2 "the compare .value(r/[0-9]*) == .*etcd's robustness report cannot express it" -- "$DST" export run/run.db --format etcd-report --out reg-report
+
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all passed"

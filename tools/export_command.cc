@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "history/export_etcd_report.h"
 #include "history/export_jepsen.h"
 #include "history/history_file.h"
 #include "history/run_db.h"
@@ -69,26 +70,64 @@ int write_logs(const std::vector<history::JepsenKeyLog>& logs, const std::string
   return kExitPass;
 }
 
+// --format etcd-report: DIR/client-<N>/operations.json and watch.json. DIR must be new or empty:
+// a report is read as every client-<N> directory in it, and an older report's clients would mix in.
+int write_report(const std::string& db, const history::EtcdReport& report, const std::string& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)))
+    return fail(out + ": exists and is not an empty directory; a report needs a directory of its own");
+  size_t ops = 0, watches = 0;
+  for (const history::EtcdReportClient& c : report.clients) {
+    const fs::path dir = fs::path(out) / ("client-" + std::to_string(c.id));
+    fs::create_directories(dir, ec);
+    if (ec) return fail(dir.string() + ": cannot create the directory: " + ec.message());
+    if (!c.operations.empty())
+      if (Status st = write_file((dir / "operations.json").string(), c.operations); !st.is_ok()) return fail(st.message());
+    if (!c.watch.empty())
+      if (Status st = write_file((dir / "watch.json").string(), c.watch); !st.is_ok()) return fail(st.message());
+    ops += c.operations_written;
+    watches += c.watches_written;
+  }
+  std::printf("%s   etcd robustness report of %s: %zu client(s), %zu operations, %zu watches\n", out.c_str(),
+              db.c_str(), report.clients.size(), ops, watches);
+  std::printf("left out         %zu reads etcd's requests cannot express, %zu operations with no effect or no "
+              "report type, %zu watches\n",
+              report.reads_left_out, report.ops_left_out, report.watches_left_out);
+  return kExitPass;
+}
+
+int export_etcd_report(const std::string& db, const history::History& h, const std::string& out) {
+  if (out.empty()) return fail("--format etcd-report writes a directory: give --out DIR");
+  Result<history::EtcdReport> report = history::export_etcd_report(h);
+  if (!report.is_ok()) return fail(db + ": " + report.status().message());
+  if (report->clients.empty()) return fail(db + ": no operation or watch etcd's report can hold: nothing to export");
+  return write_report(db, *report, out);
+}
+
 }  // namespace
 
 int export_command(const std::vector<std::string>& argv) {
   cli::Args args("dst export", argv);
   args.positional("RUN.db", "a run database (dst run ... --out DIR writes DIR/run.db)", false);
-  args.option("format", "F", "jepsen-log: Jepsen's log lines, each key a register (the register workload)");
-  args.option("out", "PATH", "the log file (one key), or a directory for one KEY.log per key; default: stdout, "
-                             "for a run with one key");
+  args.option("format", "F", "jepsen-log: Jepsen's log lines, each key a register (the register workload); "
+                             "etcd-report: etcd's robustness test report (client-N/operations.json, watch.json)");
+  args.option("out", "PATH", "jepsen-log: the log file (one key), or a directory for one KEY.log per key; default: "
+                             "stdout, for a run with one key. etcd-report: a new directory");
   if (std::optional<int> done = args.parse_or_exit()) return *done;
   const std::string db = *args.positional_value("RUN.db");
   const std::string format = args.value("format").value_or("");
-  if (format != "jepsen-log") return fail("--format must be jepsen-log (the only export so far), got '" + format + "'");
+  if (format != "jepsen-log" && format != "etcd-report")
+    return fail("--format must be jepsen-log or etcd-report, got '" + format + "'");
   if (!history::is_regular_file(db)) return fail(db + ": not a regular file; expected a run database");
   Result<history::History> h = history::read_history(db);
   if (!h.is_ok()) return fail(h.status().message());
+  const std::string out = args.value("out").value_or("");
+  if (args.has("out") && out.empty()) return fail("--out expects a file or directory name, got ''");
+  if (format == "etcd-report") return export_etcd_report(db, *h, out);
   Result<std::vector<history::JepsenKeyLog>> logs = history::export_jepsen_log(*h);
   if (!logs.is_ok()) return fail(db + ": " + logs.status().message());
   if (logs->empty()) return fail(db + ": no key was read or written: nothing to export");
-  const std::string out = args.value("out").value_or("");
-  if (args.has("out") && out.empty()) return fail("--out expects a file or directory name, got ''");
   if (!out.empty()) return write_logs(*logs, out);
   if (logs->size() > 1)
     return fail(db + ": " + std::to_string(logs->size()) + " keys, one log each: give --out DIR");
