@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzing: every fuzz target (fuzz/: a Lua scenario, a Jepsen history, a Porcupine kv log, a run
-# database, etcdctl command lines) under ASan + UBSan, SECONDS each, as many at once as there are
+# database, etcdctl command lines, JSON, etcd robustness reports) under ASan + UBSan, SECONDS each, as many at once as there are
 # cores.
 #   ci/fuzz.sh SECONDS [--engine libfuzzer|driver] [TARGET...]
 #     --engine libfuzzer (default): coverage-guided libFuzzer in build-fuzz/ (clang: ci/build.sh --fuzz)
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() { echo "usage: ci/fuzz.sh SECONDS [--engine libfuzzer|driver] [TARGET...]   (targets: ${ALL[*]})" >&2; exit 2; }
-ALL=(lua_scenario jepsen_history porcupine_log run_db etcdctl json)
+ALL=(lua_scenario jepsen_history porcupine_log run_db etcdctl json etcd_report)
 if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]] || [ "$1" -lt 1 ]; then usage; fi
 SECONDS_EACH=$1
 shift
