@@ -103,6 +103,13 @@ bool looks_like_json(std::string_view head) {
   return at != std::string_view::npos && head[at] == '"';
 }
 
+// A record of an etcd robustness report's operations.json or watch.json, by its field names.
+bool looks_like_report_record(std::string_view head) {
+  const std::string_view first = head.substr(0, 4096);
+  return (first.find("\"Input\"") != std::string_view::npos && first.find("\"ClientId\"") != std::string_view::npos) ||
+         (first.find("\"Request\"") != std::string_view::npos && first.find("\"Responses\"") != std::string_view::npos);
+}
+
 // What a file that is no known history starts with, for the error: the reader sees at once whether
 // it was handed the wrong file (binary, JSON, an HTML report) or a history in a format we lack.
 std::string what_it_starts_with(std::string_view head) {
@@ -130,6 +137,11 @@ Result<HistoryFormat> sniff_history_format(std::string_view head, const std::str
   if (head.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return Status(StatusCode::kInvalidArgument, path + ": the file is empty" + expected);
   if (looks_like_jepsen_log(head)) return HistoryFormat::kJepsen;
+  if (looks_like_json(head) && looks_like_report_record(head))
+    return Status(StatusCode::kInvalidArgument,
+                  path + ": it looks like one file of an etcd robustness report (a record with \"Input\" and "
+                         "\"Output\", or \"Request\" and \"Responses\"); dst checks a report as a whole: a "
+                         "directory of client-<N>/operations.json and client-<N>/watch.json (dst check DIR)");
   if (looks_like_json(head))  // EDN maps start {:key, JSON objects {"key"
     return Status(StatusCode::kInvalidArgument,
                   path + ": it is JSON (" + what_it_starts_with(head) + "), which is no history format dst reads" + expected);

@@ -28,7 +28,8 @@ Result<std::string> read_file_head(const std::string& path, size_t n);
 bool is_regular_file(const std::string& path);
 
 // The format of a history from its first bytes (`head`, e.g. 64 KiB): the SQLite header, else the
-// first event map's keys. kInvalidArgument naming `path` when it is none of them (empty, binary...).
+// first event map's keys. kInvalidArgument naming `path` when it is none of them (empty, binary, one
+// file of an etcd robustness report: a report is a directory, told by import_etcd_report.h).
 Result<HistoryFormat> sniff_history_format(std::string_view head, const std::string& path);
 
 }  // namespace dst::history

@@ -80,6 +80,8 @@ expect 1 "^total  *3 histories: 1 linearizable, 2 not linearizable, 0 gave up, 0
 expect 1 "^FAIL  *$R/stale_read   etcd-report/etcd" -- "$DST" check "$R" --jobs 1
 expect 2 "one client's part of an etcd robustness report; check the whole report: dst check $R/basic" -- "$DST" check "$R/basic/client-1/operations.json"
 expect 2 "--model etcd goes with --format run-db" -- "$DST" check "$R/basic" --model register
+cp "$R/basic/client-2/operations.json" lone-operations.json
+expect 2 "lone-operations.json: it looks like one file of an etcd robustness report" -- "$DST" check lone-operations.json
 mkdir -p broken/client-1 && printf '{"ClientId": 0, "Input": {"Type": "watch"}, "Output": {}}\n' > broken/client-1/operations.json
 expect 2 "broken/client-1/operations.json:1: Type: expected range, txn" -- "$DST" check broken
 
