@@ -54,16 +54,6 @@ struct Plan {
   std::string client_error;
 };
 
-// clientv3.GetPrefixRangeEnd: the key with its last byte below 0xff incremented and what follows
-// dropped; "\0" (every key from `key`) when there is none.
-std::string prefix_end(const std::string& key) {
-  std::string end = key;
-  while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
-  if (end.empty()) return std::string(1, '\0');
-  end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
-  return end;
-}
-
 // Why etcd's model (E:model/deterministic.go:159-171, :287-325) cannot serve `r` as a member
 // does, or "" when it can. In a txn a range also has no revision (E:model/types.go:106-111).
 std::string range_inexpressible(const RangeRequest& r, bool in_txn) {
@@ -141,7 +131,8 @@ bool response_answers(const RequestOp& req, const ResponseOp& resp) {
   }
 }
 
-Result<Plan> plan_txn(const Operation& op) {
+// A txn as etcd's report says it, or why it cannot.
+Result<Plan> plan_txn_as_written(const Operation& op) {
   const etcdserverpb::TxnRequest& t = op.request.txn();
   Plan p;
   p.swapped = t.compare_size() == 1 && key_exists_compare(t.compare(0));
@@ -164,6 +155,24 @@ Result<Plan> plan_txn(const Operation& op) {
   for (int i = 0; answers && i < executed.size(); ++i) answers = response_answers(executed[i], r.responses(i));
   if (!answers) return cannot(op, "a txn response that does not answer its request");
   return p;
+}
+
+// Whether a txn only reads (ranges in both branches, nested txns of ranges too): leaving it out
+// of the report only weakens what the report says, as leaving out a read does.
+bool reads_only(const etcdserverpb::TxnRequest& t) {
+  for (const auto* branch : {&t.success(), &t.failure()})
+    for (const RequestOp& o : *branch)
+      if (!o.has_request_range() && !(o.has_request_txn() && reads_only(o.request_txn()))) return false;
+  return true;
+}
+
+Result<Plan> plan_txn(const Operation& op) {
+  Result<Plan> p = plan_txn_as_written(op);
+  if (p.is_ok() || !reads_only(op.request.txn())) return p;
+  Plan left_out;  // a read-only txn etcd's report cannot say: left out as such reads are
+  left_out.fate = Fate::kLeaveOutRead;
+  left_out.read = true;
+  return left_out;
 }
 
 // The response case that answers a request of each written kind.
@@ -518,6 +527,11 @@ std::string operation_record(const Operation& op, const Plan& p, uint64_t stream
 
 // ---- Watches (E:model/watch.go, replay.go; client/client.go ToWatchResponse) -------------------
 
+// A watch of every key ("" or "\0" to "\0"): clientv3's WithPrefix of the empty key.
+bool watches_every_key(const etcdserverpb::WatchCreateRequest& q) {
+  return q.range_end() == std::string(1, '\0') && (q.key().empty() || q.key() == std::string(1, '\0'));
+}
+
 // One clientv3 watch: every segment watches the same keys the same way (a resume moves only the
 // start revision), without filters or fragments, over one key or a prefix.
 bool watch_expressible(const Watch& w) {
@@ -530,7 +544,8 @@ bool watch_expressible(const Watch& w) {
         r.progress_notify() != first.progress_notify())
       return false;
   }
-  return first.range_end().empty() || first.range_end() == prefix_end(first.key());
+  return first.range_end().empty() || first.range_end() == etcd_report::prefix_end(first.key()) ||
+         watches_every_key(first);
 }
 
 // The responses clientv3 hands the application (client/v3/watch.go run() and serveSubstream()),
@@ -615,7 +630,7 @@ std::string watch_record(const Watch& watch) {
   w.begin_object();
   w.key("Request");
   w.begin_object();
-  w.member_string("Key", q.key());
+  w.member_string("Key", watches_every_key(q) ? std::string() : q.key());
   w.member_number("Revision", q.start_revision());
   w.member_bool("WithPrefix", !q.range_end().empty());
   w.member_bool("WithProgressNotify", q.progress_notify());

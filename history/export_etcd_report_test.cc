@@ -437,6 +437,17 @@ TEST(ExportEtcdReport, LeftOutOperationsAreCounted) {
   for (const json::Value& o : ops) EXPECT_EQ(int_at(o, {"ClientId"}), 0);  // no unknown writes
 }
 
+TEST(ExportEtcdReport, AReadOnlyTxnEtcdCannotSayIsLeftOutAsAReadIs) {
+  History h;
+  Operation read_cas = txn(0, compare(Compare::VALUE, Compare::EQUAL, 0), false);  // value compare
+  read_cas.request.mutable_txn()->mutable_success(0)->mutable_request_range()->set_key("k");
+  h.operations = {read_cas};
+  Result<EtcdReport> r = export_etcd_report(h);
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  EXPECT_EQ(r->reads_left_out, 1u);
+  EXPECT_TRUE(r->clients.empty());
+}
+
 etcdserverpb::WatchResponse watch_response(int64_t revision) {
   etcdserverpb::WatchResponse r;
   r.mutable_header()->set_revision(revision);
@@ -559,24 +570,28 @@ TEST(ExportEtcdReport, WatchEndingsAndLeftOutWatches) {
   Watch silent = refused_create;  // created, then nothing: no Responses member at all
   silent.segments[0].responses = {{70, watch_response(3)}};
   silent.segments[0].responses[0].response.set_created(true);
-  Watch filtered = silent, sub_range = silent, from_key = silent;
+  Watch filtered = silent, sub_range = silent, from_key = silent, every_key = silent;
+  every_key.segments[0].request.set_key("");  // clientv3's WithPrefix of "": written so again
+  every_key.segments[0].request.set_range_end(std::string(1, '\0'));
   filtered.segments[0].request.add_filters(etcdserverpb::WatchCreateRequest::NOPUT);
   sub_range.segments[0].request.set_range_end("l");  // [ka, l) is no prefix: "ka"'s would end at "kb"
   sub_range.segments[0].request.set_key("ka");
   from_key.segments[0].request.set_range_end(std::string(1, '\0'));
-  h.watches = {compacted, refused_create, silent, filtered, sub_range, from_key};
+  h.watches = {compacted, refused_create, silent, filtered, sub_range, from_key, every_key};
   Result<EtcdReport> r = export_etcd_report(h);
   ASSERT_TRUE(r.is_ok()) << r.status().to_string();
   EXPECT_EQ(r->watches_left_out, 3u);
   std::vector<json::Value> watches = parse_all(*r, true);
-  ASSERT_EQ(watches.size(), 3u);  // client-1: refused_create, silent; client-2: compacted
+  ASSERT_EQ(watches.size(), 4u);  // client-1: refused_create, silent, every_key; client-2: compacted
   const json::Value& refused = watches[0].find("Responses")->items().at(0);
   EXPECT_EQ(refused.find("Error")->as_string(), "etcdserver: mvcc: required revision is a future revision");
   EXPECT_EQ(refused.find("Revision"), nullptr);
   EXPECT_EQ(refused.find("IsProgressNotify"), nullptr);
   EXPECT_EQ(watches[1].find("Responses"), nullptr);
   EXPECT_FALSE(watches[1].find("Request")->find("WithPrefix")->as_bool());
-  const auto& responses = watches[2].find("Responses")->items();
+  EXPECT_EQ(watches[2].find("Request")->find("Key")->as_string(), "");
+  EXPECT_TRUE(watches[2].find("Request")->find("WithPrefix")->as_bool());
+  const auto& responses = watches[3].find("Responses")->items();
   ASSERT_EQ(responses.size(), 2u);
   EXPECT_EQ(responses[1].find("Error")->as_string(), "etcdserver: mvcc: required revision has been compacted");
   EXPECT_EQ(int_at(responses[1], {"Revision"}), 9);

@@ -84,8 +84,8 @@ Status read_file(const ReportFile& f, uint32_t client, FileKind kind, std::vecto
 void add_notes(ImportedReport* out) {
   out->notes.push_back("the report is taken to start from an empty store at revision 1 (etcd's validation "
                        "assumes it too)");
-  out->notes.push_back("a report does not record leases or create revisions of key-values, nor prev_kv: "
-                       "those are not compared");
+  out->notes.push_back("a report records neither a key's lease nor (but at its creation) its create revision, "
+                       "nor what a write replaced: those are not compared");
   if (!out->history.operations.empty() || !out->history.watches.empty()) return;
   out->notes.push_back("the report holds no operations and no watches");
 }

@@ -7,7 +7,8 @@
 //
 // The mapping, in short:
 //   - operations are sorted by call time and numbered; `client` is the record's ClientId, etcd's
-//     stream id (a client gets a new one after an error, so one stream never overlaps itself);
+//     stream id (a client gets a new one after a write that failed: its outcome is unknown, and it
+//     may still be in flight when the client goes on); a watch's `client` is its client-<N>;
 //   - a txn stays a txn (etcd's robustness client records a plain put or delete as a txn of one
 //     operation); a condition with ExpectedVersion > 0 compares the version, else the mod revision
 //     (ExpectedRevision 0: the key is absent), as etcd's model evaluates it;
@@ -20,7 +21,8 @@
 //     canonical one of etcd_report_format.h, so a long put and its observed hash agree;
 //   - a compaction's response carries no revision (etcd writes -1): none is set;
 //   - each WatchOperation is one watch of one segment (clientv3 resumes broken streams itself, out
-//     of sight); an Error ends it as a cancel.
+//     of sight); an Error ends it as a cancel (a response after it is an error: clientv3 closes the
+//     channel); a start revision below 1 (etcd's traffic draws them) is read as 0, "from now".
 // Errors name the file, the line and the field, and say what was expected.
 #pragma once
 

@@ -22,7 +22,8 @@ void read_kv(Reader& r, const Value& v, mvccpb::KeyValue* kv) {
   kv->set_version(r.int64(v, "Version"));
   if (kv->version() == 1) kv->set_create_revision(kv->mod_revision());
   if (kv->mod_revision() < 1 || kv->version() < 1)
-    r.fail(v, "a key-value: expected ModRevision and Version >= 1 for a key that exists");
+    r.fail(r.at(v, kv->mod_revision() < 1 ? "ModRevision" : "Version"),
+           "a key-value: expected ModRevision and Version >= 1 for a key that exists");
 }
 
 // RangeOptions {Start, End, Limit, KeysOnly} (a Range request adds Revision).
@@ -31,7 +32,7 @@ void read_range_options(Reader& r, const Value& v, etcdserverpb::RangeRequest* q
   q->set_range_end(r.string(v, "End"));
   q->set_limit(r.int64(v, "Limit"));
   q->set_keys_only(r.boolean(v, "KeysOnly"));
-  if (q->limit() < 0) r.fail(v, "Limit: expected a number >= 0");
+  if (q->limit() < 0) r.fail(r.at(v, "Limit"), "Limit: expected a number >= 0");
 }
 
 void read_range_response(Reader& r, const Value& v, etcdserverpb::RangeResponse* out) {
@@ -67,7 +68,9 @@ void read_condition(Reader& r, const Value& v, etcdserverpb::Compare* c) {
   c->set_key(r.string(v, "Key"));
   c->set_result(etcdserverpb::Compare::EQUAL);
   const int64_t version = r.int64(v, "ExpectedVersion"), revision = r.int64(v, "ExpectedRevision");
-  if (version < 0 || revision < 0) r.fail(v, "a condition: expected ExpectedRevision and ExpectedVersion >= 0");
+  if (version < 0 || revision < 0)
+    r.fail(r.at(v, version < 0 ? "ExpectedVersion" : "ExpectedRevision"),
+           "a condition: expected ExpectedRevision and ExpectedVersion >= 0");
   if (version > 0) {
     c->set_target(etcdserverpb::Compare::VERSION);
     c->set_version(version);
@@ -162,7 +165,7 @@ void read_response(Reader& r, const Value& out, const ApiRequest& q, ApiResponse
     return;
   }
   if (header == nullptr) return;
-  if (revision < 1) r.fail(out, "Revision: expected the store revision (>= 1) of an answered request, got " +
+  if (revision < 1) r.fail(r.at(out, "Revision"), "Revision: expected the store revision (>= 1) of an answered request, got " +
                                     std::to_string(revision));
   header->set_revision(revision);
 }
@@ -178,11 +181,11 @@ bool read_operation(Reader& r, const Value& record, Operation* op) {
   }
   const int64_t stream = r.int64(record, "ClientId");
   if (stream < 0 || stream > std::numeric_limits<uint32_t>::max())
-    r.fail(record, "ClientId: expected a stream id from 0 to 2^32 - 1, got " + std::to_string(stream));
+    r.fail(r.at(record, "ClientId"), "ClientId: expected a stream id from 0 to 2^32 - 1, got " + std::to_string(stream));
   op->client = static_cast<uint32_t>(stream);
   op->invoke_ns = r.int64(record, "Call");
   op->return_ns = r.int64(record, "Return");
-  if (op->return_ns < op->invoke_ns) r.fail(record, "Return: expected a time at or after Call");
+  if (op->return_ns < op->invoke_ns) r.fail(r.at(record, "Return"), "Return: expected a time at or after Call");
   if (!read_request(r, *in, r.string(*in, "Type"), &op->request)) return false;
   const std::string error = r.string(*out, "Error"), client_error = r.string(*out, "ClientError");
   if (!error.empty() || r.boolean(*out, "Persisted")) {

@@ -30,6 +30,11 @@ class Reader {
   void fail(const Value& at, const std::string& what) {
     if (!error_) error_ = Status(StatusCode::kInvalidArgument, file_ + ":" + std::to_string(at.line()) + ": " + what);
   }
+  // Where an error about field `name` points: the field when present, else its object.
+  const Value& at(const Value& obj, std::string_view name) {
+    const Value* v = obj.is_object() ? obj.find_folded(name) : nullptr;
+    return v == nullptr ? obj : *v;
+  }
   // The member `name` of an object, or nullptr when missing or null.
   const Value* get(const Value& obj, std::string_view name) {
     if (!obj.is_object()) {
@@ -75,8 +80,10 @@ class Reader {
 inline std::string Reader::value(const Value& obj, std::string_view name) {
   const Value* v = object(obj, name);
   if (v == nullptr) return "";
+  // Hash 0 is Go's zero value: "no hash" (reports before etcd 3546091f wrote it beside every value).
   const Value* hash = get(*v, "Hash");
-  if (hash == nullptr) return etcd_report::canonical_value(string(*v, "Value"));
+  if (hash == nullptr || (hash->is_number() && hash->number_text() == "0"))
+    return etcd_report::canonical_value(string(*v, "Value"));
   std::optional<uint64_t> h = hash->is_number() ? hash->as_uint64() : std::nullopt;
   if (!h || *h > std::numeric_limits<uint32_t>::max()) {
     fail(*hash, std::string(name) + ".Hash: expected a 32-bit FNV-1a hash (an integer below 2^32)");

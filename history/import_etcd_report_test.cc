@@ -150,8 +150,7 @@ TEST(ImportEtcdReport, AWatchIsOneSegmentWithItsEventsProgressAndError) {
   "Responses":[{"Events":[{"Type":"put-operation","Key":"key0","Value":{"Value":"1"},"Revision":2,"IsCreate":true}],"Revision":2,"Time":100},
    {"Events":[{"Type":"delete-operation","Key":"key0","Revision":3,"PrevValue":{"Value":{"Value":"1"},"ModRevision":2,"Version":1}}],"Revision":3,"Time":200},
    {"IsProgressNotify":true,"Revision":3,"Time":300},
-   {"Revision":3,"Time":400,"Error":"etcdserver: mvcc: required revision has been compacted"},
-   {"Revision":9,"Time":500}]})";
+   {"Revision":3,"Time":400,"Error":"etcdserver: mvcc: required revision has been compacted"}]})";
   auto r = import_one("client-4/watch.json", w);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(r->history.watches.size(), 1u);
@@ -164,7 +163,7 @@ TEST(ImportEtcdReport, AWatchIsOneSegmentWithItsEventsProgressAndError) {
   EXPECT_EQ(seg.request.start_revision(), 2);
   EXPECT_TRUE(seg.request.prev_kv());
   EXPECT_TRUE(seg.request.progress_notify());
-  ASSERT_EQ(seg.responses.size(), 4u) << "nothing after the error: clientv3 closed the channel";
+  ASSERT_EQ(seg.responses.size(), 4u);
   const auto& create = seg.responses[0].response.events(0);
   EXPECT_EQ(create.type(), mvccpb::Event::PUT);
   EXPECT_EQ(create.kv().create_revision(), 2);
@@ -178,6 +177,23 @@ TEST(ImportEtcdReport, AWatchIsOneSegmentWithItsEventsProgressAndError) {
   EXPECT_EQ(seg.responses[2].response.header().revision(), 3);
   EXPECT_TRUE(seg.responses[3].response.canceled());
   EXPECT_EQ(seg.created_ns, 100);
+}
+
+TEST(ImportEtcdReport, OlderReportsWriteHashZeroBesideEveryValue) {
+  const std::string in = R"({"Type":"range","Range":{"Start":"k","End":"","Limit":0,"KeysOnly":false,"Revision":0}})";
+  const std::string out = R"({"Range":{"KVs":[{"Key":"k","Value":{"Value":"793","Hash":0},"ModRevision":3,"Version":2}],
+    "Count":1},"Revision":4,"Error":""})";
+  auto r = import_one("client-1/operations.json", op_record(0, in, out, 1, 2));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->history.operations.at(0).response.range().kvs(0).value(), "793") << "Hash 0 is no hash";
+}
+
+TEST(ImportEtcdReport, AWatchFromBelowRevisionOneStartsNow) {
+  // etcd's traffic starts a watch at a revision it read plus or minus 100: early on, below 1.
+  auto r = import_one("client-2/watch.json", R"({"Request":{"Key":"k","Revision":-42},
+    "Responses":[{"Revision":5,"Time":10,"Error":"etcdserver: mvcc: required revision has been compacted"}]})");
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->history.watches.at(0).segments.at(0).request.start_revision(), 0);
 }
 
 TEST(ImportEtcdReport, OperationsAreOrderedByCallTimeAcrossClients) {
@@ -214,7 +230,7 @@ TEST(ImportEtcdReport, ErrorsNameTheFileTheLineAndWhatWasExpected) {
   expect_error("client-1/operations.json", op_record(0, put_input("k", "v"), txn_ok(0), 1, 2),
                "Revision: expected the store revision (>= 1) of an answered request, got 0");
   expect_error("client-1/operations.json", op_record(0, put_input("k", "v"), txn_ok(2), 5, 2),
-               "client-1/operations.json:1: Return: expected a time at or after Call");
+               "client-1/operations.json:9: Return: expected a time at or after Call");
   std::string bad_stream = op_record(0, put_input("k", "v"), txn_ok(2), 1, 2);
   bad_stream.replace(bad_stream.find("\"ClientId\": 0"), std::string("\"ClientId\": 0").size(), "\"ClientId\": \"x\"");
   expect_error("client-1/operations.json", bad_stream, "client-1/operations.json:2: ClientId: expected an integer");
@@ -223,6 +239,8 @@ TEST(ImportEtcdReport, ErrorsNameTheFileTheLineAndWhatWasExpected) {
   expect_error("notes.txt", "", "not a report file: expected client-<N>/operations.json");
   expect_error("client-1/watch.json", R"({"Request":{"Key":"k"},"Responses":[{"Events":[{"Type":"x","Revision":2}]}]})",
                "Type: expected put-operation or delete-operation, got 'x'");
+  expect_error("client-1/watch.json", "{\"Request\": {\"Key\": \"k\"},\n \"Responses\": [{\"Error\": \"gone\"},\n {\"Revision\": 3}]}",
+               "client-1/watch.json:3: a response after the watch's error");
   const std::string short_results =
       R"({"Txn":{"Failure":false,"Results":[]},"Revision":2,"Error":""})";
   expect_error("client-1/operations.json", op_record(0, put_input("k", "v"), short_results, 1, 2),

@@ -1,5 +1,6 @@
 // One watch.json record of an etcd robustness report (a WatchOperation: the request and every
 // response clientv3 delivered) as a dst watch of one segment (import_etcd_report.h).
+#include <algorithm>
 #include <string>
 
 #include "history/import_etcd_report_reader.h"
@@ -8,30 +9,16 @@ namespace dst::history::report_import {
 
 namespace {
 
-// etcd's prefix end (clientv3.GetPrefixRangeEnd): the key with its last byte below 0xff raised by
-// one, bytes after it dropped; "\0" (every key from `key` on) when there is none.
-std::string prefix_end(const std::string& key) {
-  std::string end = key;
-  while (!end.empty()) {
-    auto& last = reinterpret_cast<unsigned char&>(end.back());
-    if (last < 0xff) {
-      ++last;
-      return end;
-    }
-    end.pop_back();
-  }
-  return std::string(1, '\0');
-}
-
 // Request {Key, Revision, WithPrefix, WithProgressNotify, WithPrevKV}. clientv3 turns a prefix
-// watch of "" into one of every key ("\0" to "\0").
+// watch of "" into one of every key ("\0" to "\0"). etcd's traffic starts watches at a revision
+// it read plus or minus up to 100, so a start below 1 is ordinary: etcd answers it as compacted,
+// and it is read as 0 ("from now"), which asks nothing of the events that come.
 void read_watch_request(Reader& r, const Value& v, etcdserverpb::WatchCreateRequest* q) {
   q->set_key(r.string(v, "Key"));
-  q->set_start_revision(r.int64(v, "Revision"));
-  if (q->start_revision() < 0) r.fail(v, "Revision: expected a start revision >= 0");
+  q->set_start_revision(std::max<int64_t>(0, r.int64(v, "Revision")));
   if (r.boolean(v, "WithPrefix")) {
     if (q->key().empty()) q->set_key(std::string(1, '\0'));
-    q->set_range_end(q->key() == std::string(1, '\0') ? q->key() : prefix_end(q->key()));
+    q->set_range_end(q->key() == std::string(1, '\0') ? q->key() : etcd_report::prefix_end(q->key()));
   }
   q->set_progress_notify(r.boolean(v, "WithProgressNotify"));
   q->set_prev_kv(r.boolean(v, "WithPrevKV"));
@@ -45,7 +32,7 @@ void read_event(Reader& r, const Value& v, mvccpb::Event* e) {
   auto* kv = e->mutable_kv();
   kv->set_key(r.string(v, "Key"));
   kv->set_mod_revision(r.int64(v, "Revision"));
-  if (kv->mod_revision() < 1) r.fail(v, "Revision: expected the event's revision (>= 1)");
+  if (kv->mod_revision() < 1) r.fail(r.at(v, "Revision"), "Revision: expected the event's revision (>= 1)");
   if (type == "put-operation") {
     e->set_type(mvccpb::Event::PUT);
     kv->set_value(r.value(v, "Value"));
@@ -92,10 +79,12 @@ void read_watch(Reader& r, const Value& record, Watch* w) {
   read_watch_request(r, *request, &seg.request);
   const Value* responses = r.array(record, "Responses");
   if (responses == nullptr) return;
+  bool open = true;
   for (const Value& v : responses->items()) {
-    const bool open = read_watch_response(r, v, &seg.responses.emplace_back());
+    if (!open) return r.fail(v, "a response after the watch's error: clientv3 closes a watch's channel at its first "
+                                "error, so nothing can follow it (a damaged report?)");
+    open = read_watch_response(r, v, &seg.responses.emplace_back());
     if (seg.responses.size() == 1) seg.created_ns = seg.responses.front().at_ns;
-    if (!open) break;
   }
 }
 
