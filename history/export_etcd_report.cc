@@ -37,7 +37,7 @@ constexpr char kWatchErrCompacted[] = "etcdserver: mvcc: required revision has b
 // E:model/types.go:30: the Revision of compact and defragment responses.
 constexpr int64_t kRevisionForNonLinearizableResponse = -1;
 
-Status cannot(const Operation& op, const std::string& why) {
+Status refuse(const Operation& op, const std::string& why) {
   return Status(StatusCode::kInvalidArgument, "operation " + std::to_string(op.id) + " (client " +
                                                   std::to_string(op.client) + "): " + why +
                                                   "; etcd's robustness report cannot express it");
@@ -108,17 +108,17 @@ Status check_txn_op(const Operation& op, const RequestOp& o) {
   switch (o.request_case()) {
     case RequestOp::kRequestRange: {
       const std::string why = range_inexpressible(o.request_range(), true);
-      return why.empty() ? Status::ok() : cannot(op, why + " inside a txn");
+      return why.empty() ? Status::ok() : refuse(op, why + " inside a txn");
     }
     case RequestOp::kRequestPut:
       if (o.request_put().ignore_value() || o.request_put().ignore_lease())
-        return cannot(op, "a txn put with ignore_value or ignore_lease");
+        return refuse(op, "a txn put with ignore_value or ignore_lease");
       return Status::ok();
     case RequestOp::kRequestDeleteRange:
-      if (!o.request_delete_range().range_end().empty()) return cannot(op, "a txn delete of a range");
+      if (!o.request_delete_range().range_end().empty()) return refuse(op, "a txn delete of a range");
       return Status::ok();
-    case RequestOp::kRequestTxn: return cannot(op, "a nested txn");
-    default: return cannot(op, "an empty txn operation");
+    case RequestOp::kRequestTxn: return refuse(op, "a nested txn");
+    default: return refuse(op, "an empty txn operation");
   }
 }
 
@@ -138,7 +138,7 @@ Result<Plan> plan_txn_as_written(const Operation& op) {
   p.swapped = t.compare_size() == 1 && key_exists_compare(t.compare(0));
   for (const Compare& c : t.compare())
     if (!p.swapped && !condition_of(c))
-      return cannot(op, "the compare `" + compare_text(c) +
+      return refuse(op, "the compare `" + compare_text(c) +
                             "` (etcd's conditions: mod == r, version == v, key absent)");
   p.read = true;
   for (const auto* branch : {&t.success(), &t.failure()}) {
@@ -153,7 +153,7 @@ Result<Plan> plan_txn_as_written(const Operation& op) {
   const auto& executed = r.succeeded() ? t.success() : t.failure();
   bool answers = op.response.has_txn() && r.responses_size() == executed.size();
   for (int i = 0; answers && i < executed.size(); ++i) answers = response_answers(executed[i], r.responses(i));
-  if (!answers) return cannot(op, "a txn response that does not answer its request");
+  if (!answers) return refuse(op, "a txn response that does not answer its request");
   return p;
 }
 
@@ -217,10 +217,10 @@ Result<Plan> plan_of(const Operation& op) {
       break;
     case ApiRequest::kPut:
       if (r.put().ignore_value() || r.put().ignore_lease())
-        return cannot(op, "a put with ignore_value or ignore_lease");
+        return refuse(op, "a put with ignore_value or ignore_lease");
       break;
     case ApiRequest::kDeleteRange:
-      if (!r.delete_range().range_end().empty()) return cannot(op, "a delete of a range");
+      if (!r.delete_range().range_end().empty()) return refuse(op, "a delete of a range");
       break;
     case ApiRequest::kTxn: {
       Result<Plan> t = plan_txn(op);
@@ -236,7 +236,7 @@ Result<Plan> plan_of(const Operation& op) {
   }
   if (p.fate != Fate::kWrite) return p;
   if (op.outcome == Outcome::kOk && op.response.response_case() != answer_case(r.request_case()))
-    return cannot(op, "an ok response that does not answer its request");
+    return refuse(op, "an ok response that does not answer its request");
   return p;
 }
 
@@ -698,13 +698,13 @@ Status write_operations(const History& h, std::map<uint32_t, EtcdReportClient>& 
       ++(plan->fate == Fate::kLeaveOutOp ? report.ops_left_out : report.reads_left_out);
       continue;
     }
-    if (op->client == UINT32_MAX) return cannot(*op, "a client number without a client-N");
+    if (op->client == UINT32_MAX) return refuse(*op, "a client number without a client-N");
     if (renew[op->client]) streams.renew(op->client);
     const bool unknown = op->outcome == Outcome::kUnknown;
     renew[op->client] = unknown && !plan->read;
     int64_t ret = op->return_ns;
     if (unknown && ret == kNeverReturned) ret = std::max(latest, op->invoke_ns);
-    if (ret < op->invoke_ns) return cannot(*op, "a return before its invocation");
+    if (ret < op->invoke_ns) return refuse(*op, "a return before its invocation");
     EtcdReportClient& c = clients[op->client];
     c.operations += operation_record(*op, *plan, streams.of(op->client), ret);
     ++c.operations_written;
