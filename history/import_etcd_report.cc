@@ -48,7 +48,8 @@ std::optional<std::pair<uint32_t, FileKind>> parse_file_name(const std::string& 
 
 struct Pending {
   Operation op;
-  size_t order = 0;  // records read before it, for a stable sort at equal call times
+  size_t order = 0;       // records read before it, for a stable sort at equal call times
+  std::string member_id;  // as the report writes it: numbered n1, n2, ... in call order
 };
 
 Status read_file(const ReportFile& f, uint32_t client, FileKind kind, std::vector<Pending>* ops,
@@ -72,8 +73,8 @@ Status read_file(const ReportFile& f, uint32_t client, FileKind kind, std::vecto
       out->history.watches.push_back(std::move(w));
       continue;
     }
-    Pending p{Operation{}, *records};
-    const bool kept = report_import::read_operation(r, v, &p.op);
+    Pending p{Operation{}, *records, {}};
+    const bool kept = report_import::read_operation(r, v, &p.op, &p.member_id);
     if (!r.ok()) return r.error();
     if (kept) ops->push_back(std::move(p));
     else ++out->left_out;
@@ -165,7 +166,9 @@ Result<ImportedReport> import_etcd_report_files(const std::vector<ReportFile>& f
   std::stable_sort(ops.begin(), ops.end(), [](const Pending& a, const Pending& b) {
     return a.op.invoke_ns != b.op.invoke_ns ? a.op.invoke_ns < b.op.invoke_ns : a.order < b.order;
   });
+  std::map<std::string, uint32_t> members;  // member-id -> 1, 2, ... by first answer
   for (Pending& p : ops) {
+    if (!p.member_id.empty()) p.op.member = members.emplace(p.member_id, members.size() + 1).first->second;
     p.op.id = out.history.operations.size();
     out.history.operations.push_back(std::move(p.op));
   }

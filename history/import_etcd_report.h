@@ -8,7 +8,8 @@
 // The mapping, in short:
 //   - operations are sorted by call time and numbered; `client` is the record's ClientId, etcd's
 //     stream id (a client gets a new one after a write that failed: its outcome is unknown, and it
-//     may still be in flight when the client goes on); a watch's `client` is its client-<N>;
+//     may still be in flight when the client goes on); a watch's `client` is its client-<N>; the
+//     answering `member-id` becomes member 1, 2, ... in the order members first answered;
 //   - a txn stays a txn (etcd's robustness client records a plain put or delete as a txn of one
 //     operation); a condition with ExpectedVersion > 0 compares the version, else the mod revision
 //     (ExpectedRevision 0: the key is absent), as etcd's model evaluates it;

@@ -172,7 +172,7 @@ void read_response(Reader& r, const Value& out, const ApiRequest& q, ApiResponse
 
 }  // namespace
 
-bool read_operation(Reader& r, const Value& record, Operation* op) {
+bool read_operation(Reader& r, const Value& record, Operation* op, std::string* member_id) {
   const Value* in = r.object(record, "Input");
   const Value* out = r.object(record, "Output");
   if (in == nullptr || out == nullptr) {
@@ -187,6 +187,7 @@ bool read_operation(Reader& r, const Value& record, Operation* op) {
   op->return_ns = r.int64(record, "Return");
   if (op->return_ns < op->invoke_ns) r.fail(r.at(record, "Return"), "Return: expected a time at or after Call");
   if (!read_request(r, *in, r.string(*in, "Type"), &op->request)) return false;
+  *member_id = r.string(*out, "member-id");
   const std::string error = r.string(*out, "Error"), client_error = r.string(*out, "ClientError");
   if (!error.empty() || r.boolean(*out, "Persisted")) {
     // The client saw an error: the request may still have taken effect, at any later time.

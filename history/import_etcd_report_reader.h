@@ -94,8 +94,10 @@ inline std::string Reader::value(const Value& obj, std::string_view name) {
 
 
 // One operations.json record (a Porcupine operation of an etcd request and response) as an
-// operation without its id; false when it has no effect worth checking (a defragmentation).
-bool read_operation(Reader& r, const Value& record, Operation* op);
+// operation without its id and member; false when it has no effect worth checking (a
+// defragmentation). `member_id`: the answering member's id as the report writes it (hex; "" when
+// not recorded).
+bool read_operation(Reader& r, const Value& record, Operation* op, std::string* member_id);
 
 // One watch.json record (a WatchOperation) as a watch of one segment, without its id.
 void read_watch(Reader& r, const Value& record, Watch* w);

@@ -46,6 +46,7 @@ TEST(ImportEtcdReport, APutIsATxnWithOneOperationAndItsRevision) {
   ASSERT_EQ(r->history.operations.size(), 1u);
   const Operation& op = r->history.operations[0];
   EXPECT_EQ(op.client, 3u);
+  EXPECT_EQ(op.member, 1u) << "member-id 8e9e05c52164694d, the first to answer";
   EXPECT_EQ(op.invoke_ns, 1500);
   EXPECT_EQ(op.return_ns, 2100);
   EXPECT_EQ(op.outcome, Outcome::kOk);
