@@ -87,8 +87,6 @@ void add_notes(ImportedReport* out) {
                        "assumes it too)");
   out->notes.push_back("a report records neither a key's lease nor (but at its creation) its create revision, "
                        "nor what a write replaced: those are not compared");
-  if (!out->history.operations.empty() || !out->history.watches.empty()) return;
-  out->notes.push_back("the report holds no operations and no watches");
 }
 
 // The client-<N> directories of a report, by N.
@@ -121,6 +119,12 @@ bool is_etcd_report_dir(const std::string& dir) {
 }
 
 Result<ImportedReport> import_etcd_report(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return Status(StatusCode::kNotFound, dir + ": no such file or directory");
+  if (!fs::is_directory(dir, ec))
+    return Status(StatusCode::kInvalidArgument,
+                  dir + ": not a directory; an etcd robustness report is a directory of client-<N>/operations.json "
+                        "and client-<N>/watch.json");
   Result<std::vector<std::pair<uint32_t, fs::path>>> dirs = client_dirs(dir);
   if (!dirs.is_ok()) return dirs.status();
   std::vector<ReportFile> files;

@@ -82,6 +82,10 @@ expect 2 "one client's part of an etcd robustness report; check the whole report
 expect 2 "--model etcd goes with --format run-db" -- "$DST" check "$R/basic" --model register
 cp "$R/basic/client-2/operations.json" lone-operations.json
 expect 2 "lone-operations.json: it looks like one file of an etcd robustness report" -- "$DST" check lone-operations.json
+expect 2 "not a directory; an etcd robustness report is a directory" -- "$DST" check "$R/basic/client-1/operations.json" --format etcd-report
+mkdir -p no-report empty-report/client-1 && : > empty-report/client-1/operations.json
+expect 2 "no-report: no etcd robustness report here" -- "$DST" check no-report --format etcd-report
+expect 2 "empty-report: the report holds no operation and no watch: nothing to check" -- "$DST" check empty-report
 mkdir -p broken/client-1 && printf '{"ClientId": 0, "Input": {"Type": "watch"}, "Output": {}}\n' > broken/client-1/operations.json
 expect 2 "broken/client-1/operations.json:1: Type: expected range, txn" -- "$DST" check broken
 

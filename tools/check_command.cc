@@ -82,6 +82,12 @@ Result<CheckRequest> request_of(const cli::Args& args) {
   return r;
 }
 
+std::vector<BatchFile> named_paths(const std::vector<std::string>& paths) {
+  std::vector<BatchFile> out;
+  for (const std::string& p : paths) out.push_back(BatchFile{p, false});
+  return out;
+}
+
 }  // namespace
 
 int check_command(const std::string& self, const std::vector<std::string>& argv) {
@@ -94,7 +100,9 @@ int check_command(const std::string& self, const std::vector<std::string>& argv)
   paths.insert(paths.end(), args.more().begin(), args.more().end());
   Result<size_t> jobs = jobs_option(args);
   if (!jobs.is_ok()) return fail_usage(jobs.status().message());
-  Result<std::vector<BatchFile>> files = expand_check_paths(paths);
+  // An explicit etcd-report names report directories: each is one history, not walked.
+  Result<std::vector<BatchFile>> files =
+      r->format == "etcd-report" ? named_paths(paths) : expand_check_paths(paths);
   if (!files.is_ok()) return fail_usage(files.status().message());
   const bool one = files->size() == 1 && !files->front().found_in_directory;
   if (!one) {

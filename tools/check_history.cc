@@ -89,6 +89,9 @@ Result<EtcdHistory> read_etcd_history(const CheckRequest& r, bool verbose) {
   if (r.format == "etcd-report") {
     Result<history::ImportedReport> report = history::import_etcd_report(r.file);
     if (!report.is_ok()) return report.status();
+    if (report->history.operations.empty() && report->history.watches.empty())
+      return Status(StatusCode::kInvalidArgument,
+                    r.file + ": the report holds no operation and no watch: nothing to check");
     if (verbose) {
       std::printf("report            %zu client(s); %zu record(s) left out (no effect to check)\n", report->clients,
                   report->left_out);
