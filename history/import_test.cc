@@ -159,6 +159,79 @@ TEST(ImportJepsenLog, BadLinesNameFileLineAndExpectation) {
   EXPECT_NE(error("hello world\n").find("x.log:1:"), std::string::npos) << "neither EDN nor a log line";
 }
 
+// jepsen.independent's [k v] values, as Maelstrom's lin-kv and most Jepsen register tests log them.
+TEST(ImportJepsenKeyed, IndependentTuplesInLogLines) {
+  const std::string p = "2021-02-26 23:39:01,526{GMT}\tINFO\t[jepsen worker 0] jepsen.util: ";
+  auto h = import_jepsen(p + "0\t:invoke\t:read\t[0 nil]\n" + p + "0\t:ok\t:read\t[0 nil]\n" +
+                             p + "1\t:invoke\t:write\t[\"a\" 3]\n" + p + "1\t:info\t:write\t[\"a\" 3]\t:timeout\n" +
+                             p + "2\t:invoke\t:cas\t[:k [1 2]]\n" + p + "2\t:fail\t:cas\t[:k [1 2]]\t:precondition-failed\n" +
+                             p + "0\t:invoke\t:read\t[0 nil]\n" + p + "0\t:ok\t:read\t[0 4]\n",
+                         "lin-kv.log");
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  EXPECT_EQ(h->form, RegisterForm::kKeyed);
+  ASSERT_EQ(h->ops.size(), 4u);
+  EXPECT_EQ(h->ops[0].key, "0");
+  EXPECT_EQ(h->ops[0].result, ImportedValue::nil());
+  EXPECT_EQ(h->ops[1].key, "\"a\"");
+  EXPECT_EQ(h->ops[1].argument, ImportedValue::integer(3));
+  EXPECT_EQ(h->ops[1].outcome, ImportedOutcome::kUnknown);
+  EXPECT_EQ(h->ops[2].key, ":k");
+  EXPECT_EQ(h->ops[2].argument, ImportedValue::pair(1, 2));
+  EXPECT_EQ(h->ops[2].outcome, ImportedOutcome::kFailed);
+  EXPECT_EQ(h->ops[3].result, ImportedValue::integer(4));
+  EXPECT_EQ(describe_imported_op(h->ops[3]), "read(0) -> 4");
+  EXPECT_EQ(describe_imported_op(h->ops[1]), "write(\"a\", 3) -> ?");
+}
+
+// jepsen-io/etcd's register workload: [k [version value]] in history.edn; the versions are the
+// completions' (an invocation names none).
+TEST(ImportJepsenKeyed, VersionedRegisterOfJepsenEtcd) {
+  auto h = import_jepsen(
+      "{:index 0, :time 10, :type :invoke, :process 0, :f :write, :value [5 [nil 2]]}\n"
+      "{:index 1, :time 20, :type :ok, :process 0, :f :write, :value [5 [1 2]]}\n"
+      "{:index 2, :time 30, :type :invoke, :process 1, :f :cas, :value [5 [nil [2 4]]]}\n"
+      "{:index 3, :time 40, :type :ok, :process 1, :f :cas, :value [5 [2 [2 4]]]}\n"
+      "{:index 4, :time 50, :type :invoke, :process 0, :f :read, :value [5 [nil nil]]}\n"
+      "{:index 5, :time 60, :type :ok, :process 0, :f :read, :value [5 [2 4]]}\n"
+      "{:index 6, :time 70, :type :invoke, :process 1, :f :cas, :value [5 [nil [1 3]]]}\n"
+      "{:index 7, :time 80, :type :fail, :process 1, :f :cas, :value [5 [nil [1 3]]], :error :did-not-succeed}\n",
+      "etcd.edn");
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  EXPECT_EQ(h->form, RegisterForm::kVersioned);
+  ASSERT_EQ(h->ops.size(), 4u);
+  EXPECT_EQ(h->ops[0].version, 1);
+  EXPECT_EQ(h->ops[1].argument, ImportedValue::pair(2, 4));
+  EXPECT_EQ(h->ops[1].version, 2);
+  EXPECT_EQ(h->ops[2].result, ImportedValue::integer(4));
+  EXPECT_EQ(h->ops[2].version, 2);
+  EXPECT_EQ(h->ops[3].outcome, ImportedOutcome::kFailed);
+  EXPECT_EQ(h->ops[3].version, kImportedNoVersion);
+  EXPECT_EQ(describe_imported_op(h->ops[2]), "read(5) -> 4 @v2");
+}
+
+TEST(ImportJepsenKeyed, BadKeyedValuesNameLineAndExpectation) {
+  const auto error = [](const std::string& text) {
+    auto h = import_jepsen(text, "x.edn");
+    return h.is_ok() ? std::string("accepted") : h.status().message();
+  };
+  const std::string w0 = "{:type :invoke, :f :write, :value [0 1], :process 0}\n";
+  EXPECT_NE(error(w0 + "{:type :invoke, :f :write, :value 2, :process 1}\n")
+                .find("x.edn:2: a one register's (nil, 3, [1 2]) value, but line 1 has a keyed ([k v], jepsen.independent) one"),
+            std::string::npos)
+      << error(w0 + "{:type :invoke, :f :write, :value 2, :process 1}\n");
+  EXPECT_NE(error(w0 + "{:type :invoke, :f :write, :value [0 [nil 2]], :process 1}\n").find("x.edn:2: a keyed and versioned"),
+            std::string::npos);
+  EXPECT_NE(error("{:type :invoke, :f :write, :value [nil 1], :process 0}\n").find("x.edn:1: expected a key"), std::string::npos);
+  EXPECT_NE(error("{:type :invoke, :f :write, :value [0 [:x 1]], :process 0}\n").find("x.edn:1: expected the version"),
+            std::string::npos);
+  EXPECT_NE(error("{:type :invoke, :f :write, :value [0 [1 2 3]], :process 0}\n").find("found [1 2 3]"), std::string::npos)
+      << error("{:type :invoke, :f :write, :value [0 [1 2 3]], :process 0}\n");
+  EXPECT_NE(error(w0 + "{:type :ok, :f :write, :value [1 1], :process 0}\n")
+                .find("x.edn:2: completion :f :write on key 1 does not match the :invoke on line 1 (:f :write on key 0)"),
+            std::string::npos)
+      << error(w0 + "{:type :ok, :f :write, :value [1 1], :process 0}\n");
+}
+
 TEST(SniffHistoryFormat, JepsenLogLinesAreJepsen) {
   const auto sniff = [](std::string_view head) {
     Result<HistoryFormat> f = sniff_history_format(head, "h");

@@ -47,9 +47,10 @@ std::string ImportedValue::to_string() const {
 }
 
 std::string describe_imported_op(const ImportedOp& op) {
+  const bool kv = op.fn == ImportedFn::kGet || op.fn == ImportedFn::kPut || op.fn == ImportedFn::kAppend;
   std::string s = imported_fn_name(op.fn);
   s += "(";
-  if (!op.key.empty()) s += "\"" + op.key + "\"";
+  if (!op.key.empty()) s += kv ? "\"" + op.key + "\"" : op.key;  // a Jepsen key is printed as Jepsen printed it
   if (op.argument.kind != ImportedValue::Kind::kNil) s += (op.key.empty() ? "" : ", ") + op.argument.to_string();
   s += ")";
   if (op.outcome == ImportedOutcome::kUnknown) {
@@ -59,6 +60,7 @@ std::string describe_imported_op(const ImportedOp& op) {
   } else if (op.fn == ImportedFn::kRead || op.fn == ImportedFn::kGet) {
     s += " -> " + op.result.to_string();
   }
+  if (op.version != kImportedNoVersion && op.outcome == ImportedOutcome::kOk) s += " @v" + std::to_string(op.version);
   return s;
 }
 
@@ -223,7 +225,15 @@ std::string render(const Edn& v) {
     case Edn::Kind::kString: return "\"" + v.text + "\"";
     case Edn::Kind::kKeyword: return ":" + v.text;
     case Edn::Kind::kSymbol: return v.text;
-    case Edn::Kind::kVector: return "[...]";
+    case Edn::Kind::kVector: {
+      // Short vectors whole (what an error about [k [version value]] needs to show), long ones cut.
+      std::string out = "[";
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        if (out.size() > 40) return out + " ...]";
+        out += (i == 0 ? "" : " ") + render(v.items[i]);
+      }
+      return out + "]";
+    }
     case Edn::Kind::kMap: return "{...}";
   }
   return "?";
@@ -233,6 +243,15 @@ std::string render(const Edn& v) {
 
 enum class EventType : uint8_t { kInvoke, kOk, kFail, kInfo };
 
+const char* register_form_name(RegisterForm f) {
+  switch (f) {
+    case RegisterForm::kSingle: return "one register's (nil, 3, [1 2])";
+    case RegisterForm::kKeyed: return "keyed ([k v], jepsen.independent)";
+    case RegisterForm::kVersioned: return "keyed and versioned ([k [version value]], jepsen-io/etcd)";
+  }
+  return "?";
+}
+
 struct Event {
   EventType type = EventType::kInvoke;
   uint32_t process = 0;
@@ -240,7 +259,39 @@ struct Event {
   std::string key;
   ImportedValue value;
   int64_t time_ns = -1;
+  // Jepsen: whether the event's value was read (an :info or :fail completion's is not: old logs
+  // put :timed-out there), and then its form and, versioned, the version it names (-1: nil).
+  bool has_form = true;
+  RegisterForm form = RegisterForm::kSingle;
+  int64_t version = kImportedNoVersion;
 };
+
+// Strips the key and the version off a Jepsen register value, setting e.key, e.form and
+// e.version; returns the plain value (nil, 3 or [1 2]) for convert_value. The forms are told
+// apart by shape alone: a plain read or write is never a vector, a plain cas [1 2] holds no vector.
+Result<const Edn*> unwrap_register_value(const Edn* v, Event& e, const std::string& where) {
+  auto pair = [](const Edn* x) { return x != nullptr && x->kind == Edn::Kind::kVector && x->items.size() == 2; };
+  auto holds_pair = [&](const Edn* x) { return pair(x) && x->items[1].kind == Edn::Kind::kVector; };
+  const bool keyed = e.fn == ImportedFn::kCas ? holds_pair(v) : pair(v);
+  if (!keyed) return v;
+  const Edn& key = v->items[0];
+  if (key.kind != Edn::Kind::kInt && key.kind != Edn::Kind::kString && key.kind != Edn::Kind::kKeyword) {
+    return Status(StatusCode::kInvalidArgument, where + ": expected a key (an integer, string or keyword) first in the keyed value " +
+                                                    render(*v) + ", found " + render(key));
+  }
+  e.key = render(key);
+  e.form = RegisterForm::kKeyed;
+  const Edn* inner = &v->items[1];
+  const bool versioned = e.fn == ImportedFn::kCas ? holds_pair(inner) : pair(inner);
+  if (!versioned) return inner;
+  e.form = RegisterForm::kVersioned;
+  const Edn& version = inner->items[0];
+  if (version.kind == Edn::Kind::kInt && version.integer >= 0) e.version = version.integer;
+  else if (version.kind != Edn::Kind::kNil)
+    return Status(StatusCode::kInvalidArgument, where + ": expected the version (nil or a non-negative integer) in " +
+                                                    render(*v) + ", found " + render(version));
+  return &inner->items[1];
+}
 
 // The event's :value as an ImportedValue, checked against what `fn` allows at this point.
 Result<ImportedValue> convert_value(const Edn* v, ImportedFn fn, EventType type, const std::string& where) {
@@ -334,7 +385,17 @@ Result<Event> parse_event(std::string_view line, const std::string& where, Impor
     e.key = key->kind == Edn::Kind::kString ? key->text : std::to_string(key->integer);
   }
   if (const Edn* t = map_get(m, "time"); t != nullptr && t->kind == Edn::Kind::kInt) e.time_ns = t->integer;
-  Result<ImportedValue> v = convert_value(map_get(m, "value"), e.fn, e.type, where);
+  const Edn* value = map_get(m, "value");
+  if (format == ImportFormat::kJepsen) {
+    if (e.type == EventType::kFail || e.type == EventType::kInfo) {
+      e.has_form = false;  // its value says nothing the outcome does not (see parse_log_op)
+      return e;
+    }
+    Result<const Edn*> inner = unwrap_register_value(value, e, where);
+    if (!inner.is_ok()) return inner.status();
+    value = *inner;
+  }
+  Result<ImportedValue> v = convert_value(value, e.fn, e.type, where);
   if (!v.is_ok()) return v.status();
   e.value = std::move(*v);
   return e;
@@ -392,8 +453,11 @@ Result<Event> parse_log_op(std::string_view text, const std::string& where) {
   }
   if (!known) return bad("expected :read, :write or :cas after the process and the type");
   if (r.at_end() || !r.read(value, 0)) return bad("expected the operation's value after :" + std::string(imported_fn_name(e.fn)));
-  if (e.type == EventType::kInvoke || e.type == EventType::kOk) {
-    Result<ImportedValue> v = convert_value(&value, e.fn, e.type, where);
+  e.has_form = e.type == EventType::kInvoke || e.type == EventType::kOk;
+  if (e.has_form) {
+    Result<const Edn*> inner = unwrap_register_value(&value, e, where);
+    if (!inner.is_ok()) return inner.status();
+    Result<ImportedValue> v = convert_value(*inner, e.fn, e.type, where);
     if (!v.is_ok()) return v.status();
     e.value = std::move(*v);
   }
@@ -406,6 +470,7 @@ class Pairing {
   Pairing(const std::string& source) { history_.source = source; }
 
   Status add(const Event& e, int64_t at, uint32_t line, const std::string& where) {
+    if (Status st = check_form(e, line, where); !st.is_ok()) return st;
     auto it = open_.find(e.process);
     if (e.type == EventType::kInvoke) {
       if (it != open_.end()) {
@@ -435,16 +500,17 @@ class Pairing {
                                                       ", which has no open :invoke (expected an :invoke first)");
     }
     ImportedOp& op = history_.ops[it->second];
-    if (op.fn != e.fn || op.key != e.key) {
-      return Status(StatusCode::kInvalidArgument, where + ": completion :f :" + imported_fn_name(e.fn) +
+    if (op.fn != e.fn || (e.has_form && op.key != e.key)) {
+      return Status(StatusCode::kInvalidArgument, where + ": completion :f :" + imported_fn_name(e.fn) + key_text(e.key) +
                                                       " does not match the :invoke on line " + std::to_string(op.invoke_line) +
-                                                      " (:f :" + imported_fn_name(op.fn) + ")");
+                                                      " (:f :" + imported_fn_name(op.fn) + key_text(op.key) + ")");
     }
     op.return_line = line;
     op.return_time_ns = e.time_ns;
     if (e.type == EventType::kOk) {
       op.outcome = ImportedOutcome::kOk;
       op.return_at = at;
+      op.version = e.version;  // versioned: what the read saw, or the write or cas made
       if (op.fn == ImportedFn::kRead || op.fn == ImportedFn::kGet) op.result = e.value;
     } else if (e.type == EventType::kFail) {
       op.outcome = ImportedOutcome::kFailed;
@@ -459,7 +525,26 @@ class Pairing {
   ImportedHistory finish() { return std::move(history_); }  // open ops stay kUnknown
 
  private:
+  static std::string key_text(const std::string& key) { return key.empty() ? "" : " on key " + key; }
+
+  // One history, one form of register values: the first value read sets it.
+  Status check_form(const Event& e, uint32_t line, const std::string& where) {
+    if (!e.has_form || (e.fn != ImportedFn::kRead && e.fn != ImportedFn::kWrite && e.fn != ImportedFn::kCas)) {
+      return Status::ok();
+    }
+    if (form_line_ == 0) {
+      form_line_ = line;
+      history_.form = e.form;
+    }
+    if (e.form == history_.form) return Status::ok();
+    return Status(StatusCode::kInvalidArgument, where + ": a " + register_form_name(e.form) + " value, but line " +
+                                                    std::to_string(form_line_) + " has a " +
+                                                    register_form_name(history_.form) +
+                                                    " one (expected one form in a history)");
+  }
+
   ImportedHistory history_;
+  uint32_t form_line_ = 0;  // the line that set history_.form; 0: none yet
   std::map<uint32_t, uint64_t> open_;  // process -> op awaiting its completion
 };
 

@@ -39,6 +39,14 @@ struct ImportedValue {
   bool operator==(const ImportedValue&) const = default;
 };
 
+// Versioned registers: no version named (a nil version).
+inline constexpr int64_t kImportedNoVersion = -1;
+
+// How a Jepsen register history's values are laid out: one register's (nil, 3, [1 2]), keyed
+// [k v] (jepsen.independent: one register per key), or keyed and versioned [k [version value]]
+// (jepsen-io/etcd's register workload; checker/linearizability/register_model.h).
+enum class RegisterForm : uint8_t { kSingle, kKeyed, kVersioned };
+
 enum class ImportedOutcome : uint8_t {
   kOk,       // completed with :ok: it took effect (writes) / its result is what was seen (reads)
   kFailed,   // completed with :fail: it certainly did not take effect
@@ -50,9 +58,11 @@ struct ImportedOp {
   uint64_t id = 0;       // index in ImportedHistory::ops (invocation order)
   uint32_t process = 0;  // Jepsen/Porcupine :process
   ImportedFn fn = ImportedFn::kRead;
-  std::string key;           // kv: the key; register: empty
+  std::string key;           // kv: the key; a keyed register: its key as Jepsen prints it; else empty
   ImportedValue argument;    // write/put/append: the value written; cas: [old new]; reads: nil
   ImportedValue result;      // an :ok read/get: the value seen; otherwise nil
+  // A versioned register's :ok operation: the version read, or made by a write or cas.
+  int64_t version = kImportedNoVersion;
   ImportedOutcome outcome = ImportedOutcome::kUnknown;
   // Real-time order: positions of the invoke and completion events among all events of the file
   // (the files are in real-time order). Unknown outcomes return at kImportedNeverReturned.
@@ -67,6 +77,7 @@ struct ImportedOp {
 
 struct ImportedHistory {
   std::string source;  // the file name, for messages
+  RegisterForm form = RegisterForm::kSingle;  // Jepsen registers: the values' layout
   std::vector<ImportedOp> ops;
 };
 

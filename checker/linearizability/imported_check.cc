@@ -2,6 +2,9 @@
 #include "checker/linearizability/imported_check.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "checker/linearizability/kv_model.h"
 #include "checker/linearizability/minimize.h"
@@ -54,39 +57,65 @@ void minimize_into(CheckResult& r, MakeModel&& make_model, std::span<const Opera
   r.minimal = minimize_counterexample(make_model, ops, r, mo);
 }
 
-Result<std::vector<Operation<RegisterOp>>> register_operations(const ImportedHistory& h) {
+// A register history as the search takes it, with the model that reads it: one register, or one
+// per key in the order the keys first appear (the file's order, so reports are reproducible).
+struct RegisterHistory {
   std::vector<Operation<RegisterOp>> ops;
-  ops.reserve(h.ops.size());
+  std::vector<std::string> keys;  // empty: one register
+  bool versioned = false;
+  RegisterModel model() const { return keys.empty() ? RegisterModel() : RegisterModel(keys, versioned); }
+};
+
+RegisterOp register_op(const ImportedOp& op) {
+  RegisterOp r;
+  if (op.fn == ImportedFn::kRead) {
+    if (op.result.kind == ImportedValue::Kind::kNil) r = RegisterOp::read(std::nullopt);
+    else r = RegisterOp::read(op.result.a);
+  } else if (op.fn == ImportedFn::kWrite) {
+    r = RegisterOp::write(op.argument.a);
+  } else {
+    r = RegisterOp::cas(op.argument.a, op.argument.b);
+  }
+  // Only an operation seen to complete names a version (an :info write's is not known).
+  if (op.outcome == ImportedOutcome::kOk && op.version != history::kImportedNoVersion) r = r.at_version(op.version);
+  return r;
+}
+
+Result<RegisterHistory> register_operations(const ImportedHistory& h) {
+  RegisterHistory out;
+  out.versioned = h.form == history::RegisterForm::kVersioned;
+  const bool keyed = h.form != history::RegisterForm::kSingle;
+  std::map<std::string, uint32_t> key_index;
+  out.ops.reserve(h.ops.size());
   for (const ImportedOp& op : h.ops) {
     if (op.fn != ImportedFn::kRead && op.fn != ImportedFn::kWrite && op.fn != ImportedFn::kCas) {
       return wrong_model(h, op, "register", ":read, :write or :cas");
     }
     if (!keep(op)) continue;
-    RegisterOp r;
-    if (op.fn == ImportedFn::kRead) {
-      if (op.result.kind == ImportedValue::Kind::kNil) r = RegisterOp::read(std::nullopt);
-      else r = RegisterOp::read(op.result.a);
-    } else if (op.fn == ImportedFn::kWrite) {
-      r = RegisterOp::write(op.argument.a);
-    } else {
-      r = RegisterOp::cas(op.argument.a, op.argument.b);
+    RegisterOp r = register_op(op);
+    if (keyed) {
+      auto [it, added] = key_index.emplace(op.key, static_cast<uint32_t>(out.keys.size()));
+      if (added) out.keys.push_back(op.key);
+      r = r.on_key(it->second);
     }
-    ops.push_back(timed(op, r));
+    out.ops.push_back(timed(op, r));
   }
-  return ops;
+  if (keyed && out.keys.empty()) out.keys.push_back("(none)");  // every operation failed: nothing to check
+  return out;
 }
 
 Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions& options) {
-  Result<std::vector<Operation<RegisterOp>>> ops = register_operations(h);
-  if (!ops.is_ok()) return ops.status();
-  RegisterModel model;
-  return check_linearizable(model, std::span<const Operation<RegisterOp>>(*ops), options);
+  Result<RegisterHistory> r = register_operations(h);
+  if (!r.is_ok()) return r.status();
+  RegisterModel model = r->model();
+  return check_linearizable(model, std::span<const Operation<RegisterOp>>(r->ops), options);
 }
 
-Status explain_register(const ImportedHistory& h, const SearchOptions& options, uint64_t budget, CheckResult& r) {
-  Result<std::vector<Operation<RegisterOp>>> ops = register_operations(h);
-  if (!ops.is_ok()) return ops.status();
-  minimize_into(r, [] { return RegisterModel{}; }, std::span<const Operation<RegisterOp>>(*ops), options, budget);
+Status explain_register(const ImportedHistory& h, const SearchOptions& options, uint64_t budget, CheckResult& result) {
+  Result<RegisterHistory> r = register_operations(h);
+  if (!r.is_ok()) return r.status();
+  const RegisterHistory& rh = *r;
+  minimize_into(result, [&rh] { return rh.model(); }, std::span<const Operation<RegisterOp>>(rh.ops), options, budget);
   return Status();
 }
 

@@ -1,9 +1,20 @@
 // See register_model.h.
 #include "checker/linearizability/register_model.h"
 
+#include <utility>
+
+#include "base/assert.h"
+
 namespace dst::checker {
 
+RegisterModel::RegisterModel(std::vector<std::string> key_names, bool versioned)
+    : key_names_(std::move(key_names)), versioned_(versioned) {
+  DST_ASSERT(!key_names_.empty());
+}
+
 std::optional<RegisterState> RegisterModel::step(const State& s, const Op& op) const {
+  DST_ASSERT_LT(op.key, partition_count());
+  if (versioned_) return step_versioned(s, op);
   switch (op.kind) {
     case Op::Kind::kRead:
       if (op.nil ? s.nil : (!s.nil && s.value == op.value)) return s;
@@ -17,17 +28,39 @@ std::optional<RegisterState> RegisterModel::step(const State& s, const Op& op) c
   return std::nullopt;
 }
 
-std::string RegisterModel::describe_op(const Op& op) const {
+// jepsen-io/etcd's VersionedRegister: nil names nothing; a named version must be the one the
+// operation sees (a read) or makes (a write or cas, one more than the state's).
+std::optional<RegisterState> RegisterModel::step_versioned(const State& s, const Op& op) const {
+  const bool named = op.version != Op::kAnyVersion;
   switch (op.kind) {
-    case Op::Kind::kRead: return "read -> " + (op.nil ? std::string("nil") : std::to_string(op.value));
-    case Op::Kind::kWrite: return "write " + std::to_string(op.value);
-    case Op::Kind::kCas: return "cas " + std::to_string(op.value) + " -> " + std::to_string(op.to);
+    case Op::Kind::kRead:
+      if (named && op.version != s.version) return std::nullopt;
+      if (!op.nil && (s.nil || s.value != op.value)) return std::nullopt;
+      return s;
+    case Op::Kind::kWrite:
+      if (named && op.version != s.version + 1) return std::nullopt;
+      return State{false, op.value, s.version + 1};
+    case Op::Kind::kCas:
+      if (named && op.version != s.version + 1) return std::nullopt;
+      if (s.nil || s.value != op.value) return std::nullopt;
+      return State{false, op.to, s.version + 1};
+  }
+  return std::nullopt;
+}
+
+std::string RegisterModel::describe_op(const Op& op) const {
+  const std::string at = versioned_ && op.version != Op::kAnyVersion ? " @v" + std::to_string(op.version) : "";
+  switch (op.kind) {
+    case Op::Kind::kRead: return "read -> " + (op.nil ? std::string("nil") : std::to_string(op.value)) + at;
+    case Op::Kind::kWrite: return "write " + std::to_string(op.value) + at;
+    case Op::Kind::kCas: return "cas " + std::to_string(op.value) + " -> " + std::to_string(op.to) + at;
   }
   return "?";
 }
 
 std::string RegisterModel::describe_state(const State& s) const {
-  return s.nil ? "nil" : std::to_string(s.value);
+  const std::string v = s.nil ? "nil" : std::to_string(s.value);
+  return versioned_ ? v + " @v" + std::to_string(s.version) : v;
 }
 
 }  // namespace dst::checker
