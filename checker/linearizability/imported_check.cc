@@ -101,6 +101,7 @@ Result<RegisterHistory> register_operations(const ImportedHistory& h) {
     out.ops.push_back(timed(op, r));
   }
   if (keyed && out.keys.empty()) out.keys.push_back("(none)");  // every operation failed: nothing to check
+  for (const Operation<RegisterOp>& o : out.ops) DST_ASSERT_LT(o.op.key, std::max<size_t>(out.keys.size(), 1));
   return out;
 }
 

@@ -4,8 +4,11 @@
 #include <utility>
 
 #include "base/assert.h"
+#include "base/limits.h"
 
 namespace dst::checker {
+
+static_assert(limits::kCheckerOpsMax < INT32_MAX, "a register's version counts its writes in an int32_t");
 
 RegisterModel::RegisterModel(std::vector<std::string> key_names, bool versioned)
     : key_names_(std::move(key_names)), versioned_(versioned) {
@@ -13,16 +16,15 @@ RegisterModel::RegisterModel(std::vector<std::string> key_names, bool versioned)
 }
 
 std::optional<RegisterState> RegisterModel::step(const State& s, const Op& op) const {
-  DST_ASSERT_LT(op.key, partition_count());
   if (versioned_) return step_versioned(s, op);
   switch (op.kind) {
     case Op::Kind::kRead:
       if (op.nil ? s.nil : (!s.nil && s.value == op.value)) return s;
       return std::nullopt;
     case Op::Kind::kWrite:
-      return State{false, op.value};
+      return State::holding(op.value);
     case Op::Kind::kCas:
-      if (!s.nil && s.value == op.value) return State{false, op.to};
+      if (!s.nil && s.value == op.value) return State::holding(op.to);
       return std::nullopt;
   }
   return std::nullopt;
@@ -39,11 +41,11 @@ std::optional<RegisterState> RegisterModel::step_versioned(const State& s, const
       return s;
     case Op::Kind::kWrite:
       if (named && op.version != s.version + 1) return std::nullopt;
-      return State{false, op.value, s.version + 1};
+      return State::holding(op.value, s.version + 1);
     case Op::Kind::kCas:
       if (named && op.version != s.version + 1) return std::nullopt;
       if (s.nil || s.value != op.value) return std::nullopt;
-      return State{false, op.to, s.version + 1};
+      return State::holding(op.to, s.version + 1);
   }
   return std::nullopt;
 }

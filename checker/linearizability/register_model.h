@@ -51,10 +51,14 @@ struct RegisterOp {
   bool operator==(const RegisterOp&) const = default;
 };
 
+// 16 bytes, as the plain register's was: the search's memo keeps one per visited configuration.
 struct RegisterState {
-  bool nil = true;
   int64_t value = 0;
-  int64_t version = 0;  // versioned registers only; 0 otherwise
+  // Versioned registers only (0 otherwise): at most one per write, so it fits (an operation may
+  // name any version: one past this range never matches).
+  int32_t version = 0;
+  bool nil = true;
+  static RegisterState holding(int64_t v, int32_t version = 0) { return {v, version, false}; }
   bool operator==(const RegisterState&) const = default;
 };
 
