@@ -227,6 +227,9 @@ inline constexpr size_t kCheckerOpsMax = 10'000'000;
 inline constexpr size_t kImportLineBytesMax = 1024 * 1024;
 // Largest history file an importer reads (it reads the file whole).
 inline constexpr uint64_t kImportFileBytesMax = 1024ull * 1024 * 1024;
+// Values in one EDN event map, its keys and every nested element counted: a line's worth of one-
+// character values. Bounds the parse tree (about 100 bytes a value) of a map that spans lines.
+inline constexpr size_t kImportFormValuesMax = kImportLineBytesMax / 2;
 // Nesting of EDN vectors/maps inside one event: values are scalars or [old new] pairs; deep
 // nesting is garbage, and the recursive parser must not overflow the stack on it.
 inline constexpr size_t kImportNestingMax = 16;

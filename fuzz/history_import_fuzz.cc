@@ -1,4 +1,4 @@
-// Fuzz targets: a Jepsen register history and a Porcupine kv log (DST_FUZZ_FORMAT picks which).
+// Fuzz targets: a Jepsen history (register or mutex) and a Porcupine kv log (DST_FUZZ_FORMAT picks which).
 // The text is imported as dst check imports it and, when it parses, checked with a small budget.
 // Promises: no crash or hang; an import error names the file; a verdict is one of the three and
 // its report and HTML page can be written.
@@ -23,8 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   checker::SearchOptions options;
   options.step_budget = 20'000;
+  // A Jepsen history with the model its operations ask for, as dst check picks it.
   Result<checker::CheckResult> r =
-      checker::check_imported(*h, jepsen ? checker::ImportedModel::kRegister : checker::ImportedModel::kKv, options);
+      checker::check_imported(*h, jepsen ? checker::jepsen_model_of(*h) : checker::ImportedModel::kKv, options);
   if (!r.is_ok()) return 0;  // e.g. a model bound: refused with a message, not a verdict
   fuzz::require(r->verdict == checker::Verdict::kLinearizable || r->verdict == checker::Verdict::kViolation ||
                     r->verdict == checker::Verdict::kUnknown,

@@ -2,6 +2,7 @@
 // file, line and what was expected.
 #include <gtest/gtest.h>
 
+#include "base/limits.h"
 #include "history/history_file.h"
 #include "history/import_jepsen.h"
 #include "history/import_porcupine.h"
@@ -61,7 +62,7 @@ TEST(ImportJepsen, BadInputNamesFileLineAndExpectation) {
                "x.edn:2:", "line 1 has no completion");
   expect_error("{:type :invoke, :f :write, :value 1, :process 0}\n{:type :ok, :f :read, :process 0}\n",
                "x.edn:2:", "does not match");
-  expect_error("{:type :invoke, :f :frob, :value 1, :process 0}\n", "x.edn:1:", ":f :read, :write or :cas");
+  expect_error("{:type :invoke, :f :frob, :value 1, :process 0}\n", "x.edn:1:", ":f :read, :write, :cas, :acquire or :release");
   expect_error("{:type :begin, :f :read, :process 0}\n", "x.edn:1:", ":type :invoke");
   expect_error("{:type :invoke, :f :read}\n", "x.edn:1:", ":process");
   expect_error("{:type :invoke, :f :write, :value 99999999999999999999, :process 0}\n", "x.edn:1:", "64-bit integer");
@@ -148,7 +149,7 @@ TEST(ImportJepsenLog, BadLinesNameFileLineAndExpectation) {
   const std::string p = "INFO  jepsen.util - ";
   EXPECT_NE(error(p + "1\t:invoke\t:cas\tfoo\n").find("x.log:1: expected :value [old new]"), std::string::npos)
       << error(p + "1\t:invoke\t:cas\tfoo\n");
-  EXPECT_NE(error("INFO  jepsen.core - hi\n" + p + "1\t:invoke\t:frob\t3\n").find("x.log:2: expected :read, :write or :cas"),
+  EXPECT_NE(error("INFO  jepsen.core - hi\n" + p + "1\t:invoke\t:frob\t3\n").find("x.log:2: expected :read, :write, :cas, :acquire or :release"),
             std::string::npos);
   EXPECT_NE(error(p + "1\t:invoke\t:write\n").find("x.log:1: expected the operation's value after :write"), std::string::npos);
   EXPECT_NE(error(p + "-1\t:invoke\t:write\t3\n").find("x.log:1: expected the process"), std::string::npos);
@@ -230,6 +231,79 @@ TEST(ImportJepsenKeyed, BadKeyedValuesNameLineAndExpectation) {
                 .find("x.edn:2: completion :f :write on key 1 does not match the :invoke on line 1 (:f :write on key 0)"),
             std::string::npos)
       << error(w0 + "{:type :ok, :f :write, :value [1 1], :process 0}\n");
+}
+
+// EDN laid out as Knossos's test data and hand-written histories are: maps over several lines,
+// all in one list, ';' comments anywhere, a tagged record, a nemesis map with a string value.
+TEST(ImportJepsenEdn, FormsOverSeveralLinesInAList) {
+  auto h = import_jepsen(
+      "; a register that is written, then read\n"
+      "({:type :invoke,\n"
+      "  :f :write, ; the only write\n"
+      "  :value 1,\n"
+      "  :process 0}\n"
+      " {:process :nemesis,\n"
+      "  :type :info, :f :start,\n"
+      "  :value \"Cut off [:n3 #[:n4 :n5]]\"}\n"
+      " #jepsen.history.Op{:index 2, :time 5, :type :ok, :process 0, :f :write, :value 1}\n"
+      " {:type :invoke, :f :read, :value nil, :process 1} {:type :ok, :f :read, :value 1, :process 1})\n",
+      "k.edn");
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  ASSERT_EQ(h->ops.size(), 2u);
+  EXPECT_EQ(h->nemesis_events, 1u);
+  EXPECT_EQ(h->ops[0].invoke_line, 2u);
+  EXPECT_EQ(h->ops[0].return_line, 9u);
+  EXPECT_EQ(h->ops[0].return_time_ns, 5);
+  EXPECT_EQ(h->ops[1].invoke_line, 10u);
+  EXPECT_EQ(h->ops[1].return_line, 10u);
+  EXPECT_EQ(h->ops[1].result, ImportedValue::integer(1));
+  EXPECT_LT(h->ops[1].invoke_at, h->ops[1].return_at);
+}
+
+TEST(ImportJepsenEdn, OnlyNemesisEventsIsAnEmptyHistory) {
+  auto h = import_jepsen("[{:process :nemesis, :type :info, :f :kill, :value nil}\n"
+                         " {:process :nemesis, :type :info, :f :recover, :value nil}]\n",
+                         "n.edn");
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  EXPECT_TRUE(h->ops.empty());
+  EXPECT_EQ(h->nemesis_events, 2u);
+}
+
+TEST(ImportJepsenEdn, ErrorsNameTheLineTheyAreOn) {
+  const auto error = [](const std::string& text) {
+    auto h = import_jepsen(text, "x.edn");
+    return h.is_ok() ? std::string("accepted") : h.status().message();
+  };
+  EXPECT_NE(error("({:type :invoke, :f :write, :value 1, :process 0}\n").find("x.edn:2: expected ')' to end the history"),
+            std::string::npos)
+      << error("({:type :invoke, :f :write, :value 1, :process 0}\n");
+  EXPECT_NE(error("[{:type :invoke,\n :f :write,\n :value 1 :process}]\n").find("x.edn:3: at column 20: a map needs an even number"),
+            std::string::npos)
+      << error("[{:type :invoke,\n :f :write,\n :value 1 :process}]\n");
+  EXPECT_NE(error("[{:type :invoke, :f :write, :value 1, :process 0}\n [1 2]]").find("x.edn:2: expected an event map {...}, found [1 2]"),
+            std::string::npos)
+      << error("[{:type :invoke, :f :write, :value 1, :process 0}\n [1 2]]");
+  EXPECT_NE(error("{:type :invoke,\n :f :write, :value \"unterminated}\n").find("x.edn:2: at column 20: a string that is never closed"),
+            std::string::npos)
+      << error("{:type :invoke,\n :f :write, :value \"unterminated}\n");
+  std::string wide = "{:type :invoke, :f :write, :process 0, :value [";
+  for (size_t i = 0; i < limits::kImportFormValuesMax; ++i) wide += "1\n";
+  EXPECT_NE(error(wide + "]}").find("values in one event"), std::string::npos);
+}
+
+// jepsen-io/etcd's lock workload: :acquire and :release, with nil values.
+TEST(ImportJepsen, MutexOperations) {
+  auto h = import_jepsen("INFO  jepsen.util - 0\t:invoke\t:acquire\tnil\n"
+                         "INFO  jepsen.util - 0\t:ok\t:acquire\tnil\n"
+                         "INFO  jepsen.util - 1\t:invoke\t:release\tnil\n"
+                         "INFO  jepsen.util - 1\t:fail\t:release\tnil\t:not-held\n",
+                         "lock.log");
+  ASSERT_TRUE(h.is_ok()) << h.status().to_string();
+  ASSERT_EQ(h->ops.size(), 2u);
+  EXPECT_EQ(h->ops[0].fn, ImportedFn::kAcquire);
+  EXPECT_EQ(h->ops[1].fn, ImportedFn::kRelease);
+  EXPECT_EQ(h->ops[1].outcome, ImportedOutcome::kFailed);
+  EXPECT_EQ(describe_imported_op(h->ops[0]), "acquire()");
 }
 
 TEST(SniffHistoryFormat, JepsenLogLinesAreJepsen) {

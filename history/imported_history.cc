@@ -23,6 +23,8 @@ const char* imported_fn_name(ImportedFn fn) {
     case ImportedFn::kGet: return "get";
     case ImportedFn::kPut: return "put";
     case ImportedFn::kAppend: return "append";
+    case ImportedFn::kAcquire: return "acquire";
+    case ImportedFn::kRelease: return "release";
   }
   return "?";
 }
@@ -80,10 +82,13 @@ class EdnReader {
  public:
   explicit EdnReader(std::string_view s) : s_(s) {}
 
-  // Reads one value; on failure returns false with error() set ("at column 7: expected ...").
+  // Reads one value; on failure returns false with error() set ("at column 7: expected ...") and
+  // error_line() the line it is on (1 for the first line of the text).
   bool read(Edn& out, size_t depth) {
     skip_space();
-    if (pos_ >= s_.size()) return fail("expected a value, found the end of the line");
+    if (pos_ >= s_.size()) return fail("expected a value, found the end of the input");
+    if (++values_ > limits::kImportFormValuesMax)
+      return fail("more than " + std::to_string(limits::kImportFormValuesMax) + " values in one event");
     if (depth > limits::kImportNestingMax) return fail("nesting deeper than " + std::to_string(limits::kImportNestingMax));
     const char c = s_[pos_];
     if (c == '{' || c == '[' || c == '(') return read_collection(out, depth);
@@ -128,6 +133,15 @@ class EdnReader {
     return pos_ >= s_.size();
   }
   const std::string& error() const { return error_; }
+  uint32_t error_line() const { return error_line_; }
+  // The next character after blanks, newlines and ';' comments ('\0' at the end), and its line.
+  char peek() {
+    skip_space();
+    return pos_ < s_.size() ? s_[pos_] : '\0';
+  }
+  uint32_t line() const { return line_; }
+  void advance() { ++pos_; }  // past the character peek() returned
+  void start_form() { values_ = 0; }  // each event map has its own kImportFormValuesMax
 
  private:
   static bool is_delim(char c) {
@@ -138,8 +152,23 @@ class EdnReader {
     const char c = t[0];
     return (c >= '0' && c <= '9') || ((c == '-' || c == '+') && t.size() > 1 && t[1] >= '0' && t[1] <= '9');
   }
+  // Blanks, commas, newlines and ';' comments (to the end of their line) separate forms.
   void skip_space() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == ',' || s_[pos_] == '\r')) ++pos_;
+    while (pos_ < s_.size()) {
+      const char c = s_[pos_];
+      if (c == '\n') {
+        newline_at(pos_);
+      } else if (c == ';') {
+        while (pos_ + 1 < s_.size() && s_[pos_ + 1] != '\n') ++pos_;
+      } else if (c != ' ' && c != '\t' && c != ',' && c != '\r') {
+        return;
+      }
+      ++pos_;
+    }
+  }
+  void newline_at(size_t p) {
+    ++line_;
+    line_start_ = p + 1;
   }
   std::string read_token() {
     const size_t start = pos_;
@@ -147,7 +176,8 @@ class EdnReader {
     return std::string(s_.substr(start, pos_ - start));
   }
   bool fail(const std::string& what) {
-    error_ = "at column " + std::to_string(pos_ + 1) + ": " + what;
+    error_ = "at column " + std::to_string(pos_ - line_start_ + 1) + ": " + what;
+    error_line_ = line_;
     return false;
   }
   bool parse_number(std::string tok, size_t start, Edn& out) {
@@ -169,10 +199,12 @@ class EdnReader {
     return fail("expected a 64-bit integer, found '" + tok + "'");
   }
   bool read_string(Edn& out) {
+    const size_t start = pos_, start_line = line_, start_line_start = line_start_;
     ++pos_;  // opening quote
     out.kind = Edn::Kind::kString;
     while (pos_ < s_.size() && s_[pos_] != '"') {
       char c = s_[pos_++];
+      if (c == '\n') newline_at(pos_ - 1);
       if (c == '\\') {
         if (pos_ >= s_.size()) break;
         const char e = s_[pos_++];
@@ -180,7 +212,12 @@ class EdnReader {
       }
       out.text.push_back(c);
     }
-    if (pos_ >= s_.size()) return fail("unterminated string");
+    if (pos_ >= s_.size()) {  // named where it starts: the end of the input says nothing
+      pos_ = start;
+      line_ = static_cast<uint32_t>(start_line);
+      line_start_ = start_line_start;
+      return fail("a string that is never closed (expected '\"')");
+    }
     ++pos_;
     return true;
   }
@@ -191,7 +228,7 @@ class EdnReader {
     out.kind = open == '{' && !is_set ? Edn::Kind::kMap : Edn::Kind::kVector;
     for (;;) {
       skip_space();
-      if (pos_ >= s_.size()) return fail(std::string("expected '") + close + "', found the end of the line");
+      if (pos_ >= s_.size()) return fail(std::string("expected '") + close + "', found the end of the input");
       if (s_[pos_] == close) {
         ++pos_;
         break;
@@ -206,7 +243,11 @@ class EdnReader {
 
   std::string_view s_;
   size_t pos_ = 0;
+  uint32_t line_ = 1;
+  size_t line_start_ = 0;  // where line_ starts in s_
+  size_t values_ = 0;      // values read since start_form()
   std::string error_;
+  uint32_t error_line_ = 0;
 };
 
 const Edn* map_get(const Edn& map, std::string_view keyword) {
@@ -264,12 +305,14 @@ struct Event {
   bool has_form = true;
   RegisterForm form = RegisterForm::kSingle;
   int64_t version = kImportedNoVersion;
+  bool nemesis = false;  // a Jepsen event of a named process (:nemesis): counted, not an operation
 };
 
 // Strips the key and the version off a Jepsen register value, setting e.key, e.form and
 // e.version; returns the plain value (nil, 3 or [1 2]) for convert_value. The forms are told
 // apart by shape alone: a plain read or write is never a vector, a plain cas [1 2] holds no vector.
 Result<const Edn*> unwrap_register_value(const Edn* v, Event& e, const std::string& where) {
+  if (e.fn == ImportedFn::kAcquire || e.fn == ImportedFn::kRelease) return v;  // a lock: no register value
   auto pair = [](const Edn* x) { return x != nullptr && x->kind == Edn::Kind::kVector && x->items.size() == 2; };
   auto holds_pair = [&](const Edn* x) { return pair(x) && x->items[1].kind == Edn::Kind::kVector; };
   const bool keyed = e.fn == ImportedFn::kCas ? holds_pair(v) : pair(v);
@@ -325,6 +368,9 @@ Result<ImportedValue> convert_value(const Edn* v, ImportedFn fn, EventType type,
     case ImportedFn::kAppend:
       if (v && v->kind == Edn::Kind::kString) return ImportedValue::string(v->text);
       return bad("a string");
+    case ImportedFn::kAcquire:
+    case ImportedFn::kRelease:
+      return ImportedValue::nil();  // a lock operation's value says nothing (usually nil)
   }
   return bad("?");
 }
@@ -333,7 +379,9 @@ struct FnName {
   const char* name;
   ImportedFn fn;
 };
-constexpr FnName kJepsenFns[] = {{"read", ImportedFn::kRead}, {"write", ImportedFn::kWrite}, {"cas", ImportedFn::kCas}};
+constexpr FnName kJepsenFns[] = {{"read", ImportedFn::kRead},       {"write", ImportedFn::kWrite},
+                                 {"cas", ImportedFn::kCas},         {"acquire", ImportedFn::kAcquire},
+                                 {"release", ImportedFn::kRelease}};
 constexpr FnName kPorcupineFns[] = {{"get", ImportedFn::kGet}, {"put", ImportedFn::kPut}, {"append", ImportedFn::kAppend}};
 
 // :invoke, :ok, :fail or :info.
@@ -346,19 +394,19 @@ std::optional<EventType> event_type(const Edn& v) {
   return std::nullopt;
 }
 
-// Parses one line's map into an Event. Returns kNotFound for events to skip (Jepsen's nemesis).
-Result<Event> parse_event(std::string_view line, const std::string& where, ImportFormat format) {
-  EdnReader reader(line);
-  Edn m;
-  if (!reader.read(m, 0)) return Status(StatusCode::kInvalidArgument, where + ": " + reader.error());
-  if (m.kind != Edn::Kind::kMap) return Status(StatusCode::kInvalidArgument, where + ": expected one event map {...}");
-  if (!reader.at_end()) return Status(StatusCode::kInvalidArgument, where + ": expected the end of the line after the event map");
+// An event map's Event; a Jepsen event of a named process (:nemesis) comes back marked `nemesis`.
+Result<Event> event_of_map(const Edn& m, const std::string& where, ImportFormat format) {
+  if (m.kind != Edn::Kind::kMap) {
+    return Status(StatusCode::kInvalidArgument, where + ": expected an event map {...}, found " + render(m));
+  }
   auto missing = [&](const char* what) { return Status(StatusCode::kInvalidArgument, where + ": expected " + what); };
   Event e;
   const Edn* process = map_get(m, "process");
   if (process == nullptr) return missing(":process");
   if (process->kind == Edn::Kind::kKeyword && format == ImportFormat::kJepsen) {
-    return Status(StatusCode::kNotFound, "skip");  // :nemesis and friends: not client operations
+    Event nemesis;  // :nemesis and friends: not client operations
+    nemesis.nemesis = true;
+    return nemesis;
   }
   if (process->kind != Edn::Kind::kInt || process->integer < 0 || process->integer > UINT32_MAX) {
     return missing(":process as a non-negative integer");
@@ -378,7 +426,7 @@ Result<Event> parse_event(std::string_view line, const std::string& where, Impor
       }
     }
   }
-  if (!known) return missing(format == ImportFormat::kJepsen ? ":f :read, :write or :cas" : ":f :get, :put or :append");
+  if (!known) return missing(format == ImportFormat::kJepsen ? ":f :read, :write, :cas, :acquire or :release" : ":f :get, :put or :append");
   if (format == ImportFormat::kPorcupineKv) {
     const Edn* key = map_get(m, "key");
     if (key == nullptr || (key->kind != Edn::Kind::kString && key->kind != Edn::Kind::kInt)) return missing(":key as a string");
@@ -399,6 +447,15 @@ Result<Event> parse_event(std::string_view line, const std::string& where, Impor
   if (!v.is_ok()) return v.status();
   e.value = std::move(*v);
   return e;
+}
+
+// One line's event map (bare op lines and EDN maps mixed, line by line).
+Result<Event> parse_event_line(std::string_view line, const std::string& where, ImportFormat format) {
+  EdnReader reader(line);
+  Edn m;
+  if (!reader.read(m, 0)) return Status(StatusCode::kInvalidArgument, where + ": " + reader.error());
+  if (!reader.at_end()) return Status(StatusCode::kInvalidArgument, where + ": expected the end of the line after the event map");
+  return event_of_map(m, where, format);
 }
 
 // --- Jepsen's log lines ------------------------------------------------------------------------
@@ -426,8 +483,8 @@ bool is_jepsen_log(std::string_view text) {
 
 
 // One log line's operation text, `PROCESS TYPE F VALUE [ERROR]` (tabs, or the spaces some copies
-// have instead). kNotFound for text that is not a client operation: another message, or a
-// :nemesis op. The value of an :info or :fail completion is not read: old logs put :timed-out
+// have instead). kNotFound for text that is not an operation (another message); a :nemesis op
+// comes back marked `nemesis`. The value of an :info or :fail completion is not read: old logs put :timed-out
 // there, newer ones repeat the invocation's value and add the error; neither says what happened.
 Result<Event> parse_log_op(std::string_view text, const std::string& where) {
   EdnReader r(text);
@@ -435,7 +492,12 @@ Result<Event> parse_log_op(std::string_view text, const std::string& where) {
   const Status skip(StatusCode::kNotFound, "skip");
   if (!r.read(process, 0) || !r.read(type, 0)) return skip;
   const std::optional<EventType> t = event_type(type);
-  if (!t || process.kind != Edn::Kind::kInt) return skip;  // :nemesis, or not an operation at all
+  if (t && process.kind == Edn::Kind::kKeyword) {
+    Event nemesis;  // :nemesis: counted, not a client operation
+    nemesis.nemesis = true;
+    return nemesis;
+  }
+  if (!t || process.kind != Edn::Kind::kInt) return skip;  // not an operation at all
   auto bad = [&](const std::string& what) { return Status(StatusCode::kInvalidArgument, where + ": " + what); };
   if (process.integer < 0 || process.integer > UINT32_MAX) return bad("expected the process as a non-negative integer");
   Event e;
@@ -451,7 +513,7 @@ Result<Event> parse_log_op(std::string_view text, const std::string& where) {
       }
     }
   }
-  if (!known) return bad("expected :read, :write or :cas after the process and the type");
+  if (!known) return bad("expected :read, :write, :cas, :acquire or :release after the process and the type");
   if (r.at_end() || !r.read(value, 0)) return bad("expected the operation's value after :" + std::string(imported_fn_name(e.fn)));
   e.has_form = e.type == EventType::kInvoke || e.type == EventType::kOk;
   if (e.has_form) {
@@ -470,6 +532,10 @@ class Pairing {
   Pairing(const std::string& source) { history_.source = source; }
 
   Status add(const Event& e, int64_t at, uint32_t line, const std::string& where) {
+    if (e.nemesis) {
+      ++history_.nemesis_events;
+      return Status::ok();
+    }
     if (Status st = check_form(e, line, where); !st.is_ok()) return st;
     auto it = open_.find(e.process);
     if (e.type == EventType::kInvoke) {
@@ -523,6 +589,7 @@ class Pairing {
   }
 
   ImportedHistory finish() { return std::move(history_); }  // open ops stay kUnknown
+  int64_t nemesis_events() const { return static_cast<int64_t>(history_.nemesis_events); }
 
  private:
   static std::string key_text(const std::string& key) { return key.empty() ? "" : " on key " + key; }
@@ -557,12 +624,61 @@ Result<Event> parse_jepsen_line(std::string_view line, const std::string& where,
   return parse_log_op(*op, where);
 }
 
+// Event maps as EDN forms, however they are laid out: a map per line, pretty-printed maps over
+// several lines (Knossos's test data), all of them in one vector or list, ';' comments anywhere,
+// tagged records (#jepsen.history.Op{...}). Each operation's line is where its map starts.
+Result<ImportedHistory> import_edn_forms(std::string_view text, const std::string& source, ImportFormat format) {
+  Pairing pairing(source);
+  EdnReader reader(text);
+  int64_t at = 0;
+  char close = '\0';  // the enclosing vector's or list's, while inside it
+  if (const char c = reader.peek(); c == '[' || c == '(') {
+    close = c == '[' ? ']' : ')';
+    reader.advance();
+  }
+  for (;;) {
+    const char c = reader.peek();
+    if (c == '\0') {
+      if (close == '\0') break;
+      return Status(StatusCode::kInvalidArgument, source + ":" + std::to_string(reader.line()) + ": expected '" +
+                                                      close + "' to end the history, found the end of the input");
+    }
+    if (c == close) {
+      reader.advance();
+      close = '\0';
+      continue;
+    }
+    const uint32_t line = reader.line();
+    Edn m;
+    reader.start_form();
+    if (!reader.read(m, 0)) {
+      return Status(StatusCode::kInvalidArgument, source + ":" + std::to_string(reader.error_line()) + ": " + reader.error());
+    }
+    const std::string where = source + ":" + std::to_string(line);
+    Result<Event> e = event_of_map(m, where, format);
+    if (!e.is_ok() && e.status().code() == StatusCode::kNotFound) continue;
+    if (!e.is_ok()) return e.status();
+    if (Status st = pairing.add(*e, at++, line, where); !st.is_ok()) return st;
+  }
+  return pairing.finish();
+}
+
+// The first character of the text that is not blank and not in a ';' comment.
+char first_significant(std::string_view text) {
+  EdnReader r(text);
+  return r.peek();
+}
+
 }  // namespace
 
 Result<ImportedHistory> import_event_lines(std::string_view text, const std::string& source, ImportFormat format) {
-  Pairing pairing(source);
-  // Jepsen's EDN (a map per line) and its log lines are told apart by the logger names in the text.
+  // Jepsen's EDN and its log lines are told apart by the logger names in the text; EDN forms by
+  // their first character; what is left are bare op lines (`4<tab>:invoke<tab>:read<tab>nil`).
   const bool log = format == ImportFormat::kJepsen && is_jepsen_log(text);
+  if (const char c = first_significant(text); !log && (c == '{' || c == '[' || c == '(' || c == '#')) {
+    return import_edn_forms(text, source, format);
+  }
+  Pairing pairing(source);
   int64_t at = 0;
   uint32_t line_no = 0;
   size_t pos = 0;
@@ -580,7 +696,7 @@ Result<ImportedHistory> import_event_lines(std::string_view text, const std::str
     if (first == std::string_view::npos) continue;
     line = line.substr(first);
     if (line[0] == ';') continue;
-    if (format == ImportFormat::kJepsen && line[0] != '{' && line[0] != '[' && line[0] != ']') {
+    if (format == ImportFormat::kJepsen && line[0] != '{') {
       Result<Event> e = parse_jepsen_line(line, where, log);
       if (e.is_ok()) {
         if (Status st = pairing.add(*e, at++, line_no, where); !st.is_ok()) return st;
@@ -590,19 +706,14 @@ Result<ImportedHistory> import_event_lines(std::string_view text, const std::str
       if (log) continue;
       // Not an op line either: read as EDN below, whose error says what was expected.
     }
-    // A whole history printed as one vector: "[{...}" ... "{...}]"; drop the brackets.
-    if (line[0] == '[') line = line.substr(1);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.remove_suffix(1);
-    if (!line.empty() && line.back() == ']' && line.front() == '{') line.remove_suffix(1);
-    if (line.empty() || line == "]") continue;
-    Result<Event> e = parse_event(line, where, format);
+    Result<Event> e = parse_event_line(line, where, format);
     if (!e.is_ok()) {
       if (e.status().code() == StatusCode::kNotFound) continue;
       return e.status();
     }
     if (Status st = pairing.add(*e, at++, line_no, where); !st.is_ok()) return st;
   }
-  if (log && at == 0)
+  if (log && at == pairing.nemesis_events())
     return Status(StatusCode::kInvalidArgument, source + ": a Jepsen log with no client operation (expected lines such as "
                                                          "'INFO  jepsen.util - 3<tab>:invoke<tab>:read<tab>nil')");
   return pairing.finish();

@@ -20,7 +20,8 @@ namespace dst::history {
 // take effect at any time after its invocation, or never.
 inline constexpr int64_t kImportedNeverReturned = std::numeric_limits<int64_t>::max();
 
-enum class ImportedFn : uint8_t { kRead, kWrite, kCas, kGet, kPut, kAppend };
+// Jepsen's register (read, write, cas) and mutex (acquire, release); Porcupine's kv (get, put, append).
+enum class ImportedFn : uint8_t { kRead, kWrite, kCas, kGet, kPut, kAppend, kAcquire, kRelease };
 const char* imported_fn_name(ImportedFn fn);
 
 struct ImportedValue {
@@ -78,6 +79,7 @@ struct ImportedOp {
 struct ImportedHistory {
   std::string source;  // the file name, for messages
   RegisterForm form = RegisterForm::kSingle;  // Jepsen registers: the values' layout
+  uint64_t nemesis_events = 0;  // Jepsen events of :nemesis (or another named process), left out
   std::vector<ImportedOp> ops;
 };
 

@@ -48,6 +48,23 @@ else
 fi
 expect 1 "not shown 1-minimal: the minimisation's budget of 1 steps ran out" -- "$DST" check set/nested/b-stale.log --explain-budget 1
 
+# Jepsen's other layouts and models: pretty-printed EDN in a list (a history of only nemesis
+# events orders nothing), keyed registers, jepsen-io/etcd's versioned register, a mutex.
+mkdir -p forms
+printf '; nothing but faults\n({:process :nemesis,\n  :type :info, :f :kill, :value nil}\n {:process :nemesis, :type :info,\n  :f :recover, :value nil})\n' > forms/nemesis.edn
+expect 0 "^verdict  *linearizable" -- "$DST" check forms/nemesis.edn
+printf '' > forms/empty.edn
+expect 2 "forms/empty.edn" -- "$DST" check forms/empty.edn --format jepsen
+printf '0\t:invoke\t:write\t[0 1]\n0\t:ok\t:write\t[0 1]\n1\t:invoke\t:read\t[7 nil]\n1\t:ok\t:read\t[7 nil]\n'\
+'1\t:invoke\t:read\t[0 nil]\n1\t:ok\t:read\t[0 2]\n' > forms/keyed.log
+expect 1 "in key 0 cannot be ordered" -- "$DST" check forms/keyed.log
+printf '{:type :invoke, :f :write, :value [3 [nil 4]], :process 0}\n{:type :ok, :f :write, :value [3 [2 4]], :process 0}\n' > forms/versioned.edn
+expect 1 "write 4 @v2" -- "$DST" check forms/versioned.edn
+printf '0\t:invoke\t:acquire\tnil\n0\t:ok\t:acquire\tnil\n1\t:invoke\t:acquire\tnil\n1\t:ok\t:acquire\tnil\n' > forms/lock.log
+expect 1 "reproduce: .* --model mutex" -- "$DST" check forms/lock.log
+expect 1 "^FAIL  *forms/lock.log   jepsen/mutex" -- "$DST" check forms
+expect 2 "the register model expects :read, :write or :cas, found :acquire" -- "$DST" check forms/lock.log --model register
+
 # A register run exported as Jepsen's log lines checks back with the run's verdict.
 expect 0 "verdict *PASS" -- "$DST" run etcd --profile register --seed 3 --duration 3s --clients 6 --out run
 expect 0 "operations" -- "$DST" export run/run.db --format jepsen-log --out jepsen

@@ -1,4 +1,4 @@
-// `dst check FILE [--format run-db|jepsen|porcupine-kv] [--model etcd|register|kv] [--budget STEPS]
+// `dst check FILE [--format run-db|jepsen|porcupine-kv] [--model etcd|register|mutex|kv] [--budget STEPS]
 // [--html OUT]`: checks a recorded history and prints the verdict, the work done, the time and, for
 // a violation, a small counterexample (with line numbers for imported logs). A run database
 // (`dst run etcd --out DIR`) is checked with the etcd model and the watch guarantees; Jepsen and

@@ -8,6 +8,7 @@
 
 #include "checker/linearizability/kv_model.h"
 #include "checker/linearizability/minimize.h"
+#include "checker/linearizability/mutex_model.h"
 #include "checker/linearizability/register_model.h"
 
 namespace dst::checker {
@@ -18,7 +19,21 @@ using history::ImportedOp;
 using history::ImportedOutcome;
 using history::ImportedValue;
 
-const char* imported_model_name(ImportedModel m) { return m == ImportedModel::kRegister ? "register" : "kv"; }
+const char* imported_model_name(ImportedModel m) {
+  switch (m) {
+    case ImportedModel::kRegister: return "register";
+    case ImportedModel::kKv: return "kv";
+    case ImportedModel::kMutex: return "mutex";
+  }
+  return "?";
+}
+
+ImportedModel jepsen_model_of(const ImportedHistory& h) {
+  for (const ImportedOp& op : h.ops) {
+    if (op.fn == ImportedFn::kAcquire || op.fn == ImportedFn::kRelease) return ImportedModel::kMutex;
+  }
+  return ImportedModel::kRegister;
+}
 
 namespace {
 
@@ -117,6 +132,32 @@ Status explain_register(const ImportedHistory& h, const SearchOptions& options, 
   if (!r.is_ok()) return r.status();
   const RegisterHistory& rh = *r;
   minimize_into(result, [&rh] { return rh.model(); }, std::span<const Operation<RegisterOp>>(rh.ops), options, budget);
+  return Status();
+}
+
+Result<std::vector<Operation<MutexOp>>> mutex_operations(const ImportedHistory& h) {
+  std::vector<Operation<MutexOp>> ops;
+  ops.reserve(h.ops.size());
+  for (const ImportedOp& op : h.ops) {
+    if (op.fn != ImportedFn::kAcquire && op.fn != ImportedFn::kRelease) {
+      return wrong_model(h, op, "mutex", ":acquire or :release");
+    }
+    if (keep(op)) ops.push_back(timed(op, MutexOp{op.fn == ImportedFn::kAcquire}));
+  }
+  return ops;
+}
+
+Result<CheckResult> check_mutex(const ImportedHistory& h, const SearchOptions& options) {
+  Result<std::vector<Operation<MutexOp>>> ops = mutex_operations(h);
+  if (!ops.is_ok()) return ops.status();
+  MutexModel model;
+  return check_linearizable(model, std::span<const Operation<MutexOp>>(*ops), options);
+}
+
+Status explain_mutex(const ImportedHistory& h, const SearchOptions& options, uint64_t budget, CheckResult& r) {
+  Result<std::vector<Operation<MutexOp>>> ops = mutex_operations(h);
+  if (!ops.is_ok()) return ops.status();
+  minimize_into(r, [] { return MutexModel{}; }, std::span<const Operation<MutexOp>>(*ops), options, budget);
   return Status();
 }
 
@@ -233,7 +274,9 @@ std::string format_minimal(const ImportedHistory& h, const MinimalCounterexample
 
 Result<CheckResult> check_imported(const ImportedHistory& h, ImportedModel model, const SearchOptions& options,
                                    bool minimize) {
-  Result<CheckResult> r = model == ImportedModel::kRegister ? check_register(h, options) : check_kv(h, options);
+  Result<CheckResult> r = model == ImportedModel::kRegister ? check_register(h, options)
+                          : model == ImportedModel::kMutex  ? check_mutex(h, options)
+                                                            : check_kv(h, options);
   if (!r.is_ok() || !minimize) return r;
   if (Status st = explain_imported(h, model, options, 0, *r); !st.is_ok()) return st;
   return r;
@@ -242,6 +285,7 @@ Result<CheckResult> check_imported(const ImportedHistory& h, ImportedModel model
 Status explain_imported(const ImportedHistory& h, ImportedModel model, const SearchOptions& options, uint64_t budget,
                         CheckResult& r) {
   if (r.verdict != Verdict::kViolation) return Status();
+  if (model == ImportedModel::kMutex) return explain_mutex(h, options, budget, r);
   return model == ImportedModel::kRegister ? explain_register(h, options, budget, r)
                                            : explain_kv(h, options, budget, r);
 }

@@ -13,7 +13,7 @@
 
 namespace dst::checker {
 
-enum class ImportedModel : uint8_t { kRegister, kKv };
+enum class ImportedModel : uint8_t { kRegister, kKv, kMutex };
 const char* imported_model_name(ImportedModel m);
 
 // Converts the history for the model and runs the search. :fail operations are dropped (they
@@ -21,6 +21,10 @@ const char* imported_model_name(ImportedModel m);
 // operation the model does not know is bad input: kInvalidArgument naming the file and line.
 // After a violation, with `minimize`, also the smallest set of operations that cannot be ordered
 // (CheckResult::minimal, minimize.h); its re-checks take a bounded multiple of the check's steps.
+// The model a Jepsen history's operations ask for: the mutex when they acquire and release,
+// else the register.
+ImportedModel jepsen_model_of(const history::ImportedHistory& h);
+
 Result<CheckResult> check_imported(const history::ImportedHistory& h, ImportedModel model,
                                    const SearchOptions& options = {}, bool minimize = true);
 
