@@ -91,9 +91,11 @@ void txn_options(const etcdserverpb::TxnRequest& t, std::vector<const char*>& ou
   static constexpr std::pair<Compare::CompareTarget, const char*> kTargets[] = {
       {Compare::VALUE, "compare-value"}, {Compare::VERSION, "compare-version"}, {Compare::CREATE, "compare-create"},
       {Compare::MOD, "compare-mod"},     {Compare::LEASE, "compare-lease"}};
-  for (const auto& [target, name] : kTargets)
-    if (std::any_of(t.compare().begin(), t.compare().end(), [&](const Compare& c) { return c.target() == target; }))
+  for (const auto& [target, name] : kTargets) {
+    const Compare::CompareTarget wanted = target;  // clang 14 cannot capture a structured binding
+    if (std::any_of(t.compare().begin(), t.compare().end(), [&](const Compare& c) { return c.target() == wanted; }))
       out.push_back(name);
+  }
   auto has = [](const auto& ops, auto pred) { return std::any_of(ops.begin(), ops.end(), pred); };
   auto reads = [](const etcdserverpb::RequestOp& op) { return op.has_request_range(); };
   auto writes = [](const etcdserverpb::RequestOp& op) { return op.has_request_put() || op.has_request_delete_range(); };

@@ -1,9 +1,10 @@
-// Import of Jepsen's textual history for a single register with read/write/cas, one event per
-// line as Jepsen prints them:
+// Import of Jepsen's histories of registers (read/write/cas; one register, keyed [k v], or
+// jepsen-io/etcd's versioned [k [version value]]) and of a mutex (acquire/release): EDN event maps
+// however they are laid out (history.edn, Knossos's pretty-printed lists) or Jepsen's log lines:
 //   {:type :invoke, :f :cas, :value [1 2], :process 3, :time 123456}
-//   {:type :ok, :f :read, :value 4, :process 0, :time 130000}
+//   INFO  jepsen.util - 0<tab>:ok<tab>:read<tab>4
 // :fail means the operation certainly did not happen; :info (or no completion at all) means it
-// may or may not have happened. Events of non-integer processes (:nemesis) are skipped.
+// may or may not have happened. Events of non-integer processes (:nemesis) are counted, not kept.
 #pragma once
 
 #include <string>

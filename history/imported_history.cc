@@ -1,5 +1,5 @@
-// See imported_history.h. A small EDN reader for one event map per line, and the pairing of
-// invocations with completions shared by the Jepsen and Porcupine importers.
+// See imported_history.h. A small EDN reader (event maps, however they are laid out), Jepsen's log
+// lines, and the pairing of invocations with completions shared by the Jepsen and Porcupine importers.
 #include "history/imported_history.h"
 
 #include <cerrno>
@@ -48,11 +48,15 @@ std::string ImportedValue::to_string() const {
   return "?";
 }
 
-std::string describe_imported_op(const ImportedOp& op) {
+std::string display_key(const ImportedOp& op) {
   const bool kv = op.fn == ImportedFn::kGet || op.fn == ImportedFn::kPut || op.fn == ImportedFn::kAppend;
+  return kv ? "\"" + op.key + "\"" : op.key;
+}
+
+std::string describe_imported_op(const ImportedOp& op) {
   std::string s = imported_fn_name(op.fn);
   s += "(";
-  if (!op.key.empty()) s += kv ? "\"" + op.key + "\"" : op.key;  // a Jepsen key is printed as Jepsen printed it
+  if (!op.key.empty()) s += display_key(op);
   if (op.argument.kind != ImportedValue::Kind::kNil) s += (op.key.empty() ? "" : ", ") + op.argument.to_string();
   s += ")";
   if (op.outcome == ImportedOutcome::kUnknown) {
@@ -92,10 +96,17 @@ class EdnReader {
     if (depth > limits::kImportNestingMax) return fail("nesting deeper than " + std::to_string(limits::kImportNestingMax));
     const char c = s_[pos_];
     if (c == '{' || c == '[' || c == '(') return read_collection(out, depth);
-    if (c == '#') {  // #{set}, or a tagged literal like #inst "...": the tag is dropped
+    if (c == '#') {  // #{set}, #_ discard, #"regex", or a tagged literal like #inst "...": the tag is dropped
       ++pos_;
       if (pos_ < s_.size() && s_[pos_] == '{') {
         return read_collection(out, depth, true);
+      }
+      if (pos_ < s_.size() && s_[pos_] == '"') return read_string(out);
+      if (pos_ < s_.size() && s_[pos_] == '_') {  // the next form is not there: read the one after it
+        ++pos_;
+        Edn discarded;
+        if (!read(discarded, depth + 1)) return false;
+        return read(out, depth + 1);
       }
       if (read_token().empty()) return fail("expected a tag or '{' after '#'");
       return read(out, depth + 1);
@@ -134,10 +145,12 @@ class EdnReader {
   }
   const std::string& error() const { return error_; }
   uint32_t error_line() const { return error_line_; }
-  // The next character after blanks, newlines and ';' comments ('\0' at the end), and its line.
-  char peek() {
+  // The next character after blanks, newlines and ';' comments; nullopt at the end of the input
+  // (a NUL byte is a character: it must not end a history early).
+  std::optional<char> peek() {
     skip_space();
-    return pos_ < s_.size() ? s_[pos_] : '\0';
+    if (pos_ >= s_.size()) return std::nullopt;
+    return s_[pos_];
   }
   uint32_t line() const { return line_; }
   void advance() { ++pos_; }  // past the character peek() returned
@@ -170,6 +183,16 @@ class EdnReader {
     ++line_;
     line_start_ = p + 1;
   }
+  struct Mark {
+    size_t pos, line_start;
+    uint32_t line;
+  };
+  Mark mark() const { return {pos_, line_start_, line_}; }
+  void back_to(const Mark& m) {
+    pos_ = m.pos;
+    line_start_ = m.line_start;
+    line_ = m.line;
+  }
   std::string read_token() {
     const size_t start = pos_;
     while (pos_ < s_.size() && !is_delim(s_[pos_])) ++pos_;
@@ -199,7 +222,7 @@ class EdnReader {
     return fail("expected a 64-bit integer, found '" + tok + "'");
   }
   bool read_string(Edn& out) {
-    const size_t start = pos_, start_line = line_, start_line_start = line_start_;
+    const Mark opened = mark();
     ++pos_;  // opening quote
     out.kind = Edn::Kind::kString;
     while (pos_ < s_.size() && s_[pos_] != '"') {
@@ -208,14 +231,13 @@ class EdnReader {
       if (c == '\\') {
         if (pos_ >= s_.size()) break;
         const char e = s_[pos_++];
+        if (e == '\n') newline_at(pos_ - 1);
         c = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
       }
       out.text.push_back(c);
     }
-    if (pos_ >= s_.size()) {  // named where it starts: the end of the input says nothing
-      pos_ = start;
-      line_ = static_cast<uint32_t>(start_line);
-      line_start_ = start_line_start;
+    if (pos_ >= s_.size()) {  // named where it opens: the end of the input says nothing
+      back_to(opened);
       return fail("a string that is never closed (expected '\"')");
     }
     ++pos_;
@@ -223,12 +245,16 @@ class EdnReader {
   }
   // `is_set`: #{...}, kept as a vector.
   bool read_collection(Edn& out, size_t depth, bool is_set = false) {
+    const Mark opened = mark();
     const char open = s_[pos_++];
     const char close = open == '{' ? '}' : open == '[' ? ']' : ')';
     out.kind = open == '{' && !is_set ? Edn::Kind::kMap : Edn::Kind::kVector;
     for (;;) {
       skip_space();
-      if (pos_ >= s_.size()) return fail(std::string("expected '") + close + "', found the end of the input");
+      if (pos_ >= s_.size()) {  // named where it opens: the end of the input says nothing
+        back_to(opened);
+        return fail(std::string("a '") + open + "' that is never closed (expected '" + close + "')");
+      }
       if (s_[pos_] == close) {
         ++pos_;
         break;
@@ -589,7 +615,6 @@ class Pairing {
   }
 
   ImportedHistory finish() { return std::move(history_); }  // open ops stay kUnknown
-  int64_t nemesis_events() const { return static_cast<int64_t>(history_.nemesis_events); }
 
  private:
   static std::string key_text(const std::string& key) { return key.empty() ? "" : " on key " + key; }
@@ -632,21 +657,26 @@ Result<ImportedHistory> import_edn_forms(std::string_view text, const std::strin
   EdnReader reader(text);
   int64_t at = 0;
   char close = '\0';  // the enclosing vector's or list's, while inside it
-  if (const char c = reader.peek(); c == '[' || c == '(') {
-    close = c == '[' ? ']' : ')';
+  uint32_t opened_line = 0;
+  if (const std::optional<char> c = reader.peek(); c == '[' || c == '(') {
+    close = *c == '[' ? ']' : ')';
+    opened_line = reader.line();
     reader.advance();
   }
   for (;;) {
-    const char c = reader.peek();
-    if (c == '\0') {
-      if (close == '\0') break;
-      return Status(StatusCode::kInvalidArgument, source + ":" + std::to_string(reader.line()) + ": expected '" +
-                                                      close + "' to end the history, found the end of the input");
+    const std::optional<char> c = reader.peek();
+    if (!c && close == '\0') break;
+    if (!c) {
+      return Status(StatusCode::kInvalidArgument, source + ":" + std::to_string(opened_line) + ": the history's '" +
+                                                      (close == ']' ? "[" : "(") + "' is never closed (expected '" +
+                                                      close + "')");
     }
-    if (c == close) {
+    if (*c == close) {
       reader.advance();
-      close = '\0';
-      continue;
+      if (reader.peek())
+        return Status(StatusCode::kInvalidArgument, source + ":" + std::to_string(reader.line()) +
+                                                        ": expected the end of the input after the history's '" + close + "'");
+      break;
     }
     const uint32_t line = reader.line();
     Edn m;
@@ -664,7 +694,7 @@ Result<ImportedHistory> import_edn_forms(std::string_view text, const std::strin
 }
 
 // The first character of the text that is not blank and not in a ';' comment.
-char first_significant(std::string_view text) {
+std::optional<char> first_significant(std::string_view text) {
   EdnReader r(text);
   return r.peek();
 }
@@ -675,7 +705,7 @@ Result<ImportedHistory> import_event_lines(std::string_view text, const std::str
   // Jepsen's EDN and its log lines are told apart by the logger names in the text; EDN forms by
   // their first character; what is left are bare op lines (`4<tab>:invoke<tab>:read<tab>nil`).
   const bool log = format == ImportFormat::kJepsen && is_jepsen_log(text);
-  if (const char c = first_significant(text); !log && (c == '{' || c == '[' || c == '(' || c == '#')) {
+  if (const std::optional<char> c = first_significant(text); !log && (c == '{' || c == '[' || c == '(' || c == '#')) {
     return import_edn_forms(text, source, format);
   }
   Pairing pairing(source);
@@ -713,8 +743,8 @@ Result<ImportedHistory> import_event_lines(std::string_view text, const std::str
     }
     if (Status st = pairing.add(*e, at++, line_no, where); !st.is_ok()) return st;
   }
-  if (log && at == pairing.nemesis_events())
-    return Status(StatusCode::kInvalidArgument, source + ": a Jepsen log with no client operation (expected lines such as "
+  if (log && at == 0)
+    return Status(StatusCode::kInvalidArgument, source + ": a Jepsen log with no operation (expected lines such as "
                                                          "'INFO  jepsen.util - 3<tab>:invoke<tab>:read<tab>nil')");
   return pairing.finish();
 }

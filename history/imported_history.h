@@ -85,14 +85,16 @@ struct ImportedHistory {
 
 // "get("9") -> "x 5 0 y"  [line 4..9]"
 std::string describe_imported_op(const ImportedOp& op);
+// The op's key as reports show it: a Porcupine key quoted ("9"), a Jepsen key as Jepsen printed it.
+std::string display_key(const ImportedOp& op);
 
 // --- shared by the importers -----------------------------------------------------------------
 
 enum class ImportFormat : uint8_t { kJepsen, kPorcupineKv };
 
-// Parses one event per line (Clojure map syntax; blank lines, ';' comments and lone '[' / ']'
-// lines are skipped) and pairs every process's :invoke with its next completion. Errors name the
-// source, the line and what was expected.
+// Parses the events (EDN maps, one per line or over several, bare or in one vector or list, with
+// ';' comments; or Jepsen's log lines, or bare op lines) and pairs every process's :invoke with
+// its next completion. Errors name the source, the line and what was expected.
 Result<ImportedHistory> import_event_lines(std::string_view text, const std::string& source,
                                            ImportFormat format);
 // Reads a file (bounded by limits::kImportFileBytesMax) and imports it.

@@ -107,13 +107,13 @@ TimelineBar bar_of(const ImportedOp& op, size_t lane, const Involved& inv, int64
 
 Timeline imported_timeline(const ImportedHistory& h, const Involved& inv, std::string& meta) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
-  std::string key;
+  std::string key, shown_key;
   bool one_key = true;
   for (uint64_t id : inv.order) {
     const ImportedOp& op = h.ops[id];
     lo = std::min(lo, op.invoke_at);
     hi = std::max(hi, op.return_at == history::kImportedNeverReturned ? op.invoke_at : op.return_at);
-    if (id == inv.order.front()) key = op.key;
+    if (id == inv.order.front()) key = op.key, shown_key = history::display_key(op);
     one_key &= op.key == key;
   }
   if (lo == INT64_MAX) lo = 0, hi = static_cast<int64_t>(h.ops.size()) * 2;
@@ -156,7 +156,7 @@ Timeline imported_timeline(const ImportedHistory& h, const Involved& inv, std::s
   }
   meta = "events #" + std::to_string(t.window_start) + " .. #" + std::to_string(t.window_end) +
          " (positions in the file) &middot; " + std::to_string(drawn) + " of " + std::to_string(in_window) +
-         " operations drawn" + (one_key ? " (key &quot;" + html_escape(key) + "&quot; only)" : "") +
+         " operations drawn" + (one_key ? " (key " + html_escape(shown_key) + " only)" : "") +
          " &middot; history: " + std::to_string(h.ops.size()) + " operations";
   return t;
 }

@@ -26,8 +26,9 @@ void declare(cli::Args& args) {
   args.positional("FILE", "the history to check; several files, or directories (their histories, recursively), "
                           "are checked one line each with a total", false);
   args.more_positionals(limits::kCheckBatchFilesMax);
-  args.option("model", "M", "register (Jepsen cas-register), kv (Porcupine's get/put/append) or etcd (with run-db and etcd-report); "
-                             "default: the format's own");
+  args.option("model", "M", "register (Jepsen's cas-register, keyed or versioned), mutex (Jepsen's acquire/release), "
+                             "kv (Porcupine's get/put/append) or etcd (with run-db and etcd-report); "
+                             "default: the format's own (Jepsen: told from its operations)");
   args.option("format", "F", "auto (the default: told from the file), jepsen (EDN maps or log lines), porcupine-kv, "
                              "run-db (a dst run database) or etcd-report (an etcd robustness test report directory)");
   args.option("budget", "STEPS", "model steps before giving up with exit 3 (default " +

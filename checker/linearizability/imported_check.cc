@@ -120,18 +120,26 @@ Result<RegisterHistory> register_operations(const ImportedHistory& h) {
   return out;
 }
 
+// A register's state is one register's: several keys are only ever searched one partition each,
+// whatever --no-partition asked (one search over all keys would make them share one value).
+SearchOptions register_options(const RegisterHistory& r, SearchOptions options) {
+  if (r.keys.size() > 1) options.partition = true;
+  return options;
+}
+
 Result<CheckResult> check_register(const ImportedHistory& h, const SearchOptions& options) {
   Result<RegisterHistory> r = register_operations(h);
   if (!r.is_ok()) return r.status();
   RegisterModel model = r->model();
-  return check_linearizable(model, std::span<const Operation<RegisterOp>>(r->ops), options);
+  return check_linearizable(model, std::span<const Operation<RegisterOp>>(r->ops), register_options(*r, options));
 }
 
 Status explain_register(const ImportedHistory& h, const SearchOptions& options, uint64_t budget, CheckResult& result) {
   Result<RegisterHistory> r = register_operations(h);
   if (!r.is_ok()) return r.status();
   const RegisterHistory& rh = *r;
-  minimize_into(result, [&rh] { return rh.model(); }, std::span<const Operation<RegisterOp>>(rh.ops), options, budget);
+  minimize_into(result, [&rh] { return rh.model(); }, std::span<const Operation<RegisterOp>>(rh.ops),
+                register_options(rh, options), budget);
   return Status();
 }
 

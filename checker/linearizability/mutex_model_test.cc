@@ -14,10 +14,11 @@ namespace {
 Verdict mutex_verdict(const std::string& lines) {
   auto h = history::import_jepsen(lines, "lock.log");
   EXPECT_TRUE(h.is_ok()) << h.status().to_string();
+  if (!h.is_ok()) return Verdict::kUnknown;
   EXPECT_EQ(jepsen_model_of(*h), ImportedModel::kMutex);
   auto r = check_imported(*h, ImportedModel::kMutex);
   EXPECT_TRUE(r.is_ok()) << r.status().to_string();
-  return r->verdict;
+  return r.is_ok() ? r->verdict : Verdict::kUnknown;
 }
 
 std::string op(int process, const char* type, const char* f) {
