@@ -47,6 +47,13 @@ CheckRow determinism_check(bool checked, bool deterministic, const std::string& 
   return d;
 }
 
+const char* verdict_line(const RunVerdict& v) {
+  if (v.name == "error") return "ERROR (the scenario failed)";
+  if (v.name == "pass") return "PASS";
+  if (v.name == "unknown") return "UNKNOWN (the checker gave up)";
+  return "FAIL";
+}
+
 std::string describe_failure(const CheckRow& c) {
   std::string out = c.name + ": ";
   if (!c.first_rule.empty()) out += c.first_rule + ": ";

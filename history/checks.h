@@ -58,6 +58,10 @@ RunVerdict decide_verdict(const std::vector<CheckRow>& checks);
 // `report` is what sim::DeterminismReport::describe() said.
 CheckRow determinism_check(bool checked, bool deterministic, const std::string& report);
 
+// What `dst run` and `dst check` print on their verdict line: "PASS", "FAIL", "UNKNOWN (the
+// checker gave up)", "ERROR (the scenario failed)".
+const char* verdict_line(const RunVerdict& verdict);
+
 // "watch: bookmarkable: watch 0 ... at 1.2s: event at revision 179 after ..." for the deciding
 // check (name, rule when there is one, message), one line.
 std::string describe_failure(const CheckRow& check);

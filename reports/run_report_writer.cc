@@ -3,8 +3,7 @@
 
 #include <filesystem>
 
-#include "checker/linearizability/etcd_checker.h"
-#include "checker/watch/watch_checker.h"
+#include "checker/suite/check_suite.h"
 #include "history/run_db.h"
 #include "reports/kube_delay.h"
 #include "reports/plot_render.h"
@@ -47,26 +46,31 @@ Result<Loaded> load(const std::string& run_db) {
   return l;
 }
 
-// For a violating run: the checkers again on the recorded history, for the page around the first
-// violation they find (the same choice as render_run_violation_html).
+// For a violating run: the page of the check that decided it, as the run's stored rows say
+// (history::decide_verdict). Its typed violation comes from the suite run again on the recorded
+// history, told what the world found and required as those rows say.
 void add_violation_page(const Loaded& l, const std::string& out_dir, RunReportContent& c, Status& write_error) {
-  Result<checker::etcd::EtcdVerdict> lin = checker::etcd::check_etcd(l.history);
-  const checker::watch::Report watch = checker::watch::check(l.history);
-  const checker::etcd::EtcdVerdict* verdict = lin.is_ok() ? &*lin : nullptr;
-  const std::optional<std::string> page = render_run_violation_html(l.history, verdict, watch);
-  if (!page) {
-    c.violation_note = "The etcd-model and watch checkers find no violation in the recorded history: the verdict "
-                       "comes from a check outside the history (raft invariants, liveness, member agreement or "
-                       "determinism); the run's output names it.";
+  const std::vector<history::CheckRow>& stored = l.run.result->checks;
+  const history::RunVerdict decided = history::decide_verdict(stored);
+  if (!decided.deciding) {
+    c.violation_note = "The run database stores no failed check: its verdict cannot be traced to one.";
     return;
   }
-  if (verdict != nullptr && verdict->verdict == checker::Verdict::kViolation && !verdict->violations.empty()) {
-    c.violation_title = from_etcd_violation(l.history, verdict->violations.front()).title;
-  } else {
-    c.violation_title = from_watch_violation(l.history, watch.violations.front()).title;
+  const std::string& check = stored[*decided.deciding].name;
+  checker::suite::SuiteOptions options;
+  options.required = checker::suite::requirements_from_rows(stored);
+  const checker::suite::SuiteResult suite =
+      checker::suite::run_check_suite(l.history, checker::suite::findings_from_rows(stored), options);
+  const std::optional<ViolationView> view = suite_violation_view(l.history, suite, check);
+  if (!view) {
+    c.violation_note = "The verdict comes from the " + check + " check, which the world decided by watching the "
+                       "cluster, outside the recorded history; the run's output and the checks table name it.";
+    return;
   }
+  c.violation_title = view->title;
   c.violation_page = "violation.html";
-  if (Status st = write_report_file(out_dir + "/violation.html", *page); !st.is_ok()) write_error = st;
+  if (Status st = write_report_file(out_dir + "/violation.html", render_violation_html(l.history, *view)); !st.is_ok())
+    write_error = st;
 }
 
 RunReportContent make_content(const std::string& run_db, const Loaded& l) {

@@ -118,4 +118,19 @@ ViolationView from_watch_violation(const history::History& history, const checke
   return v;
 }
 
+ViolationView from_evidence(const history::History& history, const checker::suite::Evidence& e) {
+  ViolationView v;
+  v.rule = e.rule.empty() ? e.check : e.rule;
+  v.title = (e.check == "kube" ? "Kubernetes check violated: " : e.check + " violated: ") + v.rule;
+  v.explanation = "Seen: " + e.message + (e.at_ns >= 0 ? " (at " + checker::watch::format_ns(e.at_ns) + ")." : ".");
+  for (uint64_t id : e.ops)
+    if (id < history.operations.size()) add_unique(v.ops, id);
+  for (uint64_t id : e.watches)
+    if (id < history.watches.size()) add_unique(v.watches, id);
+  for (int64_t r : e.revisions) add_unique(v.revisions, r);
+  v.detected_at_ns = e.at_ns;
+  v.lines = e.lines;
+  return v;
+}
+
 }  // namespace dst::reports

@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/linearizability/etcd_checker.h"
 #include "base/status.h"
 #include "checker/linearizability/verdict.h"
+#include "checker/suite/check_suite.h"
 #include "checker/watch/violation.h"
 #include "checker/watch/watch_checker.h"
 #include "history/history.h"
@@ -52,12 +54,21 @@ ViolationView from_watch_violation(const history::History& history, const checke
 // counterexample, a page saying so.
 std::string render_imported_html(const history::ImportedHistory& history, const checker::CheckResult& result);
 
-// The page for a checked run's first violation, as `dst run etcd` and `dst check` write it: the
-// etcd checker's first violation if it found one (`linearizability` may be null: not checked),
-// else the watch checker's first; nullopt when neither found one.
-std::optional<std::string> render_run_violation_html(const history::History& history,
-                                                     const checker::etcd::EtcdVerdict* linearizability,
-                                                     const checker::watch::Report& watch);
+// Any check's first violation from its plain evidence (checker/suite/evidence.h): the kube checks,
+// the lease keep-alive answers, and whatever check the suite gains next.
+ViolationView from_evidence(const history::History& history, const checker::suite::Evidence& evidence);
+
+// The view of the first violation of `check` in a suite's result: the etcd checker's and the
+// watch checker's through their own adapters, any other check's from its evidence; nullopt when
+// that check found none in the history (or is one the world decided: raft invariants, ...).
+std::optional<ViolationView> suite_violation_view(const history::History& history,
+                                                  const checker::suite::SuiteResult& suite, std::string_view check);
+
+// The page of a checked run's first violation, as `dst check --html` and `dst report` write it:
+// the check that decided the verdict (history/checks.h), or when that one is not a check of the
+// history, the first failed history check; nullopt when no history check found a violation.
+std::optional<std::string> render_suite_violation_html(const history::History& history,
+                                                       const checker::suite::SuiteResult& suite);
 
 // Writes a page (replacing the file); kIoError naming the path if it cannot.
 Status write_report_file(const std::string& path, const std::string& content);

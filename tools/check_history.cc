@@ -4,10 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "checker/kube/kube_checker.h"
-#include "checker/linearizability/etcd_checker.h"
 #include "checker/linearizability/imported_check.h"
-#include "checker/watch/watch_checker.h"
+#include "checker/suite/check_suite.h"
+#include "checker/suite/suite_text.h"
 #include "history/history_file.h"
 #include "history/import_etcd_report.h"
 #include "history/import_jepsen.h"
@@ -60,22 +59,16 @@ void print_header(const std::string& self, const CheckRequest& r) {
   std::fflush(stdout);
 }
 
-// The etcd model's, the watch guarantees' and (with informers) the kube checks' report. The
-// etcd checker explains as it decides (its violations carry their operations): no separate
-// explanation phase.
-void print_run_db_report(const history::History& h, const checker::etcd::EtcdVerdict& lin,
-                        const checker::watch::Report& watch, const std::optional<checker::kube::Report>& kube) {
+// The suite's report: every check's line, and for a run database the verdict its stored rows
+// and the history decide (the same as the `dst run` that wrote it).
+void print_suite_report(const history::History& h, const checker::suite::SuiteResult& suite) {
   std::printf("operations        %zu, watches %zu, faults %zu\n", h.operations.size(), h.watches.size(),
               h.faults.size());
-  std::printf("linearizability   %s\n", lin.summary().c_str());
-  std::printf("watch guarantees  %s\n", watch.ok() ? "ok" : "VIOLATED");
-  if (!watch.ok()) std::printf("%s", watch.to_string().c_str());
-  const bool kube_ok = !kube || kube->ok();
-  if (kube && kube_ok) {
-    std::printf("kube checks       ok (%zu lists, %zu events, %zu informers)\n", kube->lists, kube->events, kube->informers);
-  } else if (kube) {
-    std::printf("kube checks       VIOLATED\n%s", kube->to_string().c_str());
-  }
+  std::printf("%s", checker::suite::render_check_lines(suite).c_str());
+  const history::RunVerdict& v = suite.verdict;
+  if (v.deciding && v.name == "violation")
+    std::printf("first violation:  %s\n", history::describe_failure(suite.rows[*v.deciding]).c_str());
+  std::printf("verdict           %s\n", history::verdict_line(v));
 }
 
 // The history a run database or an etcd robustness report holds, read; `partial_kvs` for a report
@@ -83,6 +76,9 @@ void print_run_db_report(const history::History& h, const checker::etcd::EtcdVer
 struct EtcdHistory {
   history::History h;
   bool partial_kvs = false;
+  // What the suite is told of the world: a run database's stored rows; nothing for a report.
+  checker::suite::WorldFindings world;
+  checker::suite::Requirements required;
 };
 
 Result<EtcdHistory> read_etcd_history(const CheckRequest& r, bool verbose) {
@@ -97,7 +93,9 @@ Result<EtcdHistory> read_etcd_history(const CheckRequest& r, bool verbose) {
                   report->left_out);
       for (const std::string& note : report->notes) std::printf("assumed           %s\n", note.c_str());
     }
-    return EtcdHistory{std::move(report->history), true};
+    EtcdHistory read{std::move(report->history), true, {}, {}};
+    read.world.not_observed = "not observed: an etcd robustness report records what clients saw, not the cluster";
+    return read;
   }
   if (!history::is_regular_file(r.file))
     return Status(StatusCode::kInvalidArgument, r.file + ": a run database must be a regular file");
@@ -108,7 +106,9 @@ Result<EtcdHistory> read_etcd_history(const CheckRequest& r, bool verbose) {
   if (verbose && !run->result)
     std::printf("run               did not finish: no verdict was recorded (killed or crashed while running?); "
                 "its history stops where the recording stopped, and operations still in flight count as unknown\n");
-  return EtcdHistory{std::move(*h), false};
+  const std::vector<history::CheckRow> stored = run->result ? run->result->checks : std::vector<history::CheckRow>{};
+  return EtcdHistory{std::move(*h), false, checker::suite::findings_from_rows(stored),
+                     checker::suite::requirements_from_rows(stored)};
 }
 
 // A run database recorded by `dst run etcd --out DIR`, or an etcd robustness report: the etcd
@@ -119,30 +119,25 @@ CheckOutcome check_etcd_history(const std::string& self, const CheckRequest& r, 
   const int64_t start_ns = sim::wall_clock_ns();
   Result<EtcdHistory> read = read_etcd_history(r, verbose);
   if (!read.is_ok()) return input_error(o, read.status().message());
-  const history::History* h = &read->h;
-  checker::etcd::EtcdCheckOptions options;
+  const history::History& h = read->h;
+  checker::suite::SuiteOptions options;
   options.step_budget = r.budget;
   options.partial_kvs = read->partial_kvs;
-  Result<checker::etcd::EtcdVerdict> lin = checker::etcd::check_etcd(*h, options);
+  options.required = read->required;
+  const checker::suite::SuiteResult suite = checker::suite::run_check_suite(h, read->world, options);
+  const Result<checker::etcd::EtcdVerdict>& lin = *suite.linearizability;
   if (!lin.is_ok()) return input_error(o, lin.status().message());
-  checker::watch::Options watch_options;
-  watch_options.partial_kvs = read->partial_kvs;
-  // As etcd's own validation of its reports: a missing prev_kv is allowed whatever was compacted.
-  watch_options.compactions_recorded = !read->partial_kvs;
-  checker::watch::Report watch = checker::watch::check(*h, watch_options);
-  std::optional<checker::kube::Report> kube;  // only when the run had informers
-  if (!h->informers.empty()) kube = checker::kube::check(*h);
   o.verdict_ms = ms_since(start_ns);
-  o.operations = h->operations.size();
+  o.operations = h.operations.size();
   o.steps = lin->stats.steps;
-  const bool watch_ok = watch.ok(), kube_ok = !kube || kube->ok();
-  o.exit_code = (!watch_ok || !kube_ok || lin->verdict == checker::Verdict::kViolation) ? kExitViolation
-                                                                                          : lin->exit_code();
-  o.explanation = !watch_ok ? "watch guarantees violated" : !kube_ok ? "kube checks violated" : lin->summary();
+  o.exit_code = suite.verdict.exit_code;  // decided once, by history::decide_verdict
+  const bool decided_by_a_failure = suite.verdict.deciding && suite.verdict.name != "pass";
+  o.explanation = decided_by_a_failure ? history::describe_failure(suite.rows[*suite.verdict.deciding]) : lin->summary();
+  if (o.exit_code == kExitUsage) o.error = r.file + ": the recorded run was an error: " + o.explanation;
   if (!verbose) return o;
-  print_run_db_report(*h, *lin, watch, kube);
+  print_suite_report(h, suite);
   std::printf("check time        %.3f ms\n", o.verdict_ms);
-  write_html(r.html, reports::render_run_violation_html(*h, &*lin, watch));
+  write_html(r.html, reports::render_suite_violation_html(h, suite));
   return o;
 }
 

@@ -6,9 +6,8 @@
 #include <memory>
 
 #include "base/probes.h"
-#include "checker/kube/kube_checker.h"
-#include "checker/linearizability/etcd_checker.h"
-#include "checker/watch/watch_checker.h"
+#include "checker/suite/check_suite.h"
+#include "checker/suite/suite_text.h"
 #include "client/mix_draw.h"
 #include "history/checks.h"
 #include "history/coverage.h"
@@ -18,6 +17,7 @@
 #include "sim/determinism.h"
 #include "sim/wall_clock.h"
 #include "tools/exit_codes.h"
+#include "world/kv_run_findings.h"
 #include "tools/run_result_file.h"
 
 namespace dst {
@@ -25,16 +25,12 @@ namespace dst {
 namespace {
 
 using history::CheckRow;
-using history::CheckStatus;
 
 struct EtcdRun {
   world::KvRunResult world;
   history::MemoryRecorder memory;
   std::unique_ptr<history::RunDbRecorder> db;  // with --out: written through as the run goes
-  checker::watch::Report watch;
-  std::optional<checker::kube::Report> kube;  // only when the run had informers
-  std::optional<Result<checker::etcd::EtcdVerdict>> linearizable;
-  int64_t watch_us = 0, kube_us = 0, linearizable_us = 0;  // wall time of each checker
+  checker::suite::SuiteResult suite;  // every check, once the world has run (check_suite.h)
   sim::TimeNs simulated_ns = 0;  // the virtual time the world ran (its clock when it ended)
   history::Coverage coverage;  // what the run reached: its probes and the API surface it used
   const history::History& history() const { return db ? db->history() : memory.history(); }
@@ -55,98 +51,6 @@ void run_once(sim::Simulator& sim, const KvRunSpec& spec, EtcdRun& out) {
   out.coverage.clear();
   history::add_probe_coverage(probes, out.coverage);
   history::add_api_coverage(out.history(), out.coverage);
-  int64_t t = sim::wall_clock_ns();
-  out.watch = checker::watch::check(out.history());
-  out.watch_us = since_us(t);
-  t = sim::wall_clock_ns();
-  if (!out.history().informers.empty()) out.kube = checker::kube::check(out.history());
-  out.kube_us = since_us(t);
-  t = sim::wall_clock_ns();
-  out.linearizable.emplace(checker::etcd::check_etcd(out.history()));
-  out.linearizable_us = since_us(t);
-}
-
-// Members the recovery had to start again after the heal: shown, since each is a member that went
-// down on its own after the faults ended.
-std::string restarted_note(const world::LivenessReport& l) {
-  return l.restarted_after_heal.empty() ? "" : "; exited after the heal and restarted: " + l.restarted_after_heal;
-}
-
-CheckRow row(std::string name, bool ok, bool required, std::string summary) {
-  CheckRow c;
-  c.name = std::move(name);
-  c.status = ok ? CheckStatus::kPass : CheckStatus::kFail;
-  c.required = required;
-  c.summary = std::move(summary);
-  return c;
-}
-
-// Raft invariants, liveness and member agreement: what the world decided itself.
-void world_checks(const KvRunSpec& spec, const world::KvRunResult& w, std::vector<CheckRow>& out) {
-  CheckRow inv = row("raft-invariants", w.invariants_ok, spec.require_durability,
-                     w.invariants_ok ? "ok: election, vote, log matching, leader completeness, state machine, read safety"
-                                     : std::to_string(w.violations.size()) + " violations");
-  inv.violations = w.violations.size();
-  if (!w.violations.empty()) inv.first_message = w.violations.front();
-  out.push_back(std::move(inv));
-  CheckRow live = row("liveness", w.liveness_ok, spec.require_liveness,
-                      w.liveness_ok ? "recovered in " + sim::format_duration(w.liveness.recovery) + ", then served in " +
-                                          sim::format_duration(w.liveness.service) + restarted_note(w.liveness)
-                                    : w.liveness.detail + restarted_note(w.liveness));
-  if (!w.liveness_ok) live.first_message = w.liveness.detail, live.violations = 1;
-  out.push_back(std::move(live));
-  CheckRow agree = row("member-agreement", w.members_agree, spec.require_durability,
-                       w.members_agree ? "ok: same state hash at the same applied index" : w.agreement_detail);
-  if (!w.members_agree) agree.first_message = w.agreement_detail, agree.violations = 1;
-  out.push_back(std::move(agree));
-}
-
-// The watch guarantees, the kube checks (skipped without informers) and linearizability.
-void history_checks(const KvRunSpec& spec, const EtcdRun& run, std::vector<CheckRow>& out) {
-  CheckRow watch = row("watch", run.watch.ok(), spec.require_watch,
-                       run.watch.ok() ? "ok: ordered, unique, atomic, resumable, reliable, ..." : "VIOLATED");
-  watch.checked = run.watch.events;
-  watch.violations = run.watch.violations_total;
-  watch.wall_us = run.watch_us;
-  if (!run.watch.violations.empty()) {
-    const checker::watch::Violation& v = run.watch.violations.front();
-    watch.first_rule = checker::watch::guarantee_name(v.guarantee);
-    watch.first_message = (v.watch_id != checker::watch::Violation::kNoWatch ? "watch " + std::to_string(v.watch_id) + ": " : "") + v.what;
-    watch.first_at_ns = v.at_ns;
-  }
-  out.push_back(std::move(watch));
-  CheckRow kube = row("kube", !run.kube || run.kube->ok(), spec.require_watch,
-                      !run.kube ? "no informers" : run.kube->ok() ? "ok: LISTs, WATCH streams, informer stores and workqueues agree with etcd" : "VIOLATED");
-  if (!run.kube) kube.status = CheckStatus::kSkipped;
-  if (run.kube) {
-    kube.checked = run.kube->events;
-    kube.violations = run.kube->violations_total;
-    kube.wall_us = run.kube_us;
-    if (!run.kube->violations.empty()) {
-      const checker::kube::Violation& v = run.kube->violations.front();
-      kube.first_rule = checker::kube::check_name(v.check);
-      kube.first_message = v.what;
-      kube.first_at_ns = v.at_ns;
-    }
-  }
-  out.push_back(std::move(kube));
-  const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
-  CheckRow l = row("linearizability", lin.is_ok() && lin->verdict == checker::Verdict::kLinearizable,
-                   spec.require_linearizable, lin.is_ok() ? lin->summary() : "could not check: " + lin.status().to_string());
-  l.wall_us = run.linearizable_us;
-  if (lin.is_ok()) {
-    if (lin->verdict == checker::Verdict::kUnknown) l.status = CheckStatus::kGaveUp;
-    l.checked = lin->stats.operations;
-    l.violations = lin->violations.size();
-    if (!lin->violations.empty()) {
-      l.first_rule = lin->violations.front().rule;
-      l.first_message = lin->violations.front().message;
-    }
-  } else {
-    l.first_message = l.summary;
-  }
-  l.summary = l.summary.substr(0, l.summary.find('\n'));
-  out.push_back(std::move(l));
 }
 
 struct Determinism {
@@ -154,17 +58,18 @@ struct Determinism {
   std::string report;
 };
 
-std::vector<CheckRow> kv_checks(const KvRunSpec& spec, const EtcdRun& run, const Determinism& det,
-                                const std::optional<std::string>& scenario_error) {
-  std::vector<CheckRow> out;
-  world_checks(spec, run.world, out);
-  history_checks(spec, run, out);
-  out.push_back(history::determinism_check(det.checked, det.deterministic, det.report));
-  CheckRow s = row(std::string(history::kScenarioCheck), !scenario_error, true,
-                   scenario_error ? *scenario_error : "ran to its end without an error");
-  if (scenario_error) s.first_message = *scenario_error, s.violations = 1;
-  out.push_back(std::move(s));
-  return out;
+// The suite on the run's history, with what the world found, the run's determinism and the
+// scenario's own error; the scenario's check{} says which checks are required.
+checker::suite::SuiteResult check_run(const KvRunSpec& spec, const EtcdRun& run, const Determinism& det,
+                                      const std::optional<std::string>& scenario_error) {
+  checker::suite::WorldFindings world = world::kv_run_findings(run.world);
+  world.determinism_checked = det.checked;
+  world.deterministic = det.deterministic;
+  world.determinism_report = det.report;
+  world.scenario_error = scenario_error;
+  checker::suite::SuiteOptions options;
+  options.required = {spec.require_linearizable, spec.require_watch, spec.require_liveness, spec.require_durability};
+  return checker::suite::run_check_suite(run.history(), world, options);
 }
 
 void print_world(const KvRunSpec& spec, const EtcdRun& run) {
@@ -194,35 +99,6 @@ void print_world(const KvRunSpec& spec, const EtcdRun& run) {
   if (w.fault_log.size() > 10) std::printf("  ... (%zu more)\n", w.fault_log.size() - 10);
   if (!w.exits.empty()) std::printf("member exits      %zu (first: %s)\n", w.exits.size(), w.exits.front().c_str());
   for (size_t i = 1; i < w.exits.size() && i < 5; ++i) std::printf("  %s\n", w.exits[i].c_str());
-}
-
-// One line per check as `dst run` has always printed them, with the checkers' own reports.
-void print_checks(const EtcdRun& run, const std::vector<CheckRow>& checks) {
-  const auto find = [&](std::string_view name) -> const CheckRow& {
-    for (const CheckRow& c : checks)
-      if (c.name == name) return c;
-    DST_UNREACHABLE("a check kv_checks always adds");
-  };
-  const CheckRow& inv = find("raft-invariants");
-  std::printf("raft invariants   %s\n", inv.status == CheckStatus::kPass ? "ok" : inv.first_message.c_str());
-  const CheckRow& live = find("liveness");
-  std::printf("liveness          %s\n", live.status == CheckStatus::kPass
-                                            ? (live.summary + " (a write acknowledged, every member answered a linearizable read)").c_str()
-                                            : live.summary.c_str());
-  const CheckRow& agree = find("member-agreement");
-  std::printf("member agreement  %s\n", agree.status == CheckStatus::kPass ? agree.summary.c_str()
-                                                                           : ("FAILED: " + agree.summary).c_str());
-  std::printf("watch guarantees  %s\n", run.watch.ok() ? "ok" : "VIOLATED");
-  if (!run.watch.ok()) std::printf("%s", run.watch.to_string().c_str());
-  if (run.kube && run.kube->ok()) {
-    std::printf("kube checks       ok (%zu lists, %zu events, %zu informers)\n", run.kube->lists, run.kube->events,
-                run.kube->informers);
-  } else if (run.kube) {
-    std::printf("kube checks       VIOLATED\n%s", run.kube->to_string().c_str());
-  }
-  const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
-  if (!lin.is_ok()) std::printf("linearizability   could not check: %s\n", lin.status().to_string().c_str());
-  else std::printf("linearizability   %s\n", lin->summary().c_str());
 }
 
 Status open_run_db(const KvRunSpec& spec, int64_t started_ms, std::unique_ptr<history::RunDbWriter>& writer) {
@@ -276,10 +152,7 @@ bool finish_run_db(const KvRunSpec& spec, const EtcdRun& run, history::RunDbWrit
   result.trace_hash = hash;
   result.verdict = verdict.name;
   result.exit_code = verdict.exit_code;
-  const Result<checker::etcd::EtcdVerdict>& lin = *run.linearizable;
-  result.checker_summary = (lin.is_ok() ? lin->summary() : lin.status().to_string()) + "\n" +
-                           (run.watch.ok() ? "watch guarantees ok" : run.watch.to_string());
-  if (run.kube) result.checker_summary += "\n" + run.kube->to_string();
+  result.checker_summary = checker::suite::render_check_lines(run.suite);
   result.checks = checks;
   result.coverage = run.coverage;
   Status st = run.db ? run.db->status() : Status::ok();
@@ -308,13 +181,6 @@ std::string coverage_line(const history::Coverage& coverage) {
   for (const auto& [name, hits] : coverage) (name.rfind("api.", 0) == 0 ? api : probes) += 1;
   return std::to_string(probes) + " of " + std::to_string(static_cast<size_t>(Probe::kCount)) + " probes, " +
          std::to_string(api) + " API uses";
-}
-
-const char* verdict_line(const history::RunVerdict& v) {
-  if (v.name == "error") return "ERROR (the scenario failed)";
-  if (v.name == "pass") return "PASS";
-  if (v.name == "unknown") return "UNKNOWN (the checker gave up)";
-  return "FAIL";
 }
 
 // What the run was, for the result file (`dst shrink` reduces it and reports before and after).
@@ -360,11 +226,12 @@ int run_kv_command(const KvRunSpec& spec) {
   const double wall_s = static_cast<double>(sim::wall_clock_ns() - wall_start) / 1e9;
   std::optional<std::string> scenario_error = spec.runtime_error ? spec.runtime_error() : std::nullopt;
   if (!scenario_error && run.world.fault_error) scenario_error = *run.world.fault_error;
-  // The verdict as data: one row per check, one function deciding (history/checks.h).
-  const std::vector<CheckRow> checks = kv_checks(spec, run, det, scenario_error);
-  const history::RunVerdict verdict = history::decide_verdict(checks);
+  // The verdict as data: one row per check, one function deciding (checker/suite, history/checks.h).
+  run.suite = check_run(spec, run, det, scenario_error);
+  const std::vector<CheckRow>& checks = run.suite.rows;
+  const history::RunVerdict& verdict = run.suite.verdict;
   print_world(spec, run);
-  print_checks(run, checks);
+  std::printf("%s", checker::suite::render_check_lines(run.suite).c_str());
   std::printf("coverage          %s\n", coverage_line(run.coverage).c_str());
   // The speed a sweep is as wide as: simulated seconds per wall second, checks included.
   const double simulated_s = static_cast<double>(run.simulated_ns) / 1e9;
@@ -378,7 +245,7 @@ int run_kv_command(const KvRunSpec& spec) {
   const bool db_ok = !writer || finish_run_db(spec, run, *writer, checks, verdict, hash);
   if (verdict.deciding && verdict.name == "violation")
     std::printf("first violation:  %s\n", history::describe_failure(checks[*verdict.deciding]).c_str());
-  std::printf("verdict           %s\n", verdict_line(verdict));
+  std::printf("verdict           %s\n", history::verdict_line(verdict));
   std::printf("trace hash %s\n", sim::format_trace_hash(hash).c_str());
   const int exit_code = db_ok ? verdict.exit_code : kExitUsage;
   if (spec.result_file) {

@@ -24,66 +24,20 @@
 // from cluster{clock={drift_ppm=...}} or clock_drift()); the fastest one counts. A drift fault the
 // checker cannot read counts as the simulator's limit (50%), and a history without any (imported
 // from a real cluster) as a quartz clock's 0.1%, far beyond what real clocks drift.
-#include <charconv>
-#include <cstdio>
-#include <optional>
-#include <string_view>
 
 #include "checker/linearizability/etcd_internal.h"
+#include "checker/linearizability/lease_bounds.h"
 
 namespace dst::checker::etcd {
 
 namespace {
-
 using history::Outcome;
-
-// sim::NodeClock::kDriftPpmMax: the simulator rejects any faster clock.
-constexpr int64_t kDriftPpmUnreadable = 500'000;
-// Real clocks (and the simulator's undrifted ones, exactly 0) stay far below this.
-constexpr int64_t kDriftPpmFloor = 1'000;
-constexpr int64_t kPpm = 1'000'000;
-constexpr int64_t kNsPerSecond = 1'000'000'000;
-
-std::string seconds_text(int64_t ns) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6fs", static_cast<double>(ns) / 1e9);
-  return buf;
-}
-
-// "n2 200000ppm" -> 200000; nullopt if it does not read so.
-std::optional<int64_t> drift_ppm_of(const std::string& target) {
-  const size_t space = target.rfind(' ');
-  std::string_view token = std::string_view(target).substr(space == std::string::npos ? 0 : space + 1);
-  if (token.size() <= 3 || token.substr(token.size() - 3) != "ppm") return std::nullopt;
-  token.remove_suffix(3);
-  int64_t ppm = 0;
-  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), ppm);
-  if (ec != std::errc() || end != token.data() + token.size()) return std::nullopt;
-  return ppm;
-}
-
-// invoke + ttl / (1 + ppm / 1e6), rounded down (the rule may only be lenient), saturating.
-int64_t earliest_expiry(int64_t invoke_ns, int64_t ttl_seconds, int64_t drift_ppm) {
-  DST_ASSERT_GE(drift_ppm, 0);
-  const __int128 span = static_cast<__int128>(ttl_seconds) * kNsPerSecond * kPpm / (kPpm + drift_ppm);
-  const __int128 at = static_cast<__int128>(invoke_ns) + span;
-  return at > INT64_MAX ? INT64_MAX : static_cast<int64_t>(at);
-}
-
 }  // namespace
 
 void Checker::index_lease_refreshes() {
-  lease_drift_ppm_ = kDriftPpmFloor;
-  lease_drift_source_ = "no clock-drift fault recorded: a real clock's bound";
-  for (const history::Fault& f : h_.faults) {
-    if (f.kind != "clock-drift") continue;
-    std::optional<int64_t> ppm = drift_ppm_of(f.target);
-    const int64_t fast = ppm ? *ppm : kDriftPpmUnreadable;
-    if (fast <= lease_drift_ppm_) continue;
-    lease_drift_ppm_ = fast;
-    lease_drift_source_ = "clock-drift " + f.target + " at " + seconds_text(f.start_ns) +
-                          (ppm ? "" : " (unreadable: the simulator's limit)");
-  }
+  const LeaseDrift drift = lease_drift_bound(h_);
+  lease_drift_ppm_ = drift.ppm;
+  lease_drift_source_ = drift.source;
   for (size_t i = 0; i < h_.operations.size(); ++i) {
     const history::Operation& o = h_.operations[i];
     if (o.request.has_lease_revoke() && o.outcome != Outcome::kFailed)
@@ -99,7 +53,7 @@ void Checker::index_lease_refreshes() {
     }
     if (lease == 0 || ttl <= 0) continue;
     lease_refreshes_[lease].push_back(
-        LeaseRefresh{o.invoke_ns, ttl, earliest_expiry(o.invoke_ns, ttl, lease_drift_ppm_), i});
+        LeaseRefresh{o.invoke_ns, ttl, earliest_lease_expiry(o.invoke_ns, ttl, lease_drift_ppm_), i});
   }
 }
 
@@ -119,9 +73,9 @@ void Checker::check_lease_expiry(int64_t r, int64_t lease) {
       if (h_.operations[op].invoke_ns < seen.at) return;  // the revoke may have made r
   violation("lease-expired-early",
             "lease " + std::to_string(lease) + " (TTL " + std::to_string(last->ttl_seconds) +
-                "s) expired at revision " + std::to_string(r) + ", seen by " + seconds_text(seen.at) +
-                ", but its refresh sent at " + seconds_text(last->invoke_ns) + " keeps it until at least " +
-                seconds_text(last->earliest_expiry_ns) + " (TTL / (1 + " + std::to_string(lease_drift_ppm_) +
+                "s) expired at revision " + std::to_string(r) + ", seen by " + lease_seconds_text(seen.at) +
+                ", but its refresh sent at " + lease_seconds_text(last->invoke_ns) + " keeps it until at least " +
+                lease_seconds_text(last->earliest_expiry_ns) + " (TTL / (1 + " + std::to_string(lease_drift_ppm_) +
                 " ppm drift))",
             r, {last->op},
             {"revision " + std::to_string(r) + " first seen by " + seen.source,
