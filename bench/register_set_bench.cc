@@ -28,7 +28,7 @@
 #include "history/history_file.h"
 #include "history/import_jepsen.h"
 #include "sim/wall_clock.h"
-#include "tools/child_pool.h"
+#include "runs/child_pool.h"
 
 namespace dst::bench {
 namespace {

@@ -18,6 +18,7 @@ PACKAGES=(
   libgoogle-perftools-dev  # tcmalloc: the dst binary's and the tests' allocator (a fifth faster)
   gnuplot-nox              # reports
   python3                  # ci/check-function-length.py (a test: no function over 70 lines)
+  ccache                   # compiler cache: a fresh clone in another folder reuses an earlier build's objects (ci/build.sh)
   clang libclang-rt-14-dev # the sanitizer build and its fuzz targets (libFuzzer: ci/fuzz.sh)
 )
 

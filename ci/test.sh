@@ -13,4 +13,11 @@ if [ "${1:-}" = "--sanitize" ]; then BUILD_DIR=build-asan; fi
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 cd "$BUILD_DIR"
-ctest --output-on-failure -j "$(nproc 2>/dev/null || echo 2)"
+rc=0
+ctest --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" || rc=$?
+# Where the suite's time goes: the ten slowest tests of this run (ctest's own cost data, seconds).
+if [ -r Testing/Temporary/CTestCostData.txt ]; then
+  echo "--- slowest tests ($BUILD_DIR)"
+  sed '/^---/,$d' Testing/Temporary/CTestCostData.txt | sort -k3 -g -r | head -10 | awk '{printf "%8.1fs  %s\n", $3, $1}'
+fi
+exit "$rc"

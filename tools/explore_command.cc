@@ -13,7 +13,7 @@
 
 #include "scenarios/scenario.h"
 #include "sim/wall_clock.h"
-#include "tools/child_pool.h"
+#include "runs/child_pool.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/explore_corpus.h"

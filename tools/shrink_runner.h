@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "faults/schedule_text.h"
-#include "tools/child_pool.h"
+#include "runs/child_pool.h"
 #include "tools/run_result_file.h"
 
 namespace dst::shrink {

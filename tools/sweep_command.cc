@@ -24,7 +24,7 @@
 
 #include "sim/time.h"
 #include "sim/wall_clock.h"
-#include "tools/child_pool.h"
+#include "runs/child_pool.h"
 #include "tools/cli_args.h"
 #include "tools/exit_codes.h"
 #include "tools/run_result_file.h"

@@ -1,4 +1,4 @@
-#include "tools/child_pool.h"
+#include "runs/child_pool.h"
 
 #include <fcntl.h>
 #include <signal.h>
