@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "bench/register_histories.h"
+#include "base/parse_number.h"
 #include "checker/linearizability/imported_check.h"
 #include "history/history_file.h"
 #include "history/import_jepsen.h"
@@ -42,7 +43,7 @@ constexpr size_t kRegisterSetFiles = 100;
 
 size_t rounds() {
   const char* v = std::getenv("DST_SET_ROUNDS");
-  const long n = v ? std::strtol(v, nullptr, 10) : 5;
+  const long n = v ? parse_signed<long>(v).value_or(5) : 5;
   return static_cast<size_t>(std::clamp<long>(n, 1, 1000));
 }
 
@@ -119,7 +120,7 @@ PorcupineRun run_porcupine(const std::vector<std::string>& files) {
     std::string path, verdict, ns;
     std::getline(fields, path, '\t');
     std::getline(fields, verdict, '\t');
-    if (path == "total") out.total_ms = std::strtod(verdict.c_str(), nullptr) / 1e6;
+    if (path == "total") out.total_ms = parse_double(verdict).value_or(0) / 1e6;
     else out.verdicts[path] = verdict;
   }
   std::error_code ec;

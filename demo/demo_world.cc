@@ -1,5 +1,6 @@
 // The demo world; see demo_world.h for what it does and checks.
 #include "demo/demo_world.h"
+#include "base/parse_number.h"
 
 #include <cstring>
 #include <memory>
@@ -99,7 +100,10 @@ class Peer : public std::enable_shared_from_this<Peer> {
       if (len == 0 || len > kRecordBytesMax || offset + kRecordHeaderBytes + len > bytes->size()) break;
       const std::string payload = bytes->substr(offset + kRecordHeaderBytes, len);
       if (hash_bytes(payload) != sum) break;
-      const uint64_t seq = std::stoull(payload.substr(payload.find(' ') + 1));
+      const size_t space = payload.find(' ');
+      const std::optional<uint64_t> parsed = space == std::string::npos ? std::nullopt : parse_u64(std::string_view(payload).substr(space + 1));
+      if (!parsed) break;  // a record we did not write: the log ends before it
+      const uint64_t seq = *parsed;
       if (seq != last_seq + 1) break;
       last_seq = seq;
       ++count;

@@ -1,5 +1,7 @@
 #include "faults/nemesis_fork.h"
 
+#include "base/parse_number.h"
+
 #include <charconv>
 
 #include "base/assert.h"
@@ -19,9 +21,9 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }
 
 bool parse_u64(std::string_view s, uint64_t* out) {
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && end == s.data() + s.size();
+  const std::optional<uint64_t> v = dst::parse_u64(s);
+  if (v) *out = *v;
+  return v.has_value();
 }
 
 Status entry_error(size_t i, std::string_view entry, const std::string& what) {

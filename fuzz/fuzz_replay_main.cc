@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_target.h"
+#include "base/parse_number.h"
 #include "sim/rng.h"
 #include "sim/wall_clock.h"
 
@@ -69,9 +70,9 @@ void run(const std::string& input) {
 uint64_t number_arg(int argc, char** argv, int& i) {
   if (i + 1 >= argc) usage(argv[0], std::string(argv[i]) + " needs a number");
   const std::string v = argv[++i];
-  if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
-    usage(argv[0], std::string(argv[i - 1]) + " expects a whole number, got '" + v + "'");
-  return std::stoull(v);
+  const std::optional<uint64_t> n = dst::parse_u64(v);
+  if (!n) usage(argv[0], std::string(argv[i - 1]) + " expects a whole number, got '" + v + "'");
+  return *n;
 }
 
 // One mutation of `in` (corpus: the other inputs, for splices).

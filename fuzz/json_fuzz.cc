@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/json_value.h"
+#include "base/parse_number.h"
 #include "fuzz/fuzz_target.h"
 
 namespace {
@@ -18,7 +19,8 @@ size_t lines_in(const std::string& text) {
 // The line an error names ("fuzz.json:LINE: ...").
 size_t error_line(const std::string& message) {
   const size_t colon = message.find(':', 10);
-  return static_cast<size_t>(std::strtoull(message.c_str() + 10, nullptr, 10)) * (colon != std::string::npos);
+  if (colon == std::string::npos || message.size() < 10) return 0;
+  return dst::parse_unsigned<size_t>(std::string_view(message).substr(10, colon - 10)).value_or(0);
 }
 
 void check_integers(const dst::json::Value& v) {

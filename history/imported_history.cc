@@ -2,6 +2,8 @@
 // lines, and the pairing of invocations with completions shared by the Jepsen and Porcupine importers.
 #include "history/imported_history.h"
 
+#include "base/parse_number.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -205,15 +207,15 @@ class EdnReader {
   }
   bool parse_number(std::string tok, size_t start, Edn& out) {
     if (!tok.empty() && tok.back() == 'N') tok.pop_back();  // Clojure bigint suffix
-    errno = 0;
-    char* end = nullptr;
-    const long long v = std::strtoll(tok.c_str(), &end, 10);
-    if (*end == '\0' && errno == 0) {
+    // EDN allows a sign of either kind on a number; the shared parser takes only '-'.
+    const std::string_view digits = std::string_view(tok).substr(tok.size() > 1 && tok[0] == '+' ? 1 : 0);
+    if (const std::optional<int64_t> v = parse_i64(digits)) {
       out.kind = Edn::Kind::kInt;
-      out.integer = v;
+      out.integer = *v;
       return true;
     }
-    if (*end == '.' || *end == 'e' || *end == 'E' || *end == 'M') {
+    const size_t end = tok.find_first_not_of("+-0123456789");
+    if (end != std::string::npos && end > 0 && (tok[end] == '.' || tok[end] == 'e' || tok[end] == 'E' || tok[end] == 'M')) {
       out.kind = Edn::Kind::kFloat;  // kept only to be skipped (e.g. a :latency field)
       out.text = tok;
       return true;

@@ -13,6 +13,8 @@
 
 #include "history/run_db_internal.h"
 
+#include "base/parse_number.h"
+
 namespace dst::history {
 
 using run_db_internal::DbHandle;
@@ -132,12 +134,9 @@ Result<RunRecord> RunDbReader::read_run() const {
   const RowError error(path_, "run", 1);
   RunRecord record;
   const std::string seed = st.column_text(1);
-  char* end = nullptr;
-  errno = 0;
-  record.info.seed = std::strtoull(seed.c_str(), &end, 10);
-  if (seed.empty() || seed[0] == '-' || errno != 0 || end != seed.c_str() + seed.size()) {
-    return error("seed '" + seed + "' is not an unsigned 64-bit number");
-  }
+  const std::optional<uint64_t> parsed_seed = parse_u64(seed);
+  if (!parsed_seed) return error("seed '" + seed + "' is not an unsigned 64-bit number");
+  record.info.seed = *parsed_seed;
   record.info.scenario = st.column_text(2);
   record.info.options = st.column_text(3);
   record.info.dst_version = st.column_text(4);
@@ -146,12 +145,10 @@ Result<RunRecord> RunDbReader::read_run() const {
     RunResult result;
     result.finished_unix_ms = st.column_int64(6);
     const std::string hash = st.column_text(7);
-    errno = 0;
-    result.trace_hash = std::strtoull(hash.c_str(), &end, 16);
-    if (hash.size() != 18 || hash.compare(0, 2, "0x") != 0 || errno != 0 ||
-        end != hash.c_str() + hash.size()) {
-      return error("trace_hash '" + hash + "' is not 0x and 16 hex digits");
-    }
+    const std::optional<uint64_t> parsed_hash =
+        hash.size() == 18 && hash.compare(0, 2, "0x") == 0 ? parse_u64(std::string_view(hash).substr(2), 16) : std::nullopt;
+    if (!parsed_hash) return error("trace_hash '" + hash + "' is not 0x and 16 hex digits");
+    result.trace_hash = *parsed_hash;
     result.verdict = st.column_text(8);
     const int64_t exit_code = st.column_int64(9);
     if (exit_code < std::numeric_limits<int>::min() || exit_code > std::numeric_limits<int>::max())

@@ -5,6 +5,8 @@
 
 #include "history/run_db_internal.h"
 
+#include "base/parse_number.h"
+
 namespace dst::history {
 
 namespace run_db_internal {
@@ -452,9 +454,9 @@ Status check_schema(sqlite3* db, std::string_view path) {
                   std::string(path) + ": run database without a meta schema_version row");
   }
   const std::string& text = **version_text;
-  char* end = nullptr;
-  const long long version = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size()) {
+  const std::optional<int64_t> parsed = parse_i64(text);
+  const long long version = parsed.value_or(0);
+  if (!parsed) {
     return Status(StatusCode::kCorruption, std::string(path) + ": run database schema_version '" +
                                                text + "' is not a number");
   }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "reports/violation_html.h"
+#include "base/parse_number.h"
 
 namespace dst::reports {
 
@@ -58,7 +59,7 @@ void numbers_after(const std::string& text, const std::string& prefix, std::vect
     if (at > 0 && std::isalnum(static_cast<unsigned char>(text[at - 1])) && prefix[0] != '@') continue;
     size_t i = at + prefix.size(), j = i;
     while (j < text.size() && j - i < 18 && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    if (j > i) out.push_back(std::stoll(text.substr(i, j - i)));
+    if (j > i) out.push_back(parse_i64(std::string_view(text).substr(i, j - i)).value_or(0));
   }
 }
 

@@ -3,6 +3,7 @@
 // and gsub on thousands of random subjects and patterns in the sandbox and in a plain Lua state
 // and requires the same results and the same error messages.
 #include "scenarios/lua_pattern.h"
+#include "base/parse_number.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +23,7 @@ std::string call_string_fn(lua_State* L, const std::string& fn, const std::vecto
   lua_getfield(L, -1, fn.c_str());
   lua_remove(L, -2);
   for (const std::string& a : args) {
-    if (a.rfind("#", 0) == 0) lua_pushinteger(L, std::stoll(a.substr(1)));  // "#3": an integer
+    if (a.rfind("#", 0) == 0) lua_pushinteger(L, parse_i64(a.substr(1)).value());  // "#3": an integer
     else lua_pushlstring(L, a.data(), a.size());
   }
   std::string out;

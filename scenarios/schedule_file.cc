@@ -1,5 +1,7 @@
 #include "scenarios/schedule_file.h"
 
+#include "base/parse_number.h"
+
 #include <lua.hpp>
 
 #include <algorithm>
@@ -167,12 +169,9 @@ int l_replay(lua_State* L) {
   ld.schedule.scenario = f.string("scenario", 4096).value_or("");
   if (ld.schedule.scenario.empty()) fail(L, "replay{}: field 'scenario' (the scenario file's path) is required");
   const std::string seed = f.string("seed", 32).value_or("");
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(seed.c_str(), &end, 10);
-  if (seed.empty() || seed[0] == '-' || *end != '\0' || errno == ERANGE)
-    fail(L, "replay{}: field 'seed': expected the seed as a decimal string such as \"42\", got '" + seed + "'");
-  ld.schedule.seed = v;
+  const std::optional<uint64_t> v = parse_u64(seed);
+  if (!v) fail(L, "replay{}: field 'seed': expected the seed as a decimal string such as \"42\", got '" + seed + "'");
+  ld.schedule.seed = v.value_or(0);
   ld.schedule.bugs = f.string("bug", 1024).value_or("");
   ld.replay_seen = true;
   return 0;

@@ -1,5 +1,7 @@
 #include "scenarios/swarm_salts.h"
 
+#include "base/parse_number.h"
+
 #include <charconv>
 
 namespace dst::scenarios {
@@ -40,10 +42,8 @@ Result<SwarmSalts> parse_swarm_salts(std::string_view spec) {
       if (kSwarmParts[p] == entry.substr(0, eq)) part = p;
     if (part == kSwarmParts.size()) return salt_error(entry, "unknown part");
     if (out.salt[part] != 0) return salt_error(entry, "the part is named twice");
-    uint64_t n = 0;
-    const std::string_view digits = entry.substr(eq + 1);
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || n == 0 || n > kSaltMax)
+    const uint64_t n = parse_u64(entry.substr(eq + 1)).value_or(0);
+    if (n == 0 || n > kSaltMax)
       return salt_error(entry, "N is not a whole number in 1..2^63");
     out.salt[part] = n;
     if (comma == std::string_view::npos) break;

@@ -1,5 +1,6 @@
 // See check_batch.h.
 #include "tools/check_batch.h"
+#include "base/parse_number.h"
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -105,19 +106,24 @@ std::optional<std::pair<size_t, CheckOutcome>> decode(const std::string& line) {
   f.push_back(line.substr(start));
   if (f.size() != 11) return std::nullopt;
   CheckOutcome o;
-  char* end = nullptr;
-  const size_t index = std::strtoull(f[0].c_str(), &end, 10);
-  o.exit_code = static_cast<int>(std::strtol(f[1].c_str(), &end, 10));
+  // A worker's line is ours; one that does not read as written is no outcome (the parse end counts).
+  const std::optional<size_t> index = parse_unsigned<size_t>(f[0]);
+  const std::optional<int> exit_code = parse_signed<int>(f[1]);
+  const std::optional<size_t> operations = parse_unsigned<size_t>(f[3]);
+  const std::optional<uint64_t> steps = parse_u64(f[4]);
+  const std::optional<double> verdict_ms = parse_double(f[5]), explain_ms = parse_double(f[6]);
+  if (!index || !exit_code || !operations || !steps || !verdict_ms || !explain_ms) return std::nullopt;
+  o.exit_code = *exit_code;
   o.not_a_history = f[2] == "1";
-  o.operations = std::strtoull(f[3].c_str(), &end, 10);
-  o.steps = std::strtoull(f[4].c_str(), &end, 10);
-  o.verdict_ms = std::strtod(f[5].c_str(), &end);
-  o.explain_ms = std::strtod(f[6].c_str(), &end);
+  o.operations = *operations;
+  o.steps = *steps;
+  o.verdict_ms = *verdict_ms;
+  o.explain_ms = *explain_ms;
   o.format = f[7];
   o.model = f[8];
   o.explanation = f[9];
   o.error = f[10];
-  return std::make_pair(index, o);
+  return std::make_pair(*index, o);
 }
 
 CheckOutcome check_one(const std::string& self, const BatchFile& f, const CheckRequest& request) {

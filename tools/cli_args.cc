@@ -1,5 +1,6 @@
 // See cli_args.h.
 #include "tools/cli_args.h"
+#include "base/parse_number.h"
 
 #include <cstdio>
 
@@ -107,13 +108,12 @@ std::optional<std::string> Args::positional_value(const std::string& name) const
 Result<uint64_t> Args::u64(const std::string& name, uint64_t default_value) const {
   auto v = value(name);
   if (!v) return default_value;
-  uint64_t out = 0;
-  auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
-  if (ec != std::errc() || end != v->data() + v->size() || v->empty()) {
+  const std::optional<uint64_t> out = parse_u64(*v);
+  if (!out) {
     return Status(StatusCode::kInvalidArgument,
                   command_ + ": --" + name + " expects an unsigned 64-bit integer, got '" + *v + "'");
   }
-  return out;
+  return *out;
 }
 
 Result<int64_t> Args::duration_ns(const std::string& name, int64_t default_value, int64_t min, int64_t max) const {

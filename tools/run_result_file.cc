@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/trace.h"
+#include "base/parse_number.h"
 #include "tools/text_file.h"
 
 namespace dst {
@@ -22,11 +23,9 @@ std::string field(std::string s) {
 }
 
 bool parse_u64(const std::string& s, uint64_t& out) {
-  if (s.empty() || s[0] == '-' || s[0] == '+') return false;
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtoull(s.c_str(), &end, 10);
-  return errno == 0 && end == s.c_str() + s.size();
+  const std::optional<uint64_t> v = dst::parse_u64(s);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 // One `check` line: name, status, required, checked, violations, first rule, first message.

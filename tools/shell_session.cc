@@ -6,6 +6,7 @@
 #include <google/protobuf/descriptor.h>
 
 #include "base/assert.h"
+#include "base/parse_number.h"
 
 #include "node/lease/errors.h"
 #include "node/server/membership.h"
@@ -59,7 +60,7 @@ std::optional<size_t> ShellSession::member_of(const std::string& endpoint) const
       digits.find_first_not_of("0123456789") != std::string_view::npos) {
     return {};
   }
-  const size_t n = static_cast<size_t>(std::stoul(std::string(digits)));
+  const size_t n = parse_unsigned<size_t>(digits).value_or(0);
   if (n > world_.cluster().size()) return {};
   return n - 1;
 }

@@ -29,10 +29,17 @@
 #include <utility>
 #include <vector>
 
+#include "base/parse_number.h"
 #include "world/kv_world.h"
 
 namespace dst::shell {
 namespace {
+
+// The number at the start of `text` ("3,\"raft_term\"..." -> 3); fails the test when there is none.
+uint64_t leading_number(std::string_view text) {
+  const size_t digits = text.find_first_not_of("0123456789");
+  return parse_u64(text.substr(0, digits)).value();
+}
 
 // ---------------------------------------------------------------------------------------------
 // Harness
@@ -778,7 +785,7 @@ TEST(ShellMembers, MoveLeaderHandsLeadershipOverAndEndpointStatusSeesIt) {
   Printed p = shell.run("endpoint status " + all + " -w json\n");
   const size_t at = p.out.find("\"leader\":");
   ASSERT_NE(at, std::string::npos) << p.out;
-  const uint64_t leader = std::stoull(p.out.substr(at + 9));
+  const uint64_t leader = leading_number(p.out.substr(at + 9));
   const uint64_t other = leader == 3 ? 1 : leader + 1;
   p = shell.run("move-leader " + std::to_string(other) + " " + all + "\n");
   ASSERT_EQ(p.exit_code, 0) << p.err;
@@ -786,7 +793,7 @@ TEST(ShellMembers, MoveLeaderHandsLeadershipOverAndEndpointStatusSeesIt) {
   p = shell.run("endpoint status --cluster -w json\n");
   size_t seen = 0;
   for (size_t i = p.out.find("\"leader\":"); i != std::string::npos; i = p.out.find("\"leader\":", i + 1), ++seen)
-    EXPECT_EQ(std::stoull(p.out.substr(i + 9)), other) << p.out;
+    EXPECT_EQ(leading_number(p.out.substr(i + 9)), other) << p.out;
   EXPECT_EQ(seen, 3u) << p.out;
   // To itself: nothing moves; to no member: etcd's error; JSON: etcd 3.4's answer has no header.
   p = shell.run("move-leader " + std::to_string(other) + " " + all + " -w json\n");
@@ -833,7 +840,7 @@ TEST(ShellLease, GrantPutTimeToLiveKeepAliveRevoke) {
   EXPECT_EQ(normalize(get.out),
             R"({"header":{"cluster_id":<N>,"member_id":<N>,"revision":2,"raft_term":<N>},"kvs":[{"key":"aw==","create_revision":2,"mod_revision":2,"version":1,"value":"dg==","lease":<N>}],"count":1}
 )");
-  EXPECT_NE(get.out.find("\"lease\":" + std::to_string(std::stoull(id, nullptr, 16))), std::string::npos) << get.out;
+  EXPECT_NE(get.out.find("\"lease\":" + std::to_string(parse_u64(id, 16).value())), std::string::npos) << get.out;
 
   expect_block(shell, {"lease timetolive --keys", "lease timetolive " + id + " --keys\n",
                        "lease " + id + " granted with TTL(60s), remaining(59s), attached keys([k])\n"});
@@ -1025,7 +1032,7 @@ TEST(ShellSnapshot, SaveWritesTheFileAndStatusReadsIt) {
   EXPECT_EQ(m[3].str(), size);
   Printed simple = shell.run("snapshot status s.db\n");
   char hash_hex[16];
-  std::snprintf(hash_hex, sizeof hash_hex, "%x", static_cast<unsigned>(std::stoul(m[1].str())));
+  std::snprintf(hash_hex, sizeof hash_hex, "%x", static_cast<unsigned>(parse_u64(m[1].str()).value()));
   EXPECT_EQ(simple.out.substr(0, simple.out.find(',')), hash_hex);
   EXPECT_NE(simple.out.find(", 3, " + m[2].str() + ", "), std::string::npos) << simple.out;
   Printed table = shell.run("snapshot status s.db -w table\n");

@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "base/limits.h"
+#include "base/parse_number.h"
 #include "faults/schedule_text.h"
 #include "scenarios/scenario.h"
 #include "scenarios/schedule_file.h"
@@ -183,7 +184,8 @@ std::vector<std::string> reductions(const RunResultFile& before, const shrink::S
   };
   auto seconds = [&](const RunResultFile& r) {
     const std::string ns = value(r, "run_for_ns");
-    return ns == "?" ? ns : sim::format_seconds(std::strtoll(ns.c_str(), nullptr, 10));
+    const std::optional<int64_t> parsed = parse_i64(ns);
+    return parsed ? sim::format_seconds(*parsed) : std::string("?");
   };
   out.push_back("virtual time " + seconds(before) + (seconds(before) == seconds(after.result) ? "" : " -> " + seconds(after.result)));
   for (const char* k : {"operations", "nodes", "clients", "watchers", "keys", "rate"}) {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "base/assert.h"
+#include "base/parse_number.h"
 #include "base/limits.h"
 
 namespace dst::shrink {
@@ -25,11 +26,10 @@ Status bad(const std::string& what) {
 
 bool parse_u64(const std::map<std::string, std::string>& shape, const char* name, uint64_t& out) {
   auto it = shape.find(name);
-  if (it == shape.end() || it->second.empty() || it->second[0] == '-') return false;
-  char* end = nullptr;
-  errno = 0;
-  out = std::strtoull(it->second.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
+  if (it == shape.end()) return false;
+  const std::optional<uint64_t> v = dst::parse_u64(it->second);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 bool parse_i64(const std::map<std::string, std::string>& shape, const char* name, int64_t& out) {
@@ -73,9 +73,9 @@ Result<RunShape> parse_shape(const std::map<std::string, std::string>& shape) {
   if (!parse_i64(shape, "run_for_ns", r.run_for_ns) || r.run_for_ns < limits::kScenarioRunForNsMin) return bad("run_for_ns");
   if (!parse_i64(shape, "phase_start_ns", r.phase_start_ns)) return bad("phase_start_ns");
   auto rate = shape.find("rate");
-  char* end = nullptr;
-  if (rate == shape.end() || (r.rate = std::strtod(rate->second.c_str(), &end), *end != '\0') || !(r.rate > 0))
-    return bad("rate");
+  const std::optional<double> rate_value = rate == shape.end() ? std::nullopt : parse_double(rate->second);
+  if (!rate_value || !(*rate_value > 0)) return bad("rate");
+  r.rate = *rate_value;
   auto profile = shape.find("profile");
   if (profile == shape.end() || profile->second.empty()) return bad("profile");
   r.profile = profile->second;

@@ -1,6 +1,7 @@
 #include "tools/sweep_coverage.h"
 
 #include "faults/fault_state.h"
+#include "base/parse_number.h"
 
 #include "tools/text_file.h"
 
@@ -28,10 +29,9 @@ void add_entry(CoverageEntry& into, const CoverageEntry& e) {
 }
 
 bool parse_u64(const std::string& s, uint64_t& out) {
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
-  errno = 0;
-  out = std::strtoull(s.c_str(), nullptr, 10);
-  return errno == 0;
+  const std::optional<uint64_t> v = dst::parse_u64(s);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 bool valid_name(const std::string& name) {

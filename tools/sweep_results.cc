@@ -1,5 +1,6 @@
 // See sweep_results.h.
 #include "tools/sweep_results.h"
+#include "base/parse_number.h"
 
 #include <algorithm>
 #include <charconv>
@@ -18,20 +19,6 @@ constexpr std::string_view kColumns = "seed\texit\tverdict\ttrace_hash\twall_ms\
 constexpr size_t kMaxFailingListed = 50;
 
 Status invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
-
-std::optional<uint64_t> parse_u64(std::string_view s) {
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<int64_t> parse_i64(std::string_view s) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;

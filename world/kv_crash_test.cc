@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "node/server/kv_state_machine.h"
+#include "base/parse_number.h"
 #include "world/kv_world.h"
 
 namespace dst::world {
@@ -562,7 +563,7 @@ TEST(KvCrash, EveryFaultPointDuringApplyCompactionAndDefrag) {
 // More seeds per combination when DST_KV_CRASH_SEEDS=n is set (a sweep; off by default).
 TEST(KvCrash, Seeds) {
   const char* env = std::getenv("DST_KV_CRASH_SEEDS");
-  const uint64_t seeds = env ? std::strtoull(env, nullptr, 10) : 0;
+  const uint64_t seeds = env ? parse_u64(env).value_or(0) : 0;
   if (seeds == 0) GTEST_SKIP() << "set DST_KV_CRASH_SEEDS=n to run n seeds per combination";
   MatrixStats stats;
   for (uint64_t seed = 10'000; seed < 10'000 + seeds; ++seed) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "checker/linearizability/etcd_checker.h"
+#include "base/parse_number.h"
 #include "world/kv_run_world.h"
 
 namespace dst::checker::etcd {
@@ -174,7 +175,7 @@ TEST(EtcdCheckerRuns, DISABLED_MeasureCheckTime) {
   for (int64_t seconds : {30, 100, 300}) {
     history::History h = record(client::Profile::kEtcdKv, 8, sim::seconds(seconds), 16, 100);
     if (getenv("DST_DUMP_REVS")) {
-      const int64_t lo = atoll(getenv("DST_DUMP_REVS")), hi = lo + 3;
+      const int64_t lo = parse_i64(getenv("DST_DUMP_REVS")).value_or(0), hi = lo + 3;
       for (const auto& w : h.watches)
         for (size_t s = 0; s < w.segments.size(); ++s)
           for (const auto& resp : w.segments[s].responses)

@@ -1,5 +1,6 @@
 // See lease_bounds.h.
 #include "checker/linearizability/lease_bounds.h"
+#include "base/parse_number.h"
 
 #include <charconv>
 #include <cstdio>
@@ -25,10 +26,7 @@ std::optional<int64_t> drift_ppm_of(const std::string& target) {
   std::string_view token = std::string_view(target).substr(space == std::string::npos ? 0 : space + 1);
   if (token.size() <= 3 || token.substr(token.size() - 3) != "ppm") return std::nullopt;
   token.remove_suffix(3);
-  int64_t ppm = 0;
-  auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), ppm);
-  if (ec != std::errc() || end != token.data() + token.size()) return std::nullopt;
-  return ppm;
+  return parse_i64(token);
 }
 
 }  // namespace

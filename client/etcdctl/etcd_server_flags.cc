@@ -1,5 +1,6 @@
 // etcd 3.4's server flags; see etcd_server_flags.h.
 #include "client/etcdctl/etcd_server_flags.h"
+#include "base/parse_number.h"
 
 #include <charconv>
 #include <limits>
@@ -33,11 +34,9 @@ std::optional<int64_t> go_int(std::string_view s) {
     base = 16;
     s.remove_prefix(2);
   }
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
-  return negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  const std::optional<uint64_t> v = parse_u64(s, base);
+  if (!v || *v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+  return negative ? -static_cast<int64_t>(*v) : static_cast<int64_t>(*v);
 }
 
 // An unsigned flag within [0, max].

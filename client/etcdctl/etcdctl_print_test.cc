@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "client/etcdctl/etcd_json.h"
+#include "base/parse_number.h"
 #include "client/etcdctl/etcdctl_print.h"
 
 namespace dst::etcdctl {
@@ -609,7 +610,7 @@ namespace {
 
 std::string unhex(std::string_view h) {
   std::string out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) out += static_cast<char>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16));
+  for (size_t i = 0; i + 1 < h.size(); i += 2) out += static_cast<char>(parse_unsigned<uint8_t>(h.substr(i, 2), 16).value());
   return out;
 }
 

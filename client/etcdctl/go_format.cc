@@ -1,5 +1,7 @@
 #include "client/etcdctl/go_format.h"
 
+#include "base/parse_number.h"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -203,7 +205,9 @@ Result<int64_t> go_parse_duration(std::string_view text) {
       return Status(StatusCode::kInvalidArgument,
                     "time: unknown unit " + go_quote(unit) + " in duration " + go_quote(text));
     s.remove_prefix(u);
-    total += std::stold(std::string(number)) * found->ns;
+    const std::optional<double> value = parse_double(number);
+    if (!value) return invalid();
+    total += static_cast<long double>(*value) * found->ns;
     if (total > static_cast<long double>(std::numeric_limits<int64_t>::max())) return invalid();
   }
   const auto ns = static_cast<int64_t>(total + 0.5L);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "base/parse_number.h"
 #include "node/raft/datadriven.h"
 
 namespace dst::raft::interaction {
@@ -16,11 +17,9 @@ inline Status bad(const datadriven::Command& cmd, const std::string& what) {
 }
 
 inline Result<uint64_t> parse_u64(const datadriven::Command& cmd, const std::string& s) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size())
-    return bad(cmd, "expected a non-negative integer, got '" + s + "'");
-  return v;
+  const std::optional<uint64_t> v = dst::parse_u64(s);
+  if (!v) return bad(cmd, "expected a non-negative integer, got '" + s + "'");
+  return *v;
 }
 
 inline Result<bool> parse_bool(const datadriven::Command& cmd, const std::string& s) {

@@ -1,6 +1,8 @@
 // See membership.h.
 #include "node/server/membership.h"
 
+#include "base/parse_number.h"
+
 #include <algorithm>
 #include <charconv>
 
@@ -34,15 +36,12 @@ Result<uint64_t> member_id_from_peer_url(std::string_view url) {
   constexpr std::string_view kScheme = "http://n";
   if (url.substr(0, kScheme.size()) != kScheme) return bad;
   url.remove_prefix(kScheme.size());
-  uint64_t id = 0;
-  const auto [end, ec] = std::from_chars(url.data(), url.data() + url.size(), id);
-  if (ec != std::errc() || id == 0 || end == url.data()) return bad;
-  std::string_view rest(end, static_cast<size_t>(url.data() + url.size() - end));
-  if (rest.size() < 2 || rest[0] != ':') return bad;
-  uint32_t port = 0;
-  const auto [pend, pec] = std::from_chars(rest.data() + 1, rest.data() + rest.size(), port);
-  if (pec != std::errc() || pend != rest.data() + rest.size() || port == 0 || port > 65535) return bad;
-  return id;
+  const size_t colon = url.find(':');
+  if (colon == std::string_view::npos) return bad;
+  const std::optional<uint64_t> id = parse_u64(url.substr(0, colon));
+  const std::optional<uint16_t> port = parse_unsigned<uint16_t>(url.substr(colon + 1));
+  if (!id || *id == 0 || !port || *port == 0) return bad;
+  return *id;
 }
 
 std::string member_peer_url(uint64_t id, uint16_t port) {
