@@ -6,10 +6,11 @@
 #     --runs N       passing-or-not runs of the standard scenarios (seeds 1, 2, ... of each), default 60
 #     --max-seeds S  seeds tried per zoo bug for a failing run (10001..), default 20
 #     --quick        the CI version: 4 plain runs and three zoo bugs (a Raft, a watch and a kube one)
+#     --only BUG     only that zoo bug (repeatable), after the --runs plain runs
 # Exit 0 when every run agrees, 1 naming each that does not, 2 on a usage error.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-DST=build/dst OUT="" RUNS=60 MAX_SEEDS=20 QUICK=0
+DST=build/dst OUT="" RUNS=60 MAX_SEEDS=20 QUICK=0 ONLY=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dst) DST="$2"; shift 2 ;;
@@ -17,7 +18,8 @@ while [ $# -gt 0 ]; do
     --runs) RUNS="$2"; shift 2 ;;
     --max-seeds) MAX_SEEDS="$2"; shift 2 ;;
     --quick) QUICK=1; RUNS=4; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --only) ONLY+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "ci/check-agrees.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -28,6 +30,7 @@ mkdir -p "$OUT"
 # The zoo's bugs and the scenario that catches each (ci/bug-zoo.sh's table).
 ZOO=$(sed -n '/^ZOO=(/,/^)/p' ci/bug-zoo.sh | grep -o '"[^"]*"' | tr -d '"' | awk -F'|' '{print $1 "|" $3}')
 [ "$QUICK" = 1 ] && ZOO=$(grep -E '^(ack-before-fsync|watch-duplicate-event|informer-resume-skip)\|' <<<"$ZOO")
+if [ ${#ONLY[@]} -gt 0 ]; then ZOO=$(grep -E "^($(IFS='|'; echo "${ONLY[*]}"))\|" <<<"$ZOO" || true); fi
 
 runs=0 disagree=0 failing=0
 decided() { grep -E '^(first violation:|verdict  )' "$1"; }

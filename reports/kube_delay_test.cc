@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "reports/run_report_testing.h"
+#include "reports/run_report_test_util.h"
 #include "reports/run_report_writer.h"
 
 namespace dst::reports {
@@ -223,7 +223,7 @@ TEST(KubeDelay, GapsBreakTheLinesAndFaultsAreShadedLikeEveryPlot) {
 using testing::slurp;
 fs::path fresh_dir(const std::string& name) { return testing::fresh_dir("kube_delay_test", name); }
 
-// sample_run() (run_report_testing.h) with an informer over its puts of x: revisions 2, 3 and 5
+// sample_run() (run_report_test_util.h) with an informer over its puts of x: revisions 2, 3 and 5
 // were acknowledged at 1010, 1220 and 2140 ms; the informer got them 10, 10 and 160 ms later
 // (the last inside the partition), and a revision no write or watch knows (9).
 testing::SampleRun run_with_informer() {

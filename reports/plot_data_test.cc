@@ -1,4 +1,4 @@
-// The run report's numbers on a hand-built run (run_report_testing.h works them out): percentiles,
+// The run report's numbers on a hand-built run (run_report_test_util.h works them out): percentiles,
 // throughput buckets, unavailability windows, the leader timeline, and the data files and scripts
 // that carry them to gnuplot.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include "reports/plot_data.h"
 #include "reports/plot_gp.h"
 #include "reports/plot_scripts.h"
-#include "reports/run_report_testing.h"
+#include "reports/run_report_test_util.h"
 
 namespace dst::reports {
 namespace {

@@ -13,7 +13,7 @@
 #include "history/recorder.h"
 #include "world/kv_run_world.h"
 #include "reports/plot_render.h"
-#include "reports/run_report_testing.h"
+#include "reports/run_report_test_util.h"
 #include "reports/run_report_writer.h"
 #include "tools/report_command.h"
 
