@@ -1,4 +1,5 @@
 #include "client/kv_requests.h"
+#include "base/key_range.h"
 
 #include "base/assert.h"
 
@@ -8,9 +9,9 @@ using etcdserverpb::ApiRequest;
 using etcdserverpb::Compare;
 
 std::string prefix_end(std::string prefix) {
+  // The workload's prefixes never end in 0xff: their end is the prefix with its last byte raised.
   DST_ASSERT(!prefix.empty() && static_cast<uint8_t>(prefix.back()) != 0xff);
-  prefix.back() = static_cast<char>(prefix.back() + 1);
-  return prefix;
+  return prefix_range_end(prefix);
 }
 
 ApiRequest get(const std::string& key, bool serializable) {

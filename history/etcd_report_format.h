@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include "base/key_range.h"
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -53,15 +54,8 @@ inline bool parse_hash_token(std::string_view value, uint32_t* hash) {
   return true;
 }
 
-// clientv3.GetPrefixRangeEnd: `key` with its last byte below 0xff raised by one and the bytes after
-// it dropped; "\0" (every key from `key` on) when there is none. A prefix watch is [key, this).
-inline std::string prefix_end(std::string_view key) {
-  std::string end(key);
-  while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
-  if (end.empty()) return std::string(1, '\0');
-  end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
-  return end;
-}
+// A prefix watch is [key, prefix_end(key)) (base/key_range.h: clientv3.GetPrefixRangeEnd).
+inline std::string prefix_end(std::string_view key) { return prefix_range_end(key); }
 
 // A value as the checker sees it after a round trip through a report (a token stays itself).
 inline std::string canonical_value(std::string_view value) {

@@ -1,4 +1,5 @@
 #include "checker/kube/prefix_truth.h"
+#include "base/key_range.h"
 
 #include <algorithm>
 #include <functional>
@@ -9,17 +10,10 @@ namespace dst::checker::kube {
 
 namespace {
 
-// etcd's prefix range end: the prefix with its last byte below 0xff incremented; empty: no bound.
-std::string prefix_end(std::string p) {
-  while (!p.empty()) {
-    auto& last = reinterpret_cast<unsigned char&>(p.back());
-    if (last < 0xff) {
-      ++last;
-      return p;
-    }
-    p.pop_back();
-  }
-  return p;
+// etcd's prefix range end (base/key_range.h), held here as empty for "no bound" where etcd says "\0".
+std::string prefix_end(const std::string& p) {
+  std::string end = prefix_range_end(p);
+  return end == std::string(1, '\0') ? std::string() : end;
 }
 
 const std::string kNul(1, '\0');

@@ -45,6 +45,14 @@ bool required(const Requirements& r, Requirement which) {
 
 void set_failed(CheckRow& row, bool ok) { row.status = ok ? CheckStatus::kPass : CheckStatus::kFail; }
 
+// A history checker's counts: passed when it found no violation, its summary then `ok_summary`.
+void set_counts(CheckRow& row, size_t violations, const char* ok_summary, uint64_t checked) {
+  set_failed(row, violations == 0);
+  row.summary = violations == 0 ? ok_summary : "VIOLATED";
+  row.checked = checked;
+  row.violations = violations;
+}
+
 // --- what the world found ---
 
 void world_row(const std::optional<WorldFinding>& f, const WorldFindings& world, CheckOutput& out) {
@@ -71,10 +79,7 @@ void watch_guarantees(const CheckInput& in, CheckOutput& out) {
   // As etcd's own validation of its reports: a missing prev_kv is allowed whatever was compacted.
   options.compactions_recorded = !in.options.partial_kvs;
   const watch::Report& w = out.result.watch = watch::check(in.history, options);
-  set_failed(out.row, w.ok());
-  out.row.summary = w.ok() ? "ok: ordered, unique, atomic, resumable, reliable, ..." : "VIOLATED";
-  out.row.checked = w.events;
-  out.row.violations = w.violations_total;
+  set_counts(out.row, w.violations_total, "ok: ordered, unique, atomic, resumable, reliable, ...", w.events);
   if (w.violations.empty()) return;
   const watch::Violation& v = w.violations.front();
   out.row.first_rule = watch::guarantee_name(v.guarantee);
@@ -92,10 +97,7 @@ void kube_checks(const CheckInput& in, CheckOutput& out) {
     return;
   }
   const kube::Report& k = *(out.result.kube = kube::check(in.history));
-  set_failed(out.row, k.ok());
-  out.row.summary = k.ok() ? "ok: LISTs, WATCH streams, informer stores and workqueues agree with etcd" : "VIOLATED";
-  out.row.checked = k.events;
-  out.row.violations = k.violations_total;
+  set_counts(out.row, k.violations_total, "ok: LISTs, WATCH streams, informer stores and workqueues agree with etcd", k.events);
   if (k.violations.empty()) return;
   const kube::Violation& v = k.violations.front();
   out.row.first_rule = kube::check_name(v.check);

@@ -9,18 +9,6 @@
 
 namespace dst::etcdctl {
 
-std::string prefix_range_end(std::string_view prefix) {
-  std::string end(prefix);
-  while (!end.empty()) {
-    auto& last = reinterpret_cast<unsigned char&>(end.back());
-    if (last < 0xff) {
-      ++last;
-      return end;
-    }
-    end.pop_back();
-  }
-  return std::string(1, '\0');
-}
 
 namespace internal {
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <optional>
+#include "base/key_range.h"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,10 +25,8 @@
 
 namespace dst::etcdctl {
 
-// clientv3.GetPrefixRangeEnd: the smallest key greater than every key with this prefix: drop
-// trailing 0xff bytes and increment the last remaining byte; "\0" (the whole keyspace from key)
-// when nothing remains (the prefix is empty or all 0xff).
-std::string prefix_range_end(std::string_view prefix);
+// clientv3.GetPrefixRangeEnd is dst::prefix_range_end (base/key_range.h).
+using dst::prefix_range_end;
 
 // A whole line: blank lines and '#' comments give std::nullopt.
 Result<std::optional<Invocation>> parse_line(std::string_view line);

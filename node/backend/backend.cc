@@ -1,6 +1,8 @@
 // Backend reads, writes, batching and maintenance; opening is in backend_open.cc.
 #include "node/backend/backend.h"
 
+#include "base/big_endian.h"
+
 #include <algorithm>
 
 #include "base/hash.h"
@@ -76,9 +78,7 @@ Status check_sizes(std::string_view key, std::string_view value) {
 }
 
 std::string encode_index(uint64_t index) {
-  std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(index >> (56 - 8 * i));  // big-endian
-  return out;
+  return be64(index);
 }
 }  // namespace
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "base/probes.h"
+
+#include "base/big_endian.h"
 #include "node/backend/backend.h"
 #include "node/backend/backend_guard.h"
 
@@ -40,11 +42,7 @@ Result<std::vector<std::string>> bucket_names(std::vector<std::string> names) {
 
 std::string table(const std::string& bucket) { return "\"b_" + bucket + "\""; }
 
-uint64_t decode_index(std::string_view bytes) {
-  uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
-  return v;
-}
+uint64_t decode_index(std::string_view bytes) { return read_be(bytes.substr(0, 8)); }
 
 }  // namespace
 

@@ -1,23 +1,20 @@
 #include "node/lease/lease_record.h"
 
+#include "base/big_endian.h"
+
 #include "base/limits.h"
 
 namespace dst::lease {
 
 std::string encode_lease_key(int64_t id) {
-  const auto u = static_cast<uint64_t>(id);
-  std::string key(8, '\0');
-  for (int i = 0; i < 8; ++i) key[i] = static_cast<char>((u >> (56 - 8 * i)) & 0xff);
-  return key;
+  return be64(static_cast<uint64_t>(id));
 }
 
 namespace {
 
 int64_t decode_lease_key(std::string_view key) {
   DST_ASSERT_EQ(key.size(), 8u);
-  uint64_t u = 0;
-  for (char c : key) u = (u << 8) | static_cast<uint8_t>(c);
-  return static_cast<int64_t>(u);
+  return static_cast<int64_t>(read_be(key));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "node/mvcc/kv_store.h"
 
+#include "base/big_endian.h"
+
 #include "base/assert.h"
 #include "base/crc32c.h"
 #include "base/hash.h"
@@ -20,16 +22,12 @@ Status future_rev() { return Status(StatusCode::kOutOfRange, kErrFutureRev); }
 }  // namespace
 
 std::string encode_i64(int64_t v) {
-  std::string out(8, '\0');
-  for (int i = 7; i >= 0; --i, v >>= 8) out[static_cast<size_t>(i)] = static_cast<char>(v & 0xff);
-  return out;
+  return be64(static_cast<uint64_t>(v));
 }
 
 Result<int64_t> decode_i64(std::string_view s) {
   if (s.size() != 8) return Status(StatusCode::kCorruption, "meta value is not 8 bytes");
-  uint64_t v = 0;
-  for (char c : s) v = (v << 8) | static_cast<uint8_t>(c);
-  return static_cast<int64_t>(v);
+  return static_cast<int64_t>(read_be(s));
 }
 
 // --- KvStore ------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 #include "node/server/alarms.h"
 
+#include "base/big_endian.h"
+
 #include "base/probes.h"
 
 namespace dst::node {
@@ -11,9 +13,8 @@ constexpr std::string_view kAlarmBucket = "alarm";
 // Backend key: member id (8 bytes, big endian) then the alarm type (1 byte), so rows sort as
 // (member, type) like list() does.
 std::string alarm_key(uint64_t member, int alarm) {
-  std::string k(9, '\0');
-  for (int i = 7; i >= 0; --i, member >>= 8) k[static_cast<size_t>(i)] = static_cast<char>(member & 0xff);
-  k[8] = static_cast<char>(alarm);
+  std::string k = be64(member);
+  k.push_back(static_cast<char>(alarm));
   return k;
 }
 
@@ -34,8 +35,7 @@ Status AlarmStore::load(backend::Backend& backend) {
       bad = Status(StatusCode::kCorruption, "alarm bucket: malformed key of " + std::to_string(k.size()) + " bytes");
       return false;
     }
-    uint64_t member = 0;
-    for (size_t i = 0; i < 8; ++i) member = (member << 8) | static_cast<uint8_t>(k[i]);
+    const uint64_t member = read_be(k.substr(0, 8));
     alarms_.emplace(member, static_cast<uint8_t>(k[8]));
     return true;
   });

@@ -1,5 +1,7 @@
 #include "node/server/applied_index_apart.h"
 
+#include "base/big_endian.h"
+
 namespace dst::node {
 
 namespace {
@@ -9,8 +11,8 @@ constexpr size_t kIndexBytes = 8;
 Status AppliedIndexApart::save(uint64_t index) {
   Result<sim::FileId> f = fs_.open(path_, sim::OpenMode::kCreate);
   if (!f.is_ok()) return f.status();
-  std::string bytes(kIndexBytes, '\0');
-  for (size_t i = 0; i < kIndexBytes; ++i) bytes[i] = static_cast<char>(index >> (56 - 8 * i));  // big-endian
+  static_assert(kIndexBytes == 8);
+  const std::string bytes = be64(index);
   if (Status s = fs_.write(*f, 0, bytes); !s.is_ok()) return s;
   if (Status s = fs_.fsync(*f); !s.is_ok()) return s;
   return fs_.sync_dir();
@@ -21,9 +23,7 @@ std::optional<uint64_t> AppliedIndexApart::load() {
   if (!f.is_ok()) return std::nullopt;
   Result<std::string> bytes = fs_.read(*f, 0, kIndexBytes);
   if (!bytes.is_ok() || bytes->size() != kIndexBytes) return std::nullopt;
-  uint64_t index = 0;
-  for (char c : *bytes) index = (index << 8) | static_cast<uint8_t>(c);
-  return index;
+  return read_be(*bytes);
 }
 
 }  // namespace dst::node

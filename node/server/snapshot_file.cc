@@ -1,5 +1,7 @@
 #include "node/server/snapshot_file.h"
 
+#include "base/big_endian.h"
+
 #include <map>
 
 #include "base/crc32c.h"
@@ -12,16 +14,6 @@
 namespace dst::node {
 
 namespace {
-
-void put_be(std::string& out, uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint64_t get_be(std::string_view in, int bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<uint8_t>(in[static_cast<size_t>(i)]);
-  return v;
-}
 
 std::string hex32(uint32_t v) {
   static const char* kDigits = "0123456789abcdef";
@@ -112,8 +104,8 @@ void set_meta(etcdserverpb::KvSnapshot& snap, std::string_view key, int64_t valu
 std::string encode_snapshot_file(std::string_view image) {
   std::string out(image);
   out.append(kSnapshotFileMagic);
-  put_be(out, image.size(), 8);
-  put_be(out, crc32c(image), 4);
+  append_be(out, image.size(), 8);
+  append_be(out, crc32c(image), 4);
   return out;
 }
 
@@ -124,7 +116,7 @@ Result<etcdserverpb::KvSnapshot> read_snapshot_file(std::string_view bytes, std:
                                                     std::to_string(limits::kSnapshotFileBytesMax) + " bytes");
   const bool has_trailer = bytes.size() >= kSnapshotTrailerBytes &&
                            bytes.substr(bytes.size() - kSnapshotTrailerBytes, kSnapshotFileMagic.size()) == kSnapshotFileMagic &&
-                           get_be(bytes.substr(bytes.size() - 12), 8) == bytes.size() - kSnapshotTrailerBytes;
+                           read_be(bytes.substr(bytes.size() - 12, 8)) == bytes.size() - kSnapshotTrailerBytes;
   if (!has_trailer) {
     // etcd's words for a db without its appended hash.
     if (!skip_hash_check)
@@ -132,7 +124,7 @@ Result<etcdserverpb::KvSnapshot> read_snapshot_file(std::string_view bytes, std:
     return parse_image(bytes, name);
   }
   const std::string_view image = bytes.substr(0, bytes.size() - kSnapshotTrailerBytes);
-  const uint32_t want = static_cast<uint32_t>(get_be(bytes.substr(bytes.size() - 4), 4));
+  const uint32_t want = static_cast<uint32_t>(read_be(bytes.substr(bytes.size() - 4, 4)));
   const uint32_t got = crc32c(image);
   if (want != got && !skip_hash_check) {
     DST_PROBE(kSnapshotFileHashMismatch);
