@@ -33,6 +33,8 @@ if command -v ccache >/dev/null 2>&1 && [ "${DST_CCACHE:-1}" != 0 ]; then
   export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
   export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
   LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+else
+  LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=)  # DST_CCACHE=0 turns it off in an existing build tree too
 fi
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 "${LAUNCHER[@]}" "${EXTRA[@]}" >/dev/null

@@ -19,7 +19,7 @@ import tempfile
 
 LIMIT = 70
 DIRS = ["base", "sim", "node", "client", "history", "faults", "scenarios", "kube", "tools", "world", "rpc",
-        "reports", "checker", "fuzz", "bench", "demo"]
+        "reports", "checker", "fuzz", "bench", "demo", "runs"]
 SIGNATURE = re.compile(r"\)\s*(const)?\s*(noexcept)?\s*(override)?\s*(->\s*[\w:<>,\s*&]+)?\s*$")
 CONTROL = re.compile(r"^\s*(if|for|while|switch|else|do|namespace|struct|class|enum|union|try|catch)\b")
 

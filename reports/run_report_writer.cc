@@ -63,8 +63,9 @@ void add_violation_page(const Loaded& l, const std::string& out_dir, RunReportCo
       checker::suite::run_check_suite(l.history, checker::suite::findings_from_rows(stored), options);
   const std::optional<ViolationView> view = suite_violation_view(l.history, suite, check);
   if (!view) {
-    c.violation_note = "The verdict comes from the " + check + " check, which the world decided by watching the "
-                       "cluster, outside the recorded history; the run's output and the checks table name it.";
+    c.violation_note = "The verdict comes from the " + check + " check, whose violation the recorded history does "
+                       "not show (the world decided it by watching the cluster, or the run itself did); the run's "
+                       "output and the checks table name it.";
     return;
   }
   c.violation_title = view->title;

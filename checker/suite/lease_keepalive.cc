@@ -66,7 +66,9 @@ std::optional<Refresh> broken_promise(const history::History& h, const LeaseFact
   std::optional<Refresh> best;
   for (size_t i : refreshes->second) {
     const Operation& r = h.operations[i];
-    if (r.invoke_ns >= gone.invoke_ns) continue;  // sent later: it may have found the lease renewed again
+    // Answered before the "gone" one was sent, or it promises nothing about it: a grant still in
+    // flight (a client may choose the lease id) or a keep-alive served after it.
+    if (r.return_ns >= gone.invoke_ns) continue;
     int64_t ttl = 0;
     refreshed_lease(r, ttl);
     const int64_t until = earliest_lease_expiry(r.invoke_ns, ttl, drift_ppm);

@@ -2,7 +2,8 @@
 // lease's TTL, never with "gone" (TTL 0, etcd's answer for a lease it does not know).
 //
 // What a client can rely on: a LeaseGrant or LeaseKeepAlive of lease L sent at time t and answered
-// ok with TTL τ keeps L alive on the leader until at least t + τ / (1 + d), d the fastest clock
+// ok with TTL τ (before the keep-alive judged was sent) keeps L alive on the leader until at least
+// t + τ / (1 + d), d the fastest clock
 // drift the history records (the etcd checker's lease-expired-early bound, etcd_lease.cc). A
 // keep-alive of L answered "gone" that returned before that time found L gone too early, unless a
 // LeaseRevoke of L that may have taken effect (ok or unknown) was sent before it returned, or the

@@ -205,9 +205,16 @@ Result<int64_t> go_parse_duration(std::string_view text) {
       return Status(StatusCode::kInvalidArgument,
                     "time: unknown unit " + go_quote(unit) + " in duration " + go_quote(text));
     s.remove_prefix(u);
-    const std::optional<double> value = parse_double(number);
-    if (!value) return invalid();
-    total += static_cast<long double>(*value) * found->ns;
+    // Whole and fraction apart, as Go's ParseDuration reads them: a double would round away the
+    // nanoseconds of a large value ("123456789.123456789s").
+    const size_t dot = number.find('.');
+    const std::string_view whole = number.substr(0, dot);
+    const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+    const std::optional<uint64_t> w = whole.empty() ? std::optional<uint64_t>(0) : parse_u64(whole);
+    if (!w) return invalid();
+    long double value = static_cast<long double>(*w), scale = 0.1L;
+    for (char digit : fraction) value += (digit - '0') * scale, scale /= 10;
+    total += value * found->ns;
     if (total > static_cast<long double>(std::numeric_limits<int64_t>::max())) return invalid();
   }
   const auto ns = static_cast<int64_t>(total + 0.5L);
