@@ -42,18 +42,10 @@ void Checker::index_lease_refreshes() {
     const history::Operation& o = h_.operations[i];
     if (o.request.has_lease_revoke() && o.outcome != Outcome::kFailed)
       lease_revokes_[o.request.lease_revoke().id()].push_back(i);
-    if (o.outcome != Outcome::kOk) continue;
-    int64_t lease = 0, ttl = 0;
-    if (o.request.has_lease_grant() && o.response.has_lease_grant()) {
-      lease = o.response.lease_grant().id();
-      ttl = o.response.lease_grant().ttl();
-    } else if (o.request.has_lease_keep_alive() && o.response.has_lease_keep_alive()) {
-      lease = o.request.lease_keep_alive().id();
-      ttl = o.response.lease_keep_alive().ttl();  // 0: the lease was gone, nothing renewed
-    }
-    if (lease == 0 || ttl <= 0) continue;
-    lease_refreshes_[lease].push_back(
-        LeaseRefresh{o.invoke_ns, ttl, earliest_lease_expiry(o.invoke_ns, ttl, lease_drift_ppm_), i});
+    const std::optional<LeaseRefreshed> r = lease_refreshed_by(o);
+    if (!r) continue;
+    lease_refreshes_[r->lease].push_back(LeaseRefresh{
+        o.invoke_ns, r->ttl_seconds, earliest_lease_expiry(o.invoke_ns, r->ttl_seconds, lease_drift_ppm_), i});
   }
 }
 

@@ -51,6 +51,18 @@ LeaseDrift lease_drift_bound(const history::History& history) {
   return d;
 }
 
+std::optional<LeaseRefreshed> lease_refreshed_by(const history::Operation& o) {
+  if (o.outcome != history::Outcome::kOk) return std::nullopt;
+  LeaseRefreshed r;
+  if (o.request.has_lease_grant() && o.response.has_lease_grant()) {
+    r = {o.response.lease_grant().id(), o.response.lease_grant().ttl()};
+  } else if (o.request.has_lease_keep_alive() && o.response.has_lease_keep_alive()) {
+    r = {o.request.lease_keep_alive().id(), o.response.lease_keep_alive().ttl()};
+  }
+  if (r.lease == 0 || r.ttl_seconds <= 0) return std::nullopt;
+  return r;
+}
+
 int64_t earliest_lease_expiry(int64_t invoke_ns, int64_t ttl_seconds, int64_t drift_ppm) {
   DST_ASSERT_GE(drift_ppm, 0);
   const __int128 span = static_cast<__int128>(ttl_seconds) * kNsPerSecond * kPpm / (kPpm + drift_ppm);

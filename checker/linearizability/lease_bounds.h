@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "history/history.h"
@@ -23,6 +24,14 @@ LeaseDrift lease_drift_bound(const history::History& history);
 
 // invoke + ttl / (1 + ppm / 1e6), rounded down (a rule may only be lenient), saturating.
 int64_t earliest_lease_expiry(int64_t invoke_ns, int64_t ttl_seconds, int64_t drift_ppm);
+
+// The lease an operation refreshed and the TTL it was answered with: a grant or keep-alive answered
+// ok with TTL > 0; nullopt for anything else (a keep-alive answered "gone" refreshed nothing).
+struct LeaseRefreshed {
+  int64_t lease = 0;
+  int64_t ttl_seconds = 0;
+};
+std::optional<LeaseRefreshed> lease_refreshed_by(const history::Operation& op);
 
 // "1.250000s", for messages.
 std::string lease_seconds_text(int64_t ns);

@@ -24,28 +24,13 @@ struct LeaseFacts {
   std::map<int64_t, std::vector<size_t>> revokes;    // lease -> revokes that may have taken effect
 };
 
-// The lease a grant or keep-alive answered ok with a TTL refreshed (0: none).
-int64_t refreshed_lease(const Operation& o, int64_t& ttl) {
-  if (o.outcome != Outcome::kOk) return 0;
-  if (o.request.has_lease_grant() && o.response.has_lease_grant()) {
-    ttl = o.response.lease_grant().ttl();
-    return ttl > 0 ? o.response.lease_grant().id() : 0;
-  }
-  if (o.request.has_lease_keep_alive() && o.response.has_lease_keep_alive()) {
-    ttl = o.response.lease_keep_alive().ttl();
-    return ttl > 0 ? o.request.lease_keep_alive().id() : 0;
-  }
-  return 0;
-}
-
 LeaseFacts index_leases(const history::History& h) {
   LeaseFacts facts;
   for (size_t i = 0; i < h.operations.size(); ++i) {
     const Operation& o = h.operations[i];
     if (o.request.has_lease_revoke() && o.outcome != Outcome::kFailed)
       facts.revokes[o.request.lease_revoke().id()].push_back(i);
-    int64_t ttl = 0;
-    if (const int64_t lease = refreshed_lease(o, ttl); lease != 0) facts.refreshes[lease].push_back(i);
+    if (const std::optional<LeaseRefreshed> r = lease_refreshed_by(o)) facts.refreshes[r->lease].push_back(i);
   }
   return facts;
 }
@@ -69,8 +54,7 @@ std::optional<Refresh> broken_promise(const history::History& h, const LeaseFact
     // Answered before the "gone" one was sent, or it promises nothing about it: a grant still in
     // flight (a client may choose the lease id) or a keep-alive served after it.
     if (r.return_ns >= gone.invoke_ns) continue;
-    int64_t ttl = 0;
-    refreshed_lease(r, ttl);
+    const int64_t ttl = lease_refreshed_by(r)->ttl_seconds;  // indexed as a refresh
     const int64_t until = earliest_lease_expiry(r.invoke_ns, ttl, drift_ppm);
     if (!best || until > best->earliest_expiry_ns) best = Refresh{until, ttl, r.id};
   }
